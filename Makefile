@@ -1,0 +1,40 @@
+# Two entry points for a fresh Linux machine with Python 3.11+:
+#   make run   installs everything into .venv and starts the app
+#   make test  installs everything into .venv and runs the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test lint bench browser-deps clean
+
+# The stamp file is rebuilt whenever a requirements file changes, so repeated
+# runs reuse the virtual environment and only reinstall when needed.
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+# Browser tests drive Debian's chromium through Python playwright; install it
+# once when it is missing (needs root, as on CI and the developer machines).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing: browser tests will be skipped (install Debian's chromium)"; fi; }
+
+test: $(VENV)/.installed browser-deps
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_sampling.py
+	$(BIN)/python benchmarks/bench_trees.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

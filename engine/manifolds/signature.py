@@ -1,0 +1,289 @@
+"""Signatures: which constant-curvature components make up a product manifold.
+
+A signature is written the way papers write it, ``"H2 x S2 x E2"``, with optional
+curvatures in parentheses (``"H2(-0.5) x S1(2) x E3"``), powers
+(``"(S1)^5 x E1"``) and any spacing or case (``"s2xs1"``). It can also be given
+as a manify-style list of ``(curvature, dim)`` pairs, where the sign of the
+curvature picks the kind (negative: H, zero: E, positive: S).
+
+Every component is embedded in an ambient space one dimension larger than the
+manifold (``ambient_dim = dim + 1``) except Euclidean components, which use
+their own coordinates (``ambient_dim = dim``). The ambient vector of a product
+point is the concatenation of its components' ambient vectors, in signature
+order; ``Component.slice`` locates a component inside it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+__all__ = ["Component", "Signature"]
+
+_KINDS = ("H", "S", "E")
+_DEFAULT_CURVATURE = {"H": -1.0, "S": 1.0, "E": 0.0}
+
+# One factor: a kind letter, a dimension and an optional curvature in parentheses.
+_FACTOR_RE = re.compile(
+    r"""^(?P<kind>[HSE])(?P<dim>\d+)
+        (?:\((?P<curv>[+-]?(?:\d+\.?\d*|\.\d+)(?:E[+-]?\d+)?)\))?$""",
+    re.VERBOSE,
+)
+# A power of one factor: "(S1)^5" or "S1^5".
+_POWER_RE = re.compile(r"^\((?P<base>[^()]*(?:\([^()]*\))?)\)\^(?P<exp>\d+)$|^(?P<bare>[^()^]+(?:\([^()]*\))?)\^(?P<exp2>\d+)$")
+
+
+def _format_number(value: float) -> str:
+    """Shortest decimal text that parses back to exactly ``value``."""
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+@dataclass(frozen=True)
+class Component:
+    """One factor of a product manifold.
+
+    Parameters
+    ----------
+    kind : {"H", "S", "E"}
+        Hyperbolic (hyperboloid model), spherical or Euclidean.
+    dim : int
+        Intrinsic dimension (at least 1).
+    curvature : float
+        Sectional curvature: negative for H, positive for S, zero for E.
+    index : int
+        Position of the component in its signature.
+    start : int
+        Offset of the component's first ambient coordinate in the product's
+        ambient vector.
+    """
+
+    kind: str
+    dim: int
+    curvature: float
+    index: int = 0
+    start: int = 0
+    name: str = field(init=False, compare=False)
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise ValueError(f"component kind must be one of H, S, E, got {self.kind!r}")
+        if int(self.dim) != self.dim or self.dim < 1:
+            raise ValueError(f"component dimension must be a positive integer, got {self.dim!r}")
+        curvature = float(self.curvature)
+        if not math.isfinite(curvature):
+            raise ValueError(f"curvature of {self.kind}{self.dim} must be finite, got {curvature}")
+        if self.kind == "H" and not curvature < 0:
+            raise ValueError(f"hyperbolic component H{self.dim} needs a negative curvature, got {curvature}")
+        if self.kind == "S" and not curvature > 0:
+            raise ValueError(f"spherical component S{self.dim} needs a positive curvature, got {curvature}")
+        if self.kind == "E" and curvature != 0:
+            raise ValueError(f"Euclidean component E{self.dim} has curvature 0, got {curvature}")
+        object.__setattr__(self, "dim", int(self.dim))
+        object.__setattr__(self, "curvature", curvature)
+        object.__setattr__(self, "name", f"{self.kind}{self.dim}")
+
+    @property
+    def ambient_dim(self) -> int:
+        """Number of ambient coordinates: ``dim + 1`` for H and S, ``dim`` for E."""
+        return self.dim if self.kind == "E" else self.dim + 1
+
+    @property
+    def slice(self) -> slice:
+        """Location of this component's coordinates in the product's ambient vector."""
+        return slice(self.start, self.start + self.ambient_dim)
+
+    @property
+    def radius(self) -> float:
+        """``1 / sqrt(|K|)`` for H and S; ``inf`` for E (no intrinsic length scale)."""
+        return math.inf if self.kind == "E" else 1.0 / math.sqrt(abs(self.curvature))
+
+    def __str__(self) -> str:
+        if self.curvature == _DEFAULT_CURVATURE[self.kind]:
+            return self.name
+        return f"{self.name}({_format_number(self.curvature)})"
+
+
+class Signature:
+    """An ordered list of components: the shape of a product manifold.
+
+    Build one with :meth:`parse` (strings, lists of ``(curvature, dim)``, or an
+    existing signature). Signatures are immutable, hashable and compare equal
+    when their components (kind, dim, curvature) agree; ``str()`` is canonical
+    and parses back to an equal signature.
+
+    Examples
+    --------
+    >>> sig = Signature.parse("H2 x S2(0.5) x E2")
+    >>> [c.ambient_dim for c in sig.components], sig.dim, sig.ambient_dim
+    ([3, 3, 2], 6, 8)
+    >>> str(Signature.parse("(s1)^2xE1"))
+    'S1 x S1 x E1'
+    """
+
+    __slots__ = ("_components",)
+
+    def __init__(self, components: Iterable[tuple[str, int, float]]):
+        built = []
+        start = 0
+        for index, (kind, dim, curvature) in enumerate(components):
+            component = Component(kind, dim, curvature, index=index, start=start)
+            built.append(component)
+            start += component.ambient_dim
+        if not built:
+            raise ValueError("a signature needs at least one component")
+        self._components = tuple(built)
+
+    # ------------------------------------------------------------------ parsing
+    @classmethod
+    def parse(cls, spec) -> "Signature":
+        """Build a signature from a string, a list of ``(curvature, dim)`` or a signature.
+
+        Parameters
+        ----------
+        spec : str, Signature or sequence of (float, int)
+            ``"H2 x S2 x E2"``, ``"H2(-0.5) x S1(2) x E3"``, ``"(S1)^5 x E1"``,
+            ``"S2xS1"``; or ``[(-1.0, 2), (1.0, 2), (0.0, 2)]``.
+
+        Raises
+        ------
+        ValueError
+            For a malformed string (the message names the bad token and what was
+            expected) or an invalid component (non-positive dimension, curvature
+            of the wrong sign).
+        """
+        if isinstance(spec, Signature):
+            return spec
+        if isinstance(spec, str):
+            return cls(cls._parse_string(spec))
+        if isinstance(spec, Sequence) and not isinstance(spec, (bytes, bytearray)):
+            return cls(cls._parse_pairs(spec))
+        raise TypeError(
+            f"a signature must be a string such as 'H2 x S2 x E2', a Signature or a list of "
+            f"(curvature, dim) pairs, got {type(spec).__name__}"
+        )
+
+    @staticmethod
+    def _parse_pairs(pairs) -> list[tuple[str, int, float]]:
+        parsed = []
+        for position, pair in enumerate(pairs, start=1):
+            try:
+                curvature, dim = pair
+                curvature = float(curvature)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"signature entry {position} is {pair!r}: expected a (curvature, dim) pair such as (-1.0, 2)"
+                ) from None
+            if isinstance(dim, float) and dim.is_integer():
+                dim = int(dim)
+            if not isinstance(dim, int) or isinstance(dim, bool) or dim < 1:
+                raise ValueError(f"signature entry {position} is {pair!r}: the dimension must be a positive integer")
+            kind = "H" if curvature < 0 else ("S" if curvature > 0 else "E")
+            parsed.append((kind, dim, curvature))
+        return parsed
+
+    @staticmethod
+    def _parse_string(text: str) -> list[tuple[str, int, float]]:
+        compact = re.sub(r"\s+", "", text).upper().replace("×", "X")
+        if not compact:
+            raise ValueError("empty signature: expected factors such as 'H2 x S2 x E2'")
+        # Split on the product sign "x" outside parentheses. Curvatures never contain an X
+        # (only digits, sign, dot and an exponent E), so a plain scan is enough.
+        tokens, depth, current = [], 0, ""
+        for char in compact:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+            if char == "X" and depth == 0:
+                tokens.append(current)
+                current = ""
+            else:
+                current += char
+        tokens.append(current)
+
+        parsed = []
+        for token in tokens:
+            if not token:
+                raise ValueError(
+                    f"malformed signature {text!r}: an empty factor next to 'x'; expected factors such as "
+                    "'H2', 'S1(2)' or '(S1)^3' joined by 'x'"
+                )
+            repeat = 1
+            power = _POWER_RE.match(token)
+            if power:
+                base = power.group("base") if power.group("base") is not None else power.group("bare")
+                repeat = int(power.group("exp") or power.group("exp2"))
+                if repeat < 1:
+                    raise ValueError(f"malformed signature {text!r}: power in {token!r} must be at least 1")
+                token = base
+            match = _FACTOR_RE.match(token)
+            if not match:
+                raise ValueError(
+                    f"malformed signature {text!r}: cannot read the factor {token!r}; expected a kind H, S or E, "
+                    "a positive dimension and an optional curvature, such as 'H2', 'S2(0.5)' or 'E3'"
+                )
+            kind = match.group("kind")
+            dim = int(match.group("dim"))
+            if dim < 1:
+                raise ValueError(f"malformed signature {text!r}: factor {token!r} has dimension 0; expected at least 1")
+            curvature = float(match.group("curv")) if match.group("curv") else _DEFAULT_CURVATURE[kind]
+            parsed.extend([(kind, dim, curvature)] * repeat)
+        return parsed
+
+    @classmethod
+    def euclidean(cls, dim: int) -> "Signature":
+        """The all-Euclidean signature ``E<dim>`` (the default for estimators)."""
+        return cls([("E", int(dim), 0.0)])
+
+    # --------------------------------------------------------------- accessors
+    @property
+    def components(self) -> tuple[Component, ...]:
+        """The components in signature order."""
+        return self._components
+
+    @property
+    def dim(self) -> int:
+        """Intrinsic dimension: the sum of the components' dimensions."""
+        return sum(c.dim for c in self._components)
+
+    @property
+    def ambient_dim(self) -> int:
+        """Width of an ambient-coordinate row ``X[i]`` for this signature."""
+        return sum(c.ambient_dim for c in self._components)
+
+    def to_pairs(self) -> list[tuple[float, int]]:
+        """The manify-style list ``[(curvature, dim), ...]``."""
+        return [(c.curvature, c.dim) for c in self._components]
+
+    def _key(self):
+        return tuple((c.kind, c.dim, c.curvature) for c in self._components)
+
+    def __len__(self) -> int:
+        return len(self._components)
+
+    def __iter__(self):
+        return iter(self._components)
+
+    def __getitem__(self, index) -> Component:
+        return self._components[index]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            try:
+                other = Signature.parse(other)
+            except (TypeError, ValueError):
+                return False
+        return isinstance(other, Signature) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        return " x ".join(str(c) for c in self._components)
+
+    def __repr__(self) -> str:
+        return f"Signature({str(self)!r})"
