@@ -1,0 +1,38 @@
+"""Product manifolds of hyperbolic, spherical and Euclidean components.
+
+Public API
+----------
+Signature, Component
+    Parse and describe signatures such as ``"H2 x S2(0.5) x E2"``.
+Hyperbolic, Spherical, Euclidean
+    Component manifolds (hyperboloid model, sphere, flat space) with geoopt's
+    vocabulary: ``inner, norm, dist, pdist, expmap, logmap, expmap0, logmap0,
+    transp, projx, proju, origin, check_point, random_normal``.
+ProductManifold
+    Their product, plus ``factorize``, ``pack``, ``component_dist`` and
+    ``validate`` (user-input checking with precise error messages).
+manifold_for
+    The component manifold of a ``Component``.
+CHECK_RTOL
+    Default relative tolerance of ``check_point`` / ``validate``.
+"""
+
+from engine.manifolds._base import ComponentManifold
+from engine.manifolds._common import CHECK_RTOL
+from engine.manifolds.euclidean import Euclidean
+from engine.manifolds.hyperbolic import Hyperbolic
+from engine.manifolds.product import ProductManifold, manifold_for
+from engine.manifolds.signature import Component, Signature
+from engine.manifolds.spherical import Spherical
+
+__all__ = [
+    "CHECK_RTOL",
+    "Component",
+    "ComponentManifold",
+    "Euclidean",
+    "Hyperbolic",
+    "ProductManifold",
+    "Signature",
+    "Spherical",
+    "manifold_for",
+]

@@ -1,0 +1,124 @@
+"""Shared pieces of the manifold classes: tolerances, array checks, random generators.
+
+Every tolerance used by the geometry layer is a named constant here, with the
+reason for its value next to it.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "CHECK_RTOL",
+    "PDIST_CHUNK_BYTES",
+    "as_generator",
+    "as_points",
+    "format_rows",
+    "row_dot",
+    "row_norm",
+    "safe_divide",
+    "sinc",
+    "sinhc",
+]
+
+# Default relative tolerance of ``check_point`` / ``validate``. A point passes when
+# it is within CHECK_RTOL of the manifold *relative to its own size* (for S: the
+# norm is R (1 +- CHECK_RTOL); for H: the time coordinate x0 equals
+# sqrt(R^2 + |x_1..|^2) (1 +- CHECK_RTOL), which bounds the intrinsic error by about
+# CHECK_RTOL * R however far the point is from the origin). Loose enough for data
+# stored as float32 (about 6e-8 relative per coordinate) or printed with 7
+# significant digits; tight enough to catch a wrong curvature or a wrong model.
+CHECK_RTOL = 1e-6
+
+# Upper bound on the temporary memory of one block of a pairwise distance
+# computation (the (n, m) result itself is the caller's): keeps ``pdist`` of
+# 20,000 x 20,000 points within a few hundred MB in total.
+PDIST_CHUNK_BYTES = 32 * 2**20
+
+
+def as_points(x, width: int, what: str = "x") -> np.ndarray:
+    """``x`` as a float64 array whose last axis has ``width`` entries.
+
+    Light check used by every geometric method (no manifold-membership test:
+    that is ``check_point`` / ``ProductManifold.validate``).
+    """
+    try:
+        array = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{what} must be a numeric array: {error}") from None
+    if array.ndim == 0 or array.shape[-1] != width:
+        raise ValueError(
+            f"{what} must have {width} ambient coordinates on its last axis, got an array of shape {array.shape}"
+        )
+    return array
+
+
+def row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Dot product over the last axis, broadcasting the leading axes."""
+    return np.einsum("...i,...i->...", a, b) if a.shape == b.shape else (a * b).sum(axis=-1)
+
+
+def row_norm(a: np.ndarray) -> np.ndarray:
+    """Euclidean norm over the last axis."""
+    return np.sqrt(row_dot(a, a))
+
+
+def safe_divide(numerator, denominator, fill=0.0):
+    """``numerator / denominator`` where the denominator is non-zero, ``fill`` elsewhere.
+
+    Used for unit vectors of possibly-zero vectors (a point at the origin has no
+    direction): the zero case is a genuine special case, not a rounding problem.
+    """
+    denominator = np.asarray(denominator, dtype=np.float64)
+    nonzero = denominator != 0
+    return np.where(nonzero, numerator / np.where(nonzero, denominator, 1.0), fill)
+
+
+def sinhc(t):
+    """``sinh(t) / t`` with its limit 1 at ``t = 0`` (no cancellation elsewhere)."""
+    t = np.asarray(t, dtype=np.float64)
+    return safe_divide(np.sinh(t), t, fill=1.0)
+
+
+def sinc(t):
+    """``sin(t) / t`` with its limit 1 at ``t = 0`` (unnormalised, unlike ``np.sinc``)."""
+    t = np.asarray(t, dtype=np.float64)
+    return safe_divide(np.sin(t), t, fill=1.0)
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from the usual ``random_state`` values.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator, numpy.random.RandomState or SeedSequence
+        ``None``: fresh OS entropy. ``int`` / ``SeedSequence``: a new generator seeded
+        with it (same seed, same stream). ``Generator``: used as is (its state
+        advances). ``RandomState``: one seed is drawn from it, so successive calls
+        with the same instance differ but stay reproducible. Global NumPy
+        state is never read or written.
+    """
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
+        return np.random.default_rng(int(random_state))
+    raise ValueError(
+        f"random_state must be None, an int, a numpy Generator or RandomState, got {type(random_state).__name__}"
+    )
+
+
+def format_rows(rows, limit: int = 5) -> str:
+    """``"3, 17, 20 and 4 more"``: the first few of a list of row indices."""
+    rows = [int(r) for r in rows]
+    shown = ", ".join(str(r) for r in rows[:limit])
+    if len(rows) > limit:
+        shown += f" and {len(rows) - limit} more"
+    return shown

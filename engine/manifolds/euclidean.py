@@ -1,0 +1,69 @@
+"""Flat Euclidean space ``R^dim`` (curvature 0): every formula is the plain one."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from engine.manifolds._base import ComponentManifold
+from engine.manifolds._common import row_dot, row_norm
+
+__all__ = ["Euclidean"]
+
+
+class Euclidean(ComponentManifold):
+    """Euclidean space of dimension ``dim``; the ambient coordinates are the coordinates.
+
+    Parameters
+    ----------
+    dim : int
+    """
+
+    kind = "E"
+
+    def __init__(self, dim: int, curvature: float = 0.0):
+        if float(curvature) != 0:
+            raise ValueError(f"a Euclidean component has curvature 0, got {curvature}")
+        super().__init__(dim, 0.0)
+
+    def origin(self) -> np.ndarray:
+        return np.zeros(self.ambient_dim)
+
+    def inner(self, x, u, v=None) -> np.ndarray:
+        x = self._points(x, "x")
+        u = self._points(u, "u")
+        v = u if v is None else self._points(v, "v")
+        return row_dot(u, v) + np.zeros(x.shape[:-1])
+
+    def dist(self, x, y) -> np.ndarray:
+        return row_norm(self._points(y, "y") - self._points(x, "x"))
+
+    def _pdist_block(self, x, y):
+        return cdist(x, y)
+
+    def expmap(self, x, u) -> np.ndarray:
+        return self._points(x, "x") + self._points(u, "u")
+
+    def expmap0(self, u) -> np.ndarray:
+        return self._points(u, "u").copy()
+
+    def logmap(self, x, y) -> np.ndarray:
+        return self._points(y, "y") - self._points(x, "x")
+
+    def logmap0(self, y) -> np.ndarray:
+        return self._points(y, "y").copy()
+
+    def transp(self, x, y, v) -> np.ndarray:
+        # Tangent spaces of flat space are all the same: transport is the identity.
+        x, y, v = self._points(x, "x"), self._points(y, "y"), self._points(v, "v")
+        return np.broadcast_to(v, np.broadcast_shapes(x.shape, y.shape, v.shape)).copy()
+
+    def projx(self, x) -> np.ndarray:
+        return self._points(x, "x").copy()
+
+    def proju(self, x, u) -> np.ndarray:
+        x, u = self._points(x, "x"), self._points(u, "u")
+        return np.broadcast_to(u, np.broadcast_shapes(x.shape, u.shape)).copy()
+
+    def _membership(self, x, rtol):
+        return np.ones(len(x), dtype=bool), lambda row: "is fine"

@@ -1,0 +1,265 @@
+"""Hyperbolic space in the hyperboloid (Lorentz) model.
+
+Points satisfy ``x0^2 - |x_s|^2 = R^2`` with ``x0 > 0`` and ``R = 1 / sqrt(-K)``;
+``x_s = x[..., 1:]`` is the spatial part. The Minkowski inner product is
+``<u, v>_L = -u0 v0 + u_s . v_s``.
+
+Numerical design. Far from the origin (radius 30 means ``x0 ~ 5e12``) the
+textbook formulas cancel catastrophically: ``acosh(-<x, y>_L)`` and the
+Minkowski norm of ``y - x`` subtract numbers of size ``x0^2`` to get a result
+of size ``d^2``. Every formula below works from the spatial parts only and in
+polar terms (``sinh r = |x_s| / R``), where all terms are positive:
+
+* distance, from the hyperbolic law of cosines rewritten with half-angles::
+
+      sinh^2(d / 2R) = sinh^2((r1 - r2) / 2) + sinh r1 sinh r2 sin^2(theta / 2)
+
+  with ``sin(theta / 2) = |x_s/|x_s| - y_s/|y_s|| / 2`` and ``r1 - r2`` from the
+  ``asinh`` subtraction identity (no cancellation near zero distance);
+* the tangent metric, ``<u, v> = u_perp . v_perp + a_u a_v R^2 / x0^2`` where
+  ``a_u`` is the component of ``u_s`` along ``x_s`` (exact for tangent vectors);
+* the time coordinate of every output point is recomputed as
+  ``sqrt(R^2 + |x_s|^2)`` and that of every output tangent vector from
+  tangency (``u0 = x_s . u_s / x0``), so outputs lie on the manifold to
+  rounding and inputs' time coordinates are never subtracted.
+
+The kernels ``_unit_*`` work on the unit hyperboloid (``K = -1``); the class
+scales by ``R`` (the map ``x -> x / R`` is an isometry up to the factor ``R``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.manifolds._base import ComponentManifold
+from engine.manifolds._common import row_dot, row_norm, safe_divide, sinhc
+
+__all__ = ["Hyperbolic"]
+
+
+# ------------------------------------------------------------------ unit kernels
+def _time(xs):
+    """Time coordinate of the unit-hyperboloid point with spatial part ``xs``."""
+    return np.sqrt(1.0 + row_dot(xs, xs))
+
+
+def _direction(xs):
+    """(|xs|, xs / |xs|), with direction 0 at the origin (where it is undefined)."""
+    norm = row_norm(xs)
+    return norm, safe_divide(xs, norm[..., None])
+
+
+def _unit_half_chord(xs, ys):
+    """``sinh^2(d / 2)`` for unit-hyperboloid points with spatial parts ``xs``, ``ys``.
+
+    ``d`` is the geodesic distance; see the module docstring for the formula.
+    """
+    na, a_hat = _direction(xs)
+    nb, b_hat = _direction(ys)
+    ca, cb = np.sqrt(1.0 + na * na), np.sqrt(1.0 + nb * nb)  # cosh r1, cosh r2
+    # sinh(r1 - r2) = sinh r1 cosh r2 - cosh r1 sinh r2 = (na^2 - nb^2) / (na cb + nb ca):
+    # the difference of norms is taken once, before any large factor multiplies it.
+    denominator = na * cb + nb * ca
+    s = safe_divide((na - nb) * (na + nb), denominator)
+    # sinh^2(t/2) = (cosh t - 1) / 2 = sinh^2 t / (2 (cosh t + 1)): no cancellation.
+    radial = s * s / (2.0 * (1.0 + np.sqrt(1.0 + s * s)))
+    gap = a_hat - b_hat
+    angular = na * nb * row_dot(gap, gap) / 4.0
+    return radial + angular
+
+
+def _unit_dist(xs, ys):
+    """Geodesic distance on the unit hyperboloid: ``2 asinh(sqrt(sinh^2(d/2)))``."""
+    return 2.0 * np.arcsinh(np.sqrt(_unit_half_chord(xs, ys)))
+
+
+def _unit_inner(xs, us, vs):
+    """Metric ``<u, v>_L`` at ``x`` for tangent vectors, from spatial parts only.
+
+    Split ``u_s = a_u x_hat + u_perp``; tangency gives ``u0 = a_u |x_s| / x0``, so
+    ``<u, v>_L = u_perp . v_perp + a_u a_v (1 - |x_s|^2 / x0^2) = u_perp . v_perp +
+    a_u a_v / x0^2``: a sum of well-conditioned terms, even when ``x0 ~ 1e12``.
+    """
+    _, x_hat = _direction(xs)
+    x0 = _time(xs)
+    a_u = row_dot(x_hat, us)
+    a_v = row_dot(x_hat, vs)
+    u_perp = us - a_u[..., None] * x_hat
+    v_perp = vs - a_v[..., None] * x_hat
+    return row_dot(u_perp, v_perp) + a_u * a_v / (x0 * x0)
+
+
+def _unit_expmap(xs, us):
+    """Spatial part of ``cosh(|u|) x + sinh(|u|) u / |u|`` on the unit hyperboloid."""
+    t = np.sqrt(np.maximum(_unit_inner(xs, us, us), 0.0))
+    return np.cosh(t)[..., None] * xs + sinhc(t)[..., None] * us
+
+
+def _unit_logmap(xs, ys):
+    """Spatial part of ``log_x(y)`` on the unit hyperboloid.
+
+    The Minkowski-orthogonal projection of ``y - x`` onto ``T_x`` is
+    ``v = (y - x) - 2 sinh^2(d/2) x`` (because ``<x, y - x>_L = -2 sinh^2(d/2)``),
+    whose length is ``sinh d``; ``log_x(y) = d / sinh(d) * v``.
+    """
+    half = _unit_half_chord(xs, ys)
+    d = 2.0 * np.arcsinh(np.sqrt(half))
+    vs = (ys - xs) - (2.0 * half)[..., None] * xs
+    return (1.0 / sinhc(d))[..., None] * vs
+
+
+def _unit_transp(xs, ys, vs):
+    """Spatial part of the parallel transport of ``v`` (tangent at ``x``) to ``y``.
+
+    ``PT(v) = v + <y, v>_L / (1 - <x, y>_L) (x + y)``. Since ``<x, v>_L = 0``,
+    ``<y, v>_L = <y - x, v>_L``, small when ``y`` is near ``x``; the time
+    difference ``y0 - x0`` is taken as ``(y_s - x_s).(y_s + x_s) / (x0 + y0)``;
+    and ``1 - <x, y>_L = 1 + cosh d = 2 (1 + sinh^2(d/2))``.
+    """
+    x0, y0 = _time(xs), _time(ys)
+    delta_s = ys - xs
+    sum_s = ys + xs
+    delta_0 = row_dot(delta_s, sum_s) / (x0 + y0)
+    v0 = row_dot(xs, vs) / x0
+    numerator = row_dot(delta_s, vs) - delta_0 * v0
+    denominator = 2.0 * (1.0 + _unit_half_chord(xs, ys))
+    return vs + (numerator / denominator)[..., None] * sum_s
+
+
+# ------------------------------------------------------------------------ class
+class Hyperbolic(ComponentManifold):
+    """Hyperbolic space of curvature ``K < 0`` in the hyperboloid model.
+
+    Parameters
+    ----------
+    dim : int
+        Intrinsic dimension; points have ``dim + 1`` ambient coordinates, the
+        timelike coordinate first.
+    curvature : float, default -1.0
+        Negative sectional curvature ``K``; the hyperboloid is
+        ``x0^2 - |x_s|^2 = 1 / |K|``.
+
+    Notes
+    -----
+    Tangent vectors are ambient vectors ``u`` with ``<x, u>_L = 0``. Methods
+    that take a tangent vector read only its spatial part ``u[..., 1:]`` (the
+    time coordinate is fixed by tangency), and every returned tangent vector
+    has its time coordinate set by tangency.
+
+    Examples
+    --------
+    >>> H = Hyperbolic(2)
+    >>> x = H.expmap0([0.0, 30.0, 0.0])          # 30 units from the origin
+    >>> float(H.dist(H.origin(), x))
+    30.0
+    """
+
+    kind = "H"
+
+    def __init__(self, dim: int, curvature: float = -1.0):
+        if not float(curvature) < 0:
+            raise ValueError(f"a hyperbolic component needs a negative curvature, got {curvature}")
+        super().__init__(dim, curvature)
+
+    # ------------------------------------------------------------ conversions
+    def _unit(self, x, what):
+        """Spatial part of ``x`` divided by ``R`` (unit-hyperboloid coordinates)."""
+        return self._points(x, what)[..., 1:] / self.radius
+
+    def _point(self, unit_s):
+        """Ambient point of radius R from a unit spatial part (time recomputed)."""
+        return self.radius * np.concatenate([_time(unit_s)[..., None], unit_s], axis=-1)
+
+    def _tangent(self, unit_xs, us):
+        """Ambient tangent vector at the point with unit spatial part ``unit_xs``."""
+        u0 = row_dot(unit_xs, us) / _time(unit_xs)
+        return np.concatenate([u0[..., None], us], axis=-1)
+
+    # -------------------------------------------------------------- vocabulary
+    def origin(self) -> np.ndarray:
+        point = np.zeros(self.ambient_dim)
+        point[0] = self.radius
+        return point
+
+    def inner(self, x, u, v=None) -> np.ndarray:
+        xs = self._unit(x, "x")
+        us = self._points(u, "u")[..., 1:]
+        vs = us if v is None else self._points(v, "v")[..., 1:]
+        return _unit_inner(xs, us, vs)
+
+    def dist(self, x, y) -> np.ndarray:
+        return self.radius * _unit_dist(self._unit(x, "x"), self._unit(y, "y"))
+
+    def _pdist_block(self, x, y):
+        return self.radius * _unit_dist(x[:, None, 1:] / self.radius, y[None, :, 1:] / self.radius)
+
+    def expmap(self, x, u) -> np.ndarray:
+        xs = self._unit(x, "x")
+        us = self._points(u, "u")[..., 1:] / self.radius
+        return self._point(_unit_expmap(xs, us))
+
+    def expmap0(self, u) -> np.ndarray:
+        # At the origin x_s = 0: exp_0(u) has spatial part sinh(|u|) u / |u|.
+        us = self._points(u, "u")[..., 1:] / self.radius
+        return self._point(sinhc(row_norm(us))[..., None] * us)
+
+    def logmap(self, x, y) -> np.ndarray:
+        xs = self._unit(x, "x")
+        ys = self._unit(y, "y")
+        xs, ys = np.broadcast_arrays(xs, ys)
+        return self.radius * self._tangent(xs, _unit_logmap(xs, ys))
+
+    def logmap0(self, y) -> np.ndarray:
+        # At the origin: log_0(y) = (0, asinh(|y_s|) y_s / |y_s|) on the unit hyperboloid.
+        ys = self._unit(y, "y")
+        norm = row_norm(ys)
+        scale = safe_divide(np.arcsinh(norm), norm, fill=1.0)
+        return self.radius * np.concatenate([np.zeros((*ys.shape[:-1], 1)), scale[..., None] * ys], axis=-1)
+
+    def transp(self, x, y, v) -> np.ndarray:
+        xs = self._unit(x, "x")
+        ys = self._unit(y, "y")
+        vs = self._points(v, "v")[..., 1:]
+        xs, ys, vs = np.broadcast_arrays(xs, ys, vs)
+        return self._tangent(ys, _unit_transp(xs, ys, vs))
+
+    def projx(self, x) -> np.ndarray:
+        """Keep the spatial coordinates and set ``x0 = sqrt(R^2 + |x_s|^2)``.
+
+        The hyperboloid is the graph of that function over the spatial
+        coordinates, so this is the nearest manifold point along the time axis
+        (geoopt's convention). The Euclidean-nearest point is not used: it is
+        not unique (on the axis, every ``x0 > 2R`` has a whole ring of nearest
+        points) and it moves well-placed far points by ``O(1)`` intrinsically.
+        """
+        return self._point(self._unit(x, "x"))
+
+    def proju(self, x, u) -> np.ndarray:
+        """``u + <x, u>_L / R^2 x``: the Minkowski-orthogonal projection onto ``T_x``."""
+        x = self._points(x, "x")
+        u = self._points(u, "u")
+        inner = row_dot(x[..., 1:], u[..., 1:]) - x[..., 0] * u[..., 0]
+        us = u[..., 1:] + (inner / self.radius**2)[..., None] * x[..., 1:]
+        xs = x[..., 1:] / self.radius
+        xs, us = np.broadcast_arrays(xs, us)
+        return self._tangent(xs, us)
+
+    def _membership(self, x, rtol):
+        # Compare x0 with the value the spatial part implies, relative to its size:
+        # an error of rtol * x0 in x0 is an intrinsic (radial) error of about rtol * R.
+        expected = self.radius * _time(x[:, 1:] / self.radius)
+        ok = np.abs(x[:, 0] - expected) <= rtol * expected
+
+        def describe(row):
+            if x[row, 0] <= 0:
+                return (
+                    f"has x0 = {x[row, 0]:.6g} <= 0; hyperboloid points have a positive first (timelike) "
+                    "coordinate"
+                )
+            return (
+                f"has x0 = {x[row, 0]:.6g}, expected sqrt(1/|K| + |x_1..|^2) = {expected[row]:.6g} "
+                f"+- {rtol:g} relative (curvature {self.curvature:g}; Minkowski norm "
+                f"{np.sqrt(abs(x[row, 0] ** 2 - row_dot(x[row, 1:], x[row, 1:]))):.6g}, expected {self.radius:.6g})"
+            )
+
+        return ok, describe
