@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 __all__ = ["Component", "Signature"]
 
@@ -32,7 +32,10 @@ _FACTOR_RE = re.compile(
     re.VERBOSE,
 )
 # A power of one factor: "(S1)^5" or "S1^5".
-_POWER_RE = re.compile(r"^\((?P<base>[^()]*(?:\([^()]*\))?)\)\^(?P<exp>\d+)$|^(?P<bare>[^()^]+(?:\([^()]*\))?)\^(?P<exp2>\d+)$")
+_POWER_RE = re.compile(
+    r"^\((?P<base>[^()]*(?:\([^()]*\))?)\)\^(?P<exp>\d+)$"  # (S1)^5, (S1(2))^3
+    r"|^(?P<bare>[^()^]+(?:\([^()]*\))?)\^(?P<exp2>\d+)$"  # S1^5
+)
 
 
 def _format_number(value: float) -> str:
@@ -139,7 +142,7 @@ class Signature:
 
     # ------------------------------------------------------------------ parsing
     @classmethod
-    def parse(cls, spec) -> "Signature":
+    def parse(cls, spec) -> Signature:
         """Build a signature from a string, a list of ``(curvature, dim)`` or a signature.
 
         Parameters
@@ -235,7 +238,7 @@ class Signature:
         return parsed
 
     @classmethod
-    def euclidean(cls, dim: int) -> "Signature":
+    def euclidean(cls, dim: int) -> Signature:
         """The all-Euclidean signature ``E<dim>`` (the default for estimators)."""
         return cls([("E", int(dim), 0.0)])
 

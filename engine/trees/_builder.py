@@ -1,0 +1,581 @@
+"""Compiled tree construction: split search, criteria and the depth-first builder.
+
+Layers, as in scikit-learn's tree module:
+
+* criterion: running weighted statistics of the two children (class counts or
+  target sums) with an O(1) update when one sample changes side, and a cheap proxy
+  of the impurity improvement used to rank candidates;
+* split search (:func:`_best_split`): for each sampled feature, sort the node's
+  values and sweep. Linear features (lift / timelike) sweep a threshold like CART.
+  Circular features sweep a line through the origin through a half-turn: points are
+  sorted by direction angle modulo pi and each changes side exactly once, so every
+  distinct partition is scored in O(m log m);
+* boundary (:func:`_place_boundary`): the chosen partition's maximum-margin line
+  (engine.trees._margin), after which the node's samples are partitioned with the
+  very predicate used at prediction time, so training and routing agree by
+  construction;
+* builder (:func:`build_tree`): depth-first, node 0 the root, nodes numbered in the
+  order they are created (which is also the order their splits were chosen).
+
+Everything here is compiled with numba and releases the GIL, so forests can train
+trees in threads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engine.trees._features import CIRCULAR, LIFT, TIMELIKE
+from engine.trees._margin import circular_direction, hyperbolic_threshold, lift_threshold
+from engine.trees._sort import sort_with_index
+
+GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
+CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR}
+
+# Impurity at or below this is treated as pure (scikit-learn's EPSILON): the node
+# becomes a leaf instead of searching for a split that cannot improve anything.
+_PURE = np.finfo(np.float64).eps
+_RAND_R_MAX = 0x7FFFFFFF
+_MASK32 = 0xFFFFFFFF
+_NO_SPLIT = -1
+
+
+# --------------------------------------------------------------------------- RNG
+@njit(cache=True, nogil=True)
+def _rand_int(state, low, high):
+    """Uniform integer in ``[low, high)`` from a 32-bit xorshift held in ``state[0]``.
+
+    A private generator per tree (seeded from ``random_state``) keeps results
+    independent of threads and of any global random state.
+    """
+    seed = state[0]
+    seed ^= (seed << 13) & _MASK32
+    seed ^= seed >> 17
+    seed ^= (seed << 5) & _MASK32
+    state[0] = seed
+    return low + (seed % (_RAND_R_MAX + 1)) % (high - low)
+
+
+# --------------------------------------------------------------------- criterion
+@njit(cache=True, nogil=True, inline="always")
+def _xlogx(x):
+    # 0 log 0 = 0 by continuity; weights are never negative.
+    return x * math.log(x) if x > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _node_impurity(criterion, stats, weight, sum_sq):
+    """Impurity of a node from its class weights (or target sum) and total weight."""
+    if weight <= 0.0:
+        return 0.0
+    if criterion == GINI:
+        acc = 0.0
+        for c in range(stats.shape[0]):
+            acc += stats[c] * stats[c]
+        return 1.0 - acc / (weight * weight)
+    if criterion == ENTROPY:
+        acc = 0.0
+        for c in range(stats.shape[0]):
+            if stats[c] > 0.0:
+                p = stats[c] / weight
+                acc -= p * math.log2(p)
+        return acc
+    mean = stats[0] / weight
+    # Variance as E[y^2] - E[y]^2 can come out a hair below zero through rounding.
+    return max(sum_sq / weight - mean * mean, 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _move(criterion, is_classifier, code, target, weight, stats_from, stats_to):
+    """Move one sample between children; returns the changes of the two running terms.
+
+    For gini the running term ``q`` of a child is the sum of its squared class
+    weights, for entropy the sum of ``w log w`` over classes (both updated in O(1));
+    regression keeps target sums only and returns zeros.
+    """
+    if not is_classifier:
+        stats_from[0] -= weight * target
+        stats_to[0] += weight * target
+        return 0.0, 0.0
+    old_f = stats_from[code]
+    old_t = stats_to[code]
+    new_f = old_f - weight
+    new_t = old_t + weight
+    stats_from[code] = new_f
+    stats_to[code] = new_t
+    if criterion == GINI:
+        return new_f * new_f - old_f * old_f, new_t * new_t - old_t * old_t
+    return _xlogx(new_f) - _xlogx(old_f), _xlogx(new_t) - _xlogx(old_t)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r):
+    """A monotone proxy of the impurity improvement (larger is better).
+
+    Equals ``-(w_l * impurity_l + w_r * impurity_r)`` up to terms that are constant
+    within a node, so it ranks candidates exactly as the improvement does.
+    """
+    if criterion == GINI:
+        return q_l / w_l + q_r / w_r
+    if criterion == ENTROPY:
+        return q_l - _xlogx(w_l) + q_r - _xlogx(w_r)
+    return stats_l[0] * stats_l[0] / w_l + stats_r[0] * stats_r[0] / w_r
+
+
+@njit(cache=True, nogil=True)
+def _init_q(criterion, stats):
+    q = 0.0
+    if criterion == GINI:
+        for c in range(stats.shape[0]):
+            q += stats[c] * stats[c]
+    elif criterion == ENTROPY:
+        for c in range(stats.shape[0]):
+            q += _xlogx(stats[c])
+    return q
+
+
+# ------------------------------------------------------------------ split search
+@njit(cache=True, nogil=True)
+def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
+    """Fill ``keys/idx[0:m]`` with the node's sort keys for feature ``f``, sorted.
+
+    Linear features sort by value. Circular features sort by direction angle modulo
+    pi; points at the plane's origin are left out and their count is returned (they
+    stay on the left of every line, see :func:`_goes_left`).
+    """
+    m = 0
+    n_origin = 0
+    if kind == CIRCULAR:
+        for p in range(start, end):
+            s = samples[p]
+            angle = V[f, s]
+            if angle < 0.0:
+                n_origin += 1
+                continue
+            keys[m] = angle - math.pi if angle >= math.pi else angle
+            idx[m] = s
+            m += 1
+    else:
+        for p in range(start, end):
+            s = samples[p]
+            keys[m] = V[f, s]
+            idx[m] = s
+            m += 1
+    sort_with_index(keys, idx, 0, m)
+    return m, n_origin
+
+
+@njit(cache=True, nogil=True)
+def _best_split(
+    V, kinds, samples, start, end, y_code, y_value, w, is_classifier, criterion, node_stats,
+    node_weight, min_samples_leaf, max_features, rng, feat_order, keys, idx,
+    stats_l, stats_r,
+):
+    """Search the sampled features for the best partition of ``samples[start:end]``.
+
+    Returns ``(feature, position, proxy)``; ``feature == -1`` if no valid split exists.
+    ``position`` is the number of sorted points that moved (see :func:`_partition_of`).
+    """
+    n_features = kinds.shape[0]
+    best_feature = _NO_SPLIT
+    best_pos = 0
+    best_proxy = -np.inf
+    n_visited = 0
+    k = 0
+    while k < n_features and n_visited < max_features:
+        # Draw the next feature without replacement (partial Fisher-Yates shuffle).
+        r = _rand_int(rng, k, n_features)
+        feat_order[k], feat_order[r] = feat_order[r], feat_order[k]
+        f = feat_order[k]
+        k += 1
+        kind = kinds[f]
+        m, n_origin = _gather_sorted(V, f, kind, samples, start, end, keys, idx)
+        if m == 0 or (keys[m - 1] <= keys[0] and kind != CIRCULAR):
+            continue  # constant feature: does not count towards max_features
+        if kind == CIRCULAR and keys[m - 1] <= keys[0] and n_origin == 0:
+            # One direction only: the single candidate separates the two half-lines.
+            same_side = True
+            first = V[f, idx[0]] >= math.pi
+            for q in range(1, m):
+                if (V[f, idx[q]] >= math.pi) != first:
+                    same_side = False
+                    break
+            if same_side:
+                continue
+        n_visited += 1
+        n_total = end - start
+        # Start state: linear features with everything on the right; circular features
+        # with the line just before the smallest angle (lower half-plane and origin left).
+        for c in range(stats_l.shape[0]):
+            stats_l[c] = 0.0
+            stats_r[c] = node_stats[c]
+        w_l = 0.0
+        w_r = node_weight
+        n_l = 0
+        if kind == CIRCULAR:
+            for p in range(start, end):
+                s = samples[p]
+                angle = V[f, s]
+                if angle < 0.0 or angle >= math.pi:
+                    code = y_code[s] if is_classifier else 0
+                    if is_classifier:
+                        stats_l[code] += w[s]
+                        stats_r[code] -= w[s]
+                    else:
+                        stats_l[0] += w[s] * y_value[s]
+                        stats_r[0] -= w[s] * y_value[s]
+                    w_l += w[s]
+                    w_r -= w[s]
+                    n_l += 1
+        q_l = _init_q(criterion, stats_l)
+        q_r = _init_q(criterion, stats_r)
+        if kind == CIRCULAR and n_l >= min_samples_leaf and n_total - n_l >= min_samples_leaf:
+            if w_l > 0.0 and w_r > 0.0:
+                proxy = _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r)
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    best_feature = f
+                    best_pos = 0
+        for q in range(m - 1):
+            s = idx[q]
+            to_left = True
+            if kind == CIRCULAR and V[f, s] >= math.pi:
+                to_left = False
+            code = y_code[s] if is_classifier else 0
+            target = 0.0 if is_classifier else y_value[s]
+            if to_left:
+                dq_r, dq_l = _move(criterion, is_classifier, code, target, w[s], stats_r, stats_l)
+                w_l += w[s]
+                w_r -= w[s]
+                n_l += 1
+            else:
+                dq_l, dq_r = _move(criterion, is_classifier, code, target, w[s], stats_l, stats_r)
+                w_l -= w[s]
+                w_r += w[s]
+                n_l -= 1
+            q_l += dq_l
+            q_r += dq_r
+            if keys[q + 1] <= keys[q]:
+                continue  # a line cannot pass between equal values
+            if n_l < min_samples_leaf or n_total - n_l < min_samples_leaf:
+                continue
+            if w_l <= 0.0 or w_r <= 0.0:
+                continue
+            proxy = _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r)
+            if proxy > best_proxy:
+                best_proxy = proxy
+                best_feature = f
+                best_pos = q + 1
+    return best_feature, best_pos, best_proxy
+
+
+# ---------------------------------------------------------------------- boundary
+@njit(cache=True, nogil=True, inline="always")
+def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
+    """The routing predicate, shared by training and prediction."""
+    if kind == LIFT:
+        return X[row, col_j] <= threshold
+    if kind == TIMELIKE:
+        return X[row, col_j] / X[row, col_i] <= threshold
+    return normal_i * X[row, col_i] + normal_j * X[row, col_j] <= 0.0
+
+
+@njit(cache=True, nogil=True)
+def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx):
+    """Maximum-margin boundary inducing the partition found by the sweep.
+
+    ``keys/idx[0:m]`` must hold the feature's sorted keys (:func:`_gather_sorted`).
+    Returns ``(threshold, normal_i, normal_j, plane_margin)``.
+    """
+    if kind == LIFT:
+        t, margin = lift_threshold(keys[position - 1], keys[position])
+        scale = math.hypot(t, 1.0)
+        return t, -t / scale, 1.0 / scale, margin
+    if kind == TIMELIKE:
+        x0 = np.empty(m)
+        xj = np.empty(m)
+        go_left = np.empty(m, dtype=np.bool_)
+        for q in range(m):
+            x0[q] = X[idx[q], col_i]
+            xj[q] = X[idx[q], col_j]
+            go_left[q] = q < position
+        t, margin = hyperbolic_threshold(x0, xj, go_left)
+        scale = math.hypot(t, 1.0)
+        return t, -t / scale, 1.0 / scale, margin
+    xi = np.empty(m)
+    xj = np.empty(m)
+    go_left = np.empty(m, dtype=np.bool_)
+    for q in range(m):
+        xi[q] = X[idx[q], col_i]
+        xj[q] = X[idx[q], col_j]
+        # Left = lower half-plane, flipped for the points the line has passed.
+        go_left[q] = (V[f, idx[q]] >= math.pi) != (q < position)
+    if position == 0:
+        # The wrap-around gap: directions between the largest angle (minus pi) and the smallest.
+        phi_a = keys[m - 1] - math.pi
+        phi_b = keys[0]
+    else:
+        phi_a = keys[position - 1]
+        phi_b = keys[position]
+    phi, margin = circular_direction(xi, xj, go_left, phi_a, phi_b)
+    return np.nan, -math.sin(phi), math.cos(phi), margin
+
+
+# ----------------------------------------------------------------------- builder
+@njit(cache=True, nogil=True)
+def _grow(arr, new_size):
+    out = np.empty((new_size,) + arr.shape[1:], dtype=arr.dtype)  # noqa: RUF005 (numba has no starred tuples)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats):
+    for c in range(stats.shape[0]):
+        stats[c] = 0.0
+    weight = 0.0
+    sum_sq = 0.0
+    for p in range(start, end):
+        s = samples[p]
+        weight += w[s]
+        if is_classifier:
+            stats[y_code[s]] += w[s]
+        else:
+            stats[0] += w[s] * y_value[s]
+            sum_sq += w[s] * y_value[s] * y_value[s]
+    return weight, sum_sq
+
+
+@njit(cache=True, nogil=True)
+def build_tree(
+    X, V, kinds, col_i, col_j, y_code, y_value, w, samples, n_outputs, is_classifier, criterion,
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_features, seed,
+):
+    """Grow a tree depth-first on ``samples`` (rows with non-zero weight).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, ambient_dim)
+    V : ndarray of shape (n_features, n_samples)
+        Feature values (engine.trees._features.SplitFeatures.values).
+    kinds, col_i, col_j : ndarray of shape (n_features,)
+    y_code : ndarray of shape (n_samples,), int64
+        Class codes (classification; ignored otherwise).
+    y_value : ndarray of shape (n_samples,), float64
+        Targets (regression; ignored otherwise).
+    w : ndarray of shape (n_samples,), float64
+        Sample weights (bootstrap counts times user weights).
+    samples : ndarray of shape (n_in_bag,), int64
+        Rows to grow on; reordered in place.
+    n_outputs : int
+        Number of classes (classification) or 1.
+
+    Returns
+    -------
+    Node arrays: children_left, children_right, feature, threshold, normal (n, 2),
+    impurity, n_node_samples, weighted_n_node_samples, value (n, n_outputs) holding
+    class weights or target sums, plane_margin, improvement (weighted impurity
+    decrease of each split, for importances).
+    """
+    n_samples = samples.shape[0]
+    capacity = 64
+    left = np.full(capacity, -1, dtype=np.int64)
+    right = np.full(capacity, -1, dtype=np.int64)
+    feature = np.full(capacity, -1, dtype=np.int64)
+    threshold = np.full(capacity, np.nan)
+    normal = np.zeros((capacity, 2))
+    impurity = np.zeros(capacity)
+    n_node = np.zeros(capacity, dtype=np.int64)
+    w_node = np.zeros(capacity)
+    value = np.zeros((capacity, n_outputs))
+    plane_margin = np.full(capacity, np.nan)
+    improvement = np.zeros(capacity)
+
+    n_features = kinds.shape[0]
+    feat_order = np.arange(n_features)
+    keys = np.empty(n_samples)
+    idx = np.empty(n_samples, dtype=np.int64)
+    stats = np.zeros(n_outputs)
+    stats_l = np.zeros(n_outputs)
+    stats_r = np.zeros(n_outputs)
+    rng = np.array([seed & _MASK32 if seed & _MASK32 != 0 else 1], dtype=np.int64)
+
+    total_weight = 0.0
+    for p in range(n_samples):
+        total_weight += w[samples[p]]
+
+    # Stack of (start, end, depth, parent, is_left); right pushed first so the left
+    # child is built first and node ids follow a preorder, as in scikit-learn.
+    stack = np.empty((64, 5), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = n_samples
+    stack[0, 2] = 0
+    stack[0, 3] = -1
+    stack[0, 4] = 0
+    top = 1
+    node_count = 0
+    while top > 0:
+        top -= 1
+        start = stack[top, 0]
+        end = stack[top, 1]
+        depth = stack[top, 2]
+        parent = stack[top, 3]
+        is_left = stack[top, 4]
+
+        if node_count == capacity:
+            capacity *= 2
+            left = _grow(left, capacity)
+            right = _grow(right, capacity)
+            feature = _grow(feature, capacity)
+            threshold = _grow(threshold, capacity)
+            normal = _grow(normal, capacity)
+            impurity = _grow(impurity, capacity)
+            n_node = _grow(n_node, capacity)
+            w_node = _grow(w_node, capacity)
+            value = _grow(value, capacity)
+            plane_margin = _grow(plane_margin, capacity)
+            improvement = _grow(improvement, capacity)
+        node = node_count
+        node_count += 1
+        left[node] = -1
+        right[node] = -1
+        feature[node] = -1
+        threshold[node] = np.nan
+        normal[node, 0] = 0.0
+        normal[node, 1] = 0.0
+        plane_margin[node] = np.nan
+        improvement[node] = 0.0
+        if parent >= 0:
+            if is_left:
+                left[parent] = node
+            else:
+                right[parent] = node
+
+        weight, sum_sq = _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats)
+        node_impurity = _node_impurity(criterion, stats, weight, sum_sq)
+        impurity[node] = node_impurity
+        n_node[node] = end - start
+        w_node[node] = weight
+        for c in range(n_outputs):
+            value[node, c] = stats[c]
+
+        m_node = end - start
+        if (
+            depth >= max_depth
+            or m_node < min_samples_split
+            or m_node < 2 * min_samples_leaf
+            or node_impurity <= _PURE
+        ):
+            continue
+
+        f, position, _ = _best_split(
+            V, kinds, samples, start, end, y_code, y_value, w, is_classifier, criterion, stats,
+            weight, min_samples_leaf, max_features, rng, feat_order, keys, idx, stats_l, stats_r,
+        )
+        if f == _NO_SPLIT:
+            continue
+        kind = kinds[f]
+        m, _ = _gather_sorted(V, f, kind, samples, start, end, keys, idx)
+        t, n_i, n_j, margin = _place_boundary(X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx)
+
+        # Partition with the routing predicate itself: left rows first, stable order.
+        n_left = 0
+        for p in range(start, end):
+            if _goes_left(X, samples[p], kind, col_i[f], col_j[f], t, n_i, n_j):
+                idx[n_left] = samples[p]
+                n_left += 1
+        n_right = 0
+        for p in range(start, end):
+            if not _goes_left(X, samples[p], kind, col_i[f], col_j[f], t, n_i, n_j):
+                idx[n_left + n_right] = samples[p]
+                n_right += 1
+        if n_left == 0 or n_right == 0:
+            continue  # rounding put every row on one side: no usable split
+        for q in range(m_node):
+            samples[start + q] = idx[q]
+        mid = start + n_left
+
+        w_l, sq_l = _node_stats(samples, start, mid, y_code, y_value, w, is_classifier, stats_l)
+        w_r, sq_r = _node_stats(samples, mid, end, y_code, y_value, w, is_classifier, stats_r)
+        imp_l = _node_impurity(criterion, stats_l, w_l, sq_l)
+        imp_r = _node_impurity(criterion, stats_r, w_r, sq_r)
+        gain = weight * node_impurity - w_l * imp_l - w_r * imp_r
+        # scikit-learn's rule: the weighted impurity decrease, as a fraction of the whole
+        # training weight, must reach min_impurity_decrease (eps absorbs rounding).
+        if gain / total_weight + _PURE < min_impurity_decrease:
+            continue
+        if n_left < min_samples_leaf or n_right < min_samples_leaf:
+            continue
+
+        feature[node] = f
+        threshold[node] = t
+        normal[node, 0] = n_i
+        normal[node, 1] = n_j
+        plane_margin[node] = margin
+        improvement[node] = gain
+
+        if top + 2 > stack.shape[0]:
+            stack = _grow(stack, 2 * stack.shape[0])
+        stack[top, 0] = mid
+        stack[top, 1] = end
+        stack[top, 2] = depth + 1
+        stack[top, 3] = node
+        stack[top, 4] = 0
+        top += 1
+        stack[top, 0] = start
+        stack[top, 1] = mid
+        stack[top, 2] = depth + 1
+        stack[top, 3] = node
+        stack[top, 4] = 1
+        top += 1
+
+    return (
+        left[:node_count].copy(), right[:node_count].copy(), feature[:node_count].copy(),
+        threshold[:node_count].copy(), normal[:node_count].copy(), impurity[:node_count].copy(),
+        n_node[:node_count].copy(), w_node[:node_count].copy(), value[:node_count].copy(),
+        plane_margin[:node_count].copy(), improvement[:node_count].copy(),
+    )
+
+
+# ---------------------------------------------------------------------- routing
+@njit(cache=True, nogil=True)
+def apply_tree(X, children_left, children_right, feature, kinds, col_i, col_j, threshold, normal):
+    """Leaf index of every row of ``X`` (ambient coordinates)."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        node = 0
+        while children_left[node] != -1:
+            f = feature[node]
+            if _goes_left(X, r, kinds[f], col_i[f], col_j[f], threshold[node], normal[node, 0], normal[node, 1]):
+                node = children_left[node]
+            else:
+                node = children_right[node]
+        out[r] = node
+    return out
+
+
+@njit(cache=True, nogil=True)
+def decision_path_tree(X, children_left, children_right, feature, kinds, col_i, col_j, threshold, normal, max_len):
+    """CSR arrays (indptr, indices) of the nodes each row visits, root first."""
+    n = X.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indices = np.empty(n * max_len, dtype=np.int64)
+    pos = 0
+    for r in range(n):
+        node = 0
+        while True:
+            indices[pos] = node
+            pos += 1
+            if children_left[node] == -1:
+                break
+            f = feature[node]
+            if _goes_left(X, r, kinds[f], col_i[f], col_j[f], threshold[node], normal[node, 0], normal[node, 1]):
+                node = children_left[node]
+            else:
+                node = children_right[node]
+        indptr[r + 1] = pos
+    return indptr, indices[:pos].copy()

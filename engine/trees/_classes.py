@@ -1,0 +1,360 @@
+"""Product-space decision trees: the scikit-learn estimators.
+
+The estimator layer only validates input, resolves parameters and wires the
+layers together: :class:`~engine.trees._features.SplitFeatures` turns points into
+split-plane values, :func:`~engine.trees._builder.build_tree` grows the tree, and
+:class:`~engine.trees._tree.Tree` stores and routes it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
+
+from engine.manifolds import ProductManifold, Signature
+from engine.trees._builder import CRITERIA, build_tree
+from engine.trees._features import SplitFeatures
+from engine.trees._tree import Tree
+
+__all__ = ["ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor"]
+
+_MAX_INT = np.iinfo(np.int32).max
+_UNLIMITED_DEPTH = np.iinfo(np.int32).max
+
+
+def resolve_signature(signature, n_features: int) -> Signature:
+    """The estimator's signature for data with ``n_features`` ambient columns.
+
+    ``None`` means all-Euclidean (``E<n_features>``), so every estimator also works
+    as a plain Euclidean tree on any matrix.
+    """
+    if signature is None:
+        return Signature.euclidean(n_features)
+    return Signature.parse(signature)
+
+
+def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> np.ndarray:
+    """Validate ``X`` as points of the estimator's signature; returns float64 rows.
+
+    scikit-learn's checks run first (2-D, numeric, non-empty, ``n_features_in_``);
+    then the geometry layer checks the width against the signature, finiteness
+    (naming the row, column and component) and, unless ``check_input`` is False,
+    that every row lies on the manifold.
+    """
+    X = validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite=False, order="C")
+    if reset:
+        signature = resolve_signature(estimator.signature, X.shape[1])
+    else:
+        signature = estimator.signature_
+    return ProductManifold(signature).validate(X, name="X", check_manifold=check_input)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _resolve_count(value, n_samples, name, minimum):
+    """Integer count from an int or a fraction of ``n_samples`` (scikit-learn semantics)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if value < minimum:
+            raise ValueError(f"{name} must be an integer >= {minimum} or a float in (0, 1], got {value}")
+        return int(value)
+    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+        return max(minimum, math.ceil(value * n_samples))
+    raise ValueError(f"{name} must be an integer >= {minimum} or a float in (0, 1], got {value!r}")
+
+
+def resolve_max_features(max_features, n_features: int) -> int:
+    """Number of split planes drawn per node."""
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(math.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(math.log2(n_features)))
+        raise ValueError(
+            f"max_features must be None, 'sqrt', 'log2', an int or a float, got {max_features!r}"
+        )
+    if isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
+        if not 1 <= max_features:
+            raise ValueError(f"max_features must be >= 1, got {max_features}")
+        return min(int(max_features), n_features)
+    if isinstance(max_features, numbers.Real) and 0.0 < max_features <= 1.0:
+        return max(1, int(max_features * n_features))
+    raise ValueError(
+        f"max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1], got {max_features!r}"
+    )
+
+
+class BaseProductTree(BaseEstimator):
+    """Shared machinery of the product decision trees (not public)."""
+
+    _is_classifier = True
+
+    def __init__(
+        self,
+        *,
+        signature=None,
+        pairs="base",
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        random_state=None,
+    ):
+        self.signature = signature
+        self.pairs = pairs
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.random_state = random_state
+
+    # --------------------------------------------------------------- fitting
+    def _validate_params_for(self, n_samples: int) -> dict:
+        valid = ("gini", "entropy", "log_loss") if self._is_classifier else ("squared_error",)
+        if self.criterion not in valid:
+            raise ValueError(f"criterion must be one of {valid}, got {self.criterion!r}")
+        if self.max_depth is None:
+            max_depth = _UNLIMITED_DEPTH
+        elif _is_int(self.max_depth) and self.max_depth >= 1:
+            max_depth = int(self.max_depth)
+        else:
+            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        min_samples_leaf = _resolve_count(self.min_samples_leaf, n_samples, "min_samples_leaf", 1)
+        min_samples_split = _resolve_count(self.min_samples_split, n_samples, "min_samples_split", 2)
+        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+        if not isinstance(self.min_impurity_decrease, numbers.Real) or self.min_impurity_decrease < 0:
+            raise ValueError(f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}")
+        return {
+            "criterion": CRITERIA[self.criterion],
+            "max_depth": max_depth,
+            "min_samples_split": min_samples_split,
+            "min_samples_leaf": min_samples_leaf,
+            "min_impurity_decrease": float(self.min_impurity_decrease),
+        }
+
+    def _prepare_fit(self, X, y, sample_weight, check_input):
+        """Validate inputs and set the data-derived attributes shared with forests."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not self._is_classifier,
+        )
+        self.signature_ = resolve_signature(self.signature, X.shape[1])
+        X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
+        if self._is_classifier:
+            check_classification_targets(y)
+            self.classes_, y_code = np.unique(y, return_inverse=True)
+            self.n_classes_ = len(self.classes_)
+            y_code = y_code.astype(np.int64)
+            y_value = np.zeros(1)
+        else:
+            y_value = np.ascontiguousarray(y, dtype=np.float64)
+            if not np.all(np.isfinite(y_value)):
+                raise ValueError("Input y contains NaN or inf")
+            y_code = np.zeros(1, dtype=np.int64)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be non-negative")
+        self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
+        return X, y_code, y_value, sample_weight
+
+    def _grow(self, X, V, y_code, y_value, weight, params, max_features, seed) -> Tree:
+        """Grow one tree on the rows with non-zero weight."""
+        features = self.split_features_
+        samples = np.flatnonzero(weight > 0).astype(np.int64)
+        if samples.size == 0:
+            raise ValueError("every sample has zero weight: nothing to fit")
+        n_outputs = self.n_classes_ if self._is_classifier else 1
+        raw = build_tree(
+            X, V, features.kind, features.col_i, features.col_j, y_code, y_value, weight, samples, n_outputs,
+            self._is_classifier, params["criterion"], params["max_depth"], params["min_samples_split"],
+            params["min_samples_leaf"], params["min_impurity_decrease"], max_features, seed,
+        )
+        return Tree.from_builder(features, raw, n_outputs, self._is_classifier)
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """Grow the tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ambient_dim)
+            Points in ambient coordinates of ``signature``.
+        y : array-like of shape (n_samples,)
+            Class labels or regression targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; rows of weight zero are ignored.
+        check_input : bool, default=True
+            Check that every row lies on the manifold (shape and finiteness are
+            always checked).
+
+        Returns
+        -------
+        self
+        """
+        X, y_code, y_value, weight = self._prepare_fit(X, y, sample_weight, check_input)
+        params = self._validate_params_for(X.shape[0])
+        max_features = resolve_max_features(self.max_features, self.split_features_.n_features)
+        seed = int(check_random_state(self.random_state).randint(1, _MAX_INT))
+        V = self.split_features_.values(X)
+        self.tree_ = self._grow(X, V, y_code, y_value, weight, params, max_features, seed)
+        self.max_features_ = max_features
+        return self
+
+    # ------------------------------------------------------------- inference
+    def _validate_X_predict(self, X, check_input=True):
+        check_is_fitted(self, "tree_")
+        return validate_points(self, X, reset=False, check_input=check_input)
+
+    def apply(self, X, check_input=True):
+        """Index of the leaf each row ends up in, shape (n_samples,)."""
+        return self.tree_.apply(self._validate_X_predict(X, check_input))
+
+    def decision_path(self, X, check_input=True):
+        """Sparse indicator of shape (n_samples, n_nodes) of the nodes each row visits."""
+        return self.tree_.decision_path(self._validate_X_predict(X, check_input))
+
+    def get_depth(self) -> int:
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total impurity decrease per split plane, shape (n_split_features,).
+
+        The planes are listed by ``split_features_.names()``; see
+        ``component_importances_`` for one number per signature component.
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.feature_importances()
+
+    @property
+    def component_importances_(self) -> np.ndarray:
+        """Normalised total impurity decrease per signature component, shape (n_components,)."""
+        check_is_fitted(self, "tree_")
+        out = np.zeros(len(self.signature_))
+        np.add.at(out, self.split_features_.component, self.feature_importances_)
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class ProductDecisionTreeClassifier(ClassifierMixin, BaseProductTree):
+    """A decision tree on a product of hyperbolic, spherical and Euclidean spaces.
+
+    Each split cuts one component along a coordinate plane ``(x_i, x_j)`` of its
+    ambient space with a line through the origin of that plane: the trace of a
+    homogeneous hyperplane, so both sides are geodesically convex. Among all lines
+    that induce the chosen partition of the training rows, the stored one has the
+    largest geodesic margin. On all-Euclidean data with ``pairs="base"`` it is
+    scikit-learn's CART.
+
+    Parameters
+    ----------
+    signature : str, Signature, list of (curvature, dim) or None, default=None
+        The product manifold, e.g. ``"H2 x S2 x E2"``. ``None``: Euclidean with one
+        dimension per column.
+    pairs : {"base", "all"}, default="base"
+        Split planes per component: ``"base"`` pairs coordinate 0 (the timelike
+        coordinate of H, the pole of S, the constant lift of E) with every other
+        coordinate; ``"all"`` uses every pair of coordinates.
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+    max_depth : int or None, default=None
+    min_samples_split : int or float, default=2
+    min_samples_leaf : int or float, default=1
+    min_impurity_decrease : float, default=0.0
+        A split is kept only if it decreases the weighted impurity by at least this
+        fraction of the total training weight.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Number of split planes drawn (without replacement) per node.
+    random_state : int, RandomState instance or None, default=None
+        Controls the order in which planes are drawn (ties go to the first drawn).
+
+    Attributes
+    ----------
+    tree_ : Tree
+        The fitted node arrays (see :class:`engine.trees.Tree`).
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    signature_ : Signature
+    split_features_ : SplitFeatures
+        The candidate split planes.
+    max_features_ : int
+
+    Examples
+    --------
+    >>> from engine import ProductDecisionTreeClassifier, make_classification
+    >>> X, y = make_classification("H2 x S2", n_samples=200, random_state=0)
+    >>> tree = ProductDecisionTreeClassifier(signature="H2 x S2", max_depth=3).fit(X, y)
+    >>> tree.get_depth() <= 3
+    True
+    """
+
+    _is_classifier = True
+
+    def predict_proba(self, X, check_input=True):
+        """Class fractions of the leaf each row reaches, shape (n_samples, n_classes)."""
+        return self.tree_.predict(self._validate_X_predict(X, check_input))
+
+    def predict(self, X, check_input=True):
+        """Most frequent class of the leaf each row reaches, shape (n_samples,)."""
+        return self.classes_[np.argmax(self.predict_proba(X, check_input), axis=1)]
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
+    """A regression tree on a product manifold (squared error).
+
+    Same splits and parameters as :class:`ProductDecisionTreeClassifier`, with
+    ``criterion="squared_error"``; leaves predict the mean target.
+    """
+
+    _is_classifier = False
+
+    def __init__(
+        self,
+        *,
+        signature=None,
+        pairs="base",
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        random_state=None,
+    ):
+        super().__init__(
+            signature=signature, pairs=pairs, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_features=max_features, random_state=random_state,
+        )
+
+    def predict(self, X, check_input=True):
+        """Mean target of the leaf each row reaches, shape (n_samples,)."""
+        return self.tree_.predict(self._validate_X_predict(X, check_input))[:, 0]

@@ -1,0 +1,302 @@
+"""Random forests of product decision trees.
+
+As in scikit-learn: one integer seed per tree is drawn from ``random_state`` before
+any tree is grown, each tree draws its bootstrap (a weight vector of counts) and its
+plane order from that seed, and trees are grown in threads (the compiled builder
+releases the GIL). So the result is identical for every ``n_jobs``, and the same
+``random_state`` with ``warm_start`` grows the same trees as one big fit.
+
+Forests validate the input and compute the split-plane values once, and every tree
+reads them: the data is never copied per tree.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from engine.trees._classes import (
+    _MAX_INT,
+    ProductDecisionTreeClassifier,
+    ProductDecisionTreeRegressor,
+    resolve_max_features,
+    validate_points,
+)
+
+__all__ = ["ProductRandomForestClassifier", "ProductRandomForestRegressor"]
+
+
+def _bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
+    """How often each row is drawn into a tree's bootstrap sample (scikit-learn's recipe)."""
+    draws = check_random_state(seed).randint(0, n_samples, n_draws)
+    return np.bincount(draws, minlength=n_samples).astype(np.float64)
+
+
+class BaseProductForest(BaseEstimator):
+    """Shared machinery of the product random forests (not public)."""
+
+    _tree_class = ProductDecisionTreeClassifier
+    _is_classifier = True
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        signature=None,
+        pairs="base",
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features="sqrt",
+        bootstrap=True,
+        max_samples=None,
+        n_jobs=None,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.n_estimators = n_estimators
+        self.signature = signature
+        self.pairs = pairs
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def _make_tree(self, seed):
+        return self._tree_class(
+            signature=self.signature, pairs=self.pairs, criterion=self.criterion, max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
+            min_impurity_decrease=self.min_impurity_decrease, max_features=self.max_features, random_state=seed,
+        )
+
+    def _n_bootstrap(self, n_samples: int) -> int:
+        if self.max_samples is None:
+            return n_samples
+        if isinstance(self.max_samples, numbers.Integral) and not isinstance(self.max_samples, bool):
+            if not 1 <= self.max_samples <= n_samples:
+                raise ValueError(f"max_samples must be in [1, n_samples={n_samples}], got {self.max_samples}")
+            return int(self.max_samples)
+        if isinstance(self.max_samples, numbers.Real) and 0.0 < self.max_samples <= 1.0:
+            return max(1, round(n_samples * self.max_samples))
+        raise ValueError(
+            f"max_samples must be None, an int in [1, n_samples] or a float in (0, 1], got {self.max_samples!r}"
+        )
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """Grow the forest.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ambient_dim)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+        check_input : bool, default=True
+            Check that every row lies on the manifold.
+
+        Returns
+        -------
+        self
+        """
+        if not isinstance(self.n_estimators, numbers.Integral) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        if not self.bootstrap and self.max_samples is not None:
+            raise ValueError("max_samples applies to bootstrap samples only: set bootstrap=True or max_samples=None")
+        template = self._make_tree(None)
+        X, y_code, y_value, weight = template._prepare_fit(X, y, sample_weight, check_input)
+        n_samples = X.shape[0]
+        params = template._validate_params_for(n_samples)
+        max_features = resolve_max_features(self.max_features, template.split_features_.n_features)
+        n_draws = self._n_bootstrap(n_samples)
+
+        # Fitted attributes shared with every tree.
+        self.n_features_in_ = template.n_features_in_
+        if hasattr(template, "feature_names_in_"):
+            self.feature_names_in_ = template.feature_names_in_
+        self.signature_ = template.signature_
+        self.split_features_ = template.split_features_
+        if self._is_classifier:
+            if self.warm_start and hasattr(self, "classes_") and not np.array_equal(self.classes_, template.classes_):
+                raise ValueError("warm_start needs the same classes as the previous fit")
+            self.classes_ = template.classes_
+            self.n_classes_ = template.n_classes_
+
+        random_state = check_random_state(self.random_state)
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            self.estimators_ = []
+        n_more = self.n_estimators - len(self.estimators_)
+        if n_more < 0:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be at least len(estimators_)={len(self.estimators_)} "
+                "when warm_start is True"
+            )
+        if n_more == 0:
+            return self
+        if self.estimators_:
+            # Advance the stream past the seeds already used, so that growing in steps
+            # gives the same trees as one fit.
+            random_state.randint(_MAX_INT, size=len(self.estimators_))
+        seeds = random_state.randint(_MAX_INT, size=n_more)
+
+        V = template.split_features_.values(X)
+
+        def grow(seed):
+            tree = self._make_tree(int(seed))
+            tree.n_features_in_ = template.n_features_in_
+            tree.signature_ = template.signature_
+            tree.split_features_ = template.split_features_
+            tree.max_features_ = max_features
+            if self._is_classifier:
+                tree.classes_ = template.classes_
+                tree.n_classes_ = template.n_classes_
+            tree_weight = weight * _bootstrap_counts(seed, n_samples, n_draws) if self.bootstrap else weight
+            tree_seed = int(check_random_state(int(seed)).randint(1, _MAX_INT))
+            tree.tree_ = tree._grow(X, V, y_code, y_value, tree_weight, params, max_features, tree_seed)
+            return tree
+
+        trees = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(grow)(seed) for seed in seeds)
+        self.estimators_.extend(trees)
+        return self
+
+    # ------------------------------------------------------------- inference
+    def _validate_X_predict(self, X, check_input=True):
+        check_is_fitted(self, "estimators_")
+        return validate_points(self, X, reset=False, check_input=check_input)
+
+    def _tree_outputs(self, X):
+        """Sum of every tree's leaf values, computed in threads."""
+        def one(tree):
+            return tree.tree_.predict(X)
+
+        outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(one)(t) for t in self.estimators_)
+        return np.sum(outputs, axis=0) / len(self.estimators_)
+
+    def apply(self, X, check_input=True):
+        """Leaf index of each row in each tree, shape (n_samples, n_estimators)."""
+        X = self._validate_X_predict(X, check_input)
+        return np.stack([tree.tree_.apply(X) for tree in self.estimators_], axis=1)
+
+    def decision_path(self, X, check_input=True):
+        """Node indicator of shape (n_samples, total nodes) and the column offsets of each tree."""
+        X = self._validate_X_predict(X, check_input)
+        paths = [tree.tree_.decision_path(X) for tree in self.estimators_]
+        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sparse.hstack(paths).tocsr(), n_nodes_ptr
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Mean over trees of each tree's normalised plane importances."""
+        check_is_fitted(self, "estimators_")
+        importances = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
+        if not importances:
+            return np.zeros(self.split_features_.n_features)
+        mean = np.mean(importances, axis=0)
+        return mean / mean.sum()
+
+    @property
+    def component_importances_(self) -> np.ndarray:
+        """Normalised importance per signature component, shape (n_components,)."""
+        out = np.zeros(len(self.signature_))
+        np.add.at(out, self.split_features_.component, self.feature_importances_)
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class ProductRandomForestClassifier(ClassifierMixin, BaseProductForest):
+    """A random forest of :class:`ProductDecisionTreeClassifier` trees.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    signature, pairs, criterion, max_depth, min_samples_split, min_samples_leaf, \
+min_impurity_decrease, random_state
+        As for :class:`ProductDecisionTreeClassifier`.
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Split planes drawn per node.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample (drawn as a vector of counts).
+    max_samples : int, float or None, default=None
+        Bootstrap sample size: ``n_samples`` if None, a count, or a fraction.
+    n_jobs : int or None, default=None
+        Threads for fitting and prediction (results do not depend on it).
+    warm_start : bool, default=False
+        Keep the fitted trees and add ``n_estimators - len(estimators_)`` more.
+
+    Attributes
+    ----------
+    estimators_ : list of ProductDecisionTreeClassifier
+    classes_, n_classes_, n_features_in_, signature_, split_features_
+    """
+
+    _tree_class = ProductDecisionTreeClassifier
+    _is_classifier = True
+
+    def predict_proba(self, X, check_input=True):
+        """Mean of the trees' class fractions, shape (n_samples, n_classes)."""
+        return self._tree_outputs(self._validate_X_predict(X, check_input))
+
+    def predict(self, X, check_input=True):
+        """Class with the largest mean probability, shape (n_samples,)."""
+        return self.classes_[np.argmax(self.predict_proba(X, check_input), axis=1)]
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
+    """A random forest of :class:`ProductDecisionTreeRegressor` trees.
+
+    Same parameters as :class:`ProductRandomForestClassifier`, with
+    ``criterion="squared_error"`` and ``max_features=1.0`` by default.
+    """
+
+    _tree_class = ProductDecisionTreeRegressor
+    _is_classifier = False
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        signature=None,
+        pairs="base",
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=1.0,
+        bootstrap=True,
+        max_samples=None,
+        n_jobs=None,
+        random_state=None,
+        warm_start=False,
+    ):
+        super().__init__(
+            n_estimators, signature=signature, pairs=pairs, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_features=max_features, bootstrap=bootstrap,
+            max_samples=max_samples, n_jobs=n_jobs, random_state=random_state, warm_start=warm_start,
+        )
+
+    def predict(self, X, check_input=True):
+        """Mean of the trees' predictions, shape (n_samples,)."""
+        return self._tree_outputs(self._validate_X_predict(X, check_input))[:, 0]
+

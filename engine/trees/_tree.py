@@ -1,0 +1,196 @@
+"""The fitted tree: parallel node arrays, routing and prediction.
+
+Node 0 is the root; a leaf has ``children_left == children_right == -1``. Nodes are
+numbered in the order the builder created them (depth-first, left child first),
+which is also the order in which their splits were chosen, so "the first k splits"
+are the internal nodes with the k smallest ids.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from engine.trees._builder import apply_tree, decision_path_tree
+from engine.trees._features import CIRCULAR, SplitFeatures
+from engine.trees._margin import geodesic_margin
+
+__all__ = ["Tree"]
+
+
+class Tree:
+    """Array representation of a fitted product tree.
+
+    Attributes
+    ----------
+    node_count : int
+    children_left, children_right : ndarray of shape (node_count,), int64
+        Child ids, ``-1`` at leaves.
+    feature : ndarray of shape (node_count,), int64
+        Index of the split plane in ``features`` (``-1`` at leaves).
+    component : ndarray of shape (node_count,), int64
+        Signature component of the split (``-1`` at leaves).
+    coords : ndarray of shape (node_count, 2), int64
+        The ambient coordinate pair ``(i, j)`` of the split plane, counted inside the
+        component; ``i = -1`` is the constant lift ``x_0 = 1`` of a Euclidean
+        component. ``(-1, -1)`` at leaves.
+    normal : ndarray of shape (node_count, 2), float64
+        Unit normal ``(n_i, n_j)`` of the boundary line in the plane: a row goes left
+        iff ``n_i x_i + n_j x_j <= 0`` (with ``x_i = 1`` for the lift). Zeros at leaves.
+    threshold : ndarray of shape (node_count,), float64
+        For linear splits (``linear``), the same boundary as a threshold: a row goes
+        left iff ``x_j / x_i <= threshold`` (the Klein coordinate for H, ``x_j`` for
+        E). NaN for circular splits and leaves. Routing uses the threshold where one
+        exists, so Euclidean trees reproduce scikit-learn's comparisons exactly.
+    linear : ndarray of shape (node_count,), bool
+        Whether the split plane's points all lie in an open half-plane.
+    impurity : ndarray of shape (node_count,), float64
+    n_node_samples : ndarray of shape (node_count,), int64
+        Training rows (distinct in-bag rows for forests) that reached the node.
+    weighted_n_node_samples : ndarray of shape (node_count,), float64
+    value : ndarray of shape (node_count, n_outputs), float64
+        Class fractions (classifiers) or the mean target (regressors).
+    margin : ndarray of shape (node_count,), float64
+        Geodesic distance from the stored boundary to the nearest training row of
+        the node (NaN at leaves). Rows that project onto the plane's origin lie on
+        every boundary of that plane and are not counted.
+    improvement : ndarray of shape (node_count,), float64
+        Weighted impurity decrease of each split (zero at leaves).
+    features : SplitFeatures
+        The candidate planes the tree was grown on.
+    """
+
+    def __init__(self, features: SplitFeatures, arrays: dict, n_outputs: int):
+        self.features = features
+        self.n_outputs = int(n_outputs)
+        self.children_left = np.ascontiguousarray(arrays["children_left"], dtype=np.int64)
+        self.children_right = np.ascontiguousarray(arrays["children_right"], dtype=np.int64)
+        self.feature = np.ascontiguousarray(arrays["feature"], dtype=np.int64)
+        self.threshold = np.ascontiguousarray(arrays["threshold"], dtype=np.float64)
+        self.normal = np.ascontiguousarray(arrays["normal"], dtype=np.float64).reshape(-1, 2)
+        self.impurity = np.ascontiguousarray(arrays["impurity"], dtype=np.float64)
+        self.n_node_samples = np.ascontiguousarray(arrays["n_node_samples"], dtype=np.int64)
+        self.weighted_n_node_samples = np.ascontiguousarray(arrays["weighted_n_node_samples"], dtype=np.float64)
+        self.value = np.ascontiguousarray(arrays["value"], dtype=np.float64).reshape(-1, self.n_outputs)
+        self.margin = np.ascontiguousarray(arrays["margin"], dtype=np.float64)
+        self.improvement = np.ascontiguousarray(arrays["improvement"], dtype=np.float64)
+        self._check_structure()
+        internal = self.children_left != -1
+        f = np.where(internal, self.feature, 0)
+        self.component = np.where(internal, features.component[f], -1)
+        self.coords = np.where(
+            internal[:, None], np.stack([features.local_i[f], features.local_j[f]], axis=1), -1
+        ).astype(np.int64)
+        self.linear = internal & (features.kind[f] != CIRCULAR)
+
+    @classmethod
+    def from_builder(cls, features, raw, n_outputs, is_classifier):
+        """Wrap the tuple returned by ``build_tree``; converts sums to fractions / means."""
+        (left, right, feature, threshold, normal, impurity, n_node, w_node, value, plane_margin, improvement) = raw
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if is_classifier:
+                totals = value.sum(axis=1, keepdims=True)
+                value = np.where(totals > 0, value / np.where(totals > 0, totals, 1.0), 0.0)
+            else:
+                value = value / np.where(w_node > 0, w_node, 1.0)[:, None]
+        internal = left != -1
+        f = np.where(internal, feature, 0)
+        margin = np.where(
+            internal, geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f]),
+            np.nan,
+        )
+        arrays = {
+            "children_left": left, "children_right": right, "feature": feature, "threshold": threshold,
+            "normal": normal, "impurity": impurity, "n_node_samples": n_node, "weighted_n_node_samples": w_node,
+            "value": value, "margin": margin, "improvement": improvement,
+        }
+        return cls(features, arrays, n_outputs)
+
+    def _check_structure(self):
+        """Reject inconsistent arrays (they may come from an untrusted model file)."""
+        n = self.children_left.shape[0]
+        if n == 0:
+            raise ValueError("a tree needs at least one node")
+        for name in (
+            "children_right", "feature", "threshold", "impurity", "n_node_samples", "weighted_n_node_samples",
+            "margin", "improvement",
+        ):
+            if getattr(self, name).shape != (n,):
+                raise ValueError(f"tree array {name!r} has shape {getattr(self, name).shape}, expected ({n},)")
+        if self.normal.shape != (n, 2) or self.value.shape != (n, self.n_outputs):
+            raise ValueError("tree arrays 'normal' or 'value' have the wrong shape")
+        left, right = self.children_left, self.children_right
+        internal = left != -1
+        if np.any((right != -1) != internal):
+            raise ValueError("every node must have either two children or none")
+        ids = np.arange(n)
+        # Children come after their parent (depth-first numbering), which also rules out cycles.
+        if np.any(internal & ((left <= ids) | (right <= ids) | (left >= n) | (right >= n))):
+            raise ValueError("child ids must point forward to existing nodes")
+        children = np.concatenate([left[internal], right[internal]])
+        if children.size != np.unique(children).size or (n > 1 and children.size != n - 1):
+            raise ValueError("every node except the root must have exactly one parent")
+        n_features = self.features.n_features
+        if np.any(internal & ((self.feature < 0) | (self.feature >= n_features))):
+            raise ValueError(f"split features must lie in [0, {n_features})")
+        f = np.where(internal, self.feature, 0)
+        linear = internal & (self.features.kind[f] != CIRCULAR)
+        circular = internal & ~linear
+        if not np.all(np.isfinite(self.threshold[linear])) or not np.all(np.isfinite(self.normal[circular])):
+            raise ValueError("split boundaries must be finite")
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def node_count(self) -> int:
+        return self.children_left.shape[0]
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.children_left == -1))
+
+    @property
+    def max_depth(self) -> int:
+        depth = np.zeros(self.node_count, dtype=np.int64)
+        for node in range(self.node_count):  # parents precede children
+            if self.children_left[node] != -1:
+                depth[self.children_left[node]] = depth[node] + 1
+                depth[self.children_right[node]] = depth[node] + 1
+        return int(depth.max())
+
+    def _route_args(self):
+        f = self.features
+        return (self.children_left, self.children_right, self.feature, f.kind, f.col_i, f.col_j, self.threshold,
+                self.normal)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf id of each row of ``X`` (validated ambient coordinates, float64)."""
+        return apply_tree(X, *self._route_args())
+
+    def decision_path(self, X: np.ndarray) -> sparse.csr_matrix:
+        """Indicator matrix of shape (n_samples, node_count) of the nodes each row visits."""
+        indptr, indices = decision_path_tree(X, *self._route_args(), self.max_depth + 1)
+        data = np.ones(indices.shape[0], dtype=np.intp)
+        return sparse.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Node values at the leaves of the rows: shape (n_samples, n_outputs)."""
+        return self.value[self.apply(X)]
+
+    def feature_importances(self, normalize: bool = True) -> np.ndarray:
+        """Total weighted impurity decrease per split feature (plane)."""
+        out = np.zeros(self.features.n_features)
+        internal = self.children_left != -1
+        np.add.at(out, self.feature[internal], self.improvement[internal])
+        total = out.sum()
+        if normalize and total > 0:
+            out /= total
+        return out
+
+    def to_arrays(self) -> dict:
+        """The stored arrays (what serialisation writes)."""
+        return {
+            "children_left": self.children_left, "children_right": self.children_right, "feature": self.feature,
+            "threshold": self.threshold, "normal": self.normal, "impurity": self.impurity,
+            "n_node_samples": self.n_node_samples, "weighted_n_node_samples": self.weighted_n_node_samples,
+            "value": self.value, "margin": self.margin, "improvement": self.improvement,
+        }
