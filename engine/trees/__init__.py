@@ -10,6 +10,7 @@ Layers (one module each, as in scikit-learn's tree module):
 * ``_export``: text descriptions of a fitted tree.
 """
 
+from engine.trees import serialization as _serialization  # noqa: F401  (registers with engine.io)
 from engine.trees._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from engine.trees._export import describe_split, export_text
 from engine.trees._features import SplitFeatures

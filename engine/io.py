@@ -1,0 +1,275 @@
+"""Versioned JSON serialisation of fitted estimators, without pickle.
+
+``dumps(estimator)`` writes a JSON document; ``loads(text)`` rebuilds an estimator
+that makes identical predictions. Model files are untrusted input (the app lets
+users upload them), so ``loads`` only instantiates classes from an allow-list,
+checks every field's type and size, rebuilds tree arrays through the same
+structural checks as a freshly fitted tree, and reports any problem as a
+``ValueError`` that says what is wrong and where. Nothing is ever executed or
+unpickled.
+
+Document layout::
+
+    {"format": "curvedtrees-model", "version": 1,
+     "estimator": "<class name>", "params": {...}, "fitted": {...}}
+
+Other modules add estimators with :func:`register` (the Klein wrappers and the
+baselines do); their modules are imported on demand when a document names them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["FORMAT", "VERSION", "decode_array", "dumps", "encode_array", "loads", "register"]
+
+FORMAT = "curvedtrees-model"
+VERSION = 1
+# Bounds on what a document may ask us to allocate: far above any model the app
+# trains, far below what would exhaust memory.
+MAX_DOCUMENT_CHARS = 200_000_000
+MAX_ARRAY_ITEMS = 50_000_000
+MAX_ESTIMATORS = 10_000
+
+_REGISTRY: dict[str, tuple[type, Callable, Callable]] = {}
+# Modules that register serialisers when imported; loaded only if a document needs them.
+_PROVIDERS = ("engine.trees.serialization", "engine.klein", "engine.baselines")
+
+
+def register(cls: type, dump_fitted: Callable, load_fitted: Callable) -> None:
+    """Make ``cls`` serialisable.
+
+    Parameters
+    ----------
+    cls : type
+        A scikit-learn estimator class; its name identifies it in documents.
+    dump_fitted : callable
+        ``dump_fitted(estimator) -> dict`` of JSON-compatible fitted state.
+    load_fitted : callable
+        ``load_fitted(estimator, state)`` sets the fitted attributes on an estimator
+        built from the stored parameters; raises ``ValueError`` on bad state.
+    """
+    _REGISTRY[cls.__name__] = (cls, dump_fitted, load_fitted)
+
+
+def _lookup(name: str):
+    if name not in _REGISTRY:
+        for module in _PROVIDERS:
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                continue
+    if name not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise ValueError(f"unknown estimator {name!r} in model document; known: {known}")
+    return _REGISTRY[name]
+
+
+# ------------------------------------------------------------------- arrays
+def encode_array(array: np.ndarray) -> dict:
+    """JSON form of a numeric array: dtype, shape and a flat list (NaN/inf as strings)."""
+    array = np.asarray(array)
+    if array.dtype.kind == "f":
+        flat = [_encode_float(v) for v in array.ravel().tolist()]
+        dtype = "float64"
+    elif array.dtype.kind in "iu":
+        flat = array.ravel().tolist()
+        dtype = "int64"
+    elif array.dtype.kind == "b":
+        flat = array.ravel().tolist()
+        dtype = "bool"
+    else:
+        raise TypeError(f"cannot encode an array of dtype {array.dtype}")
+    return {"dtype": dtype, "shape": list(array.shape), "data": flat}
+
+
+def _encode_float(value: float):
+    # JSON has no NaN or infinity; spell them as strings so the document stays standard.
+    if math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+_SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def decode_array(obj, where: str, dtype: str | None = None, ndim: int | None = None) -> np.ndarray:
+    """Inverse of :func:`encode_array`, validating every field; ``where`` names it in errors."""
+    if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
+        raise ValueError(f"{where}: expected an object with keys dtype, shape and data")
+    kind, shape, data = obj["dtype"], obj["shape"], obj["data"]
+    if kind not in ("float64", "int64", "bool") or (dtype is not None and kind != dtype):
+        raise ValueError(f"{where}: dtype must be {dtype or 'float64, int64 or bool'}, got {kind!r}")
+    if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+        raise ValueError(f"{where}: shape must be a list of non-negative integers")
+    if ndim is not None and len(shape) != ndim:
+        raise ValueError(f"{where}: expected {ndim} dimensions, got shape {shape}")
+    size = math.prod(shape)
+    if size > MAX_ARRAY_ITEMS:
+        raise ValueError(f"{where}: {size} items exceed the limit of {MAX_ARRAY_ITEMS}")
+    if not isinstance(data, list) or len(data) != size:
+        raise ValueError(f"{where}: data must be a list of {size} numbers for shape {shape}")
+    if kind == "float64":
+        values = []
+        for v in data:
+            if isinstance(v, str) and v in _SPECIAL_FLOATS:
+                values.append(_SPECIAL_FLOATS[v])
+            elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                values.append(float(v))
+            else:
+                raise ValueError(f"{where}: {v!r} is not a number")
+        return np.asarray(values, dtype=np.float64).reshape(shape)
+    if kind == "int64":
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
+            raise ValueError(f"{where}: every item must be an integer")
+        if data and (min(data) < -(2**63) or max(data) >= 2**63):
+            raise ValueError(f"{where}: integers out of the int64 range")
+        return np.asarray(data, dtype=np.int64).reshape(shape)
+    if not all(isinstance(v, bool) for v in data):
+        raise ValueError(f"{where}: every item must be true or false")
+    return np.asarray(data, dtype=bool).reshape(shape)
+
+
+def encode_labels(labels: np.ndarray) -> dict:
+    """Class labels (numbers, strings or booleans) with their dtype kind."""
+    labels = np.asarray(labels)
+    if labels.dtype.kind in "iu":
+        return {"kind": "int", "values": labels.tolist()}
+    if labels.dtype.kind == "f":
+        return {"kind": "float", "values": [_encode_float(v) for v in labels.tolist()]}
+    if labels.dtype.kind == "b":
+        return {"kind": "bool", "values": labels.tolist()}
+    return {"kind": "str", "values": [str(v) for v in labels.tolist()]}
+
+
+def decode_labels(obj, where: str) -> np.ndarray:
+    if not isinstance(obj, dict) or set(obj) != {"kind", "values"} or not isinstance(obj["values"], list):
+        raise ValueError(f"{where}: expected an object with keys kind and values (a list)")
+    kind, values = obj["kind"], obj["values"]
+    if len(values) > MAX_ARRAY_ITEMS:
+        raise ValueError(f"{where}: too many labels")
+    checks = {
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "bool": lambda v: isinstance(v, bool),
+        "str": lambda v: isinstance(v, str),
+    }
+    if kind not in checks or not all(checks[kind](v) for v in values):
+        raise ValueError(f"{where}: labels must all be of kind int, float, bool or str")
+    dtype = {"int": np.int64, "float": np.float64, "bool": bool, "str": str}[kind]
+    return np.asarray(values, dtype=dtype)
+
+
+# ------------------------------------------------------------------ documents
+def _jsonable_params(params: dict, where: str) -> dict:
+    from engine.manifolds import Signature
+
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, Signature):
+            value = str(value)
+        elif isinstance(value, np.integer):
+            value = int(value)
+        elif isinstance(value, np.floating):
+            value = float(value)
+        elif isinstance(value, (list, tuple)):
+            value = [list(v) if isinstance(v, tuple) else v for v in value]
+        if value is not None and not isinstance(value, (str, int, float, bool, list, dict)):
+            raise TypeError(
+                f"{where}: parameter {key}={value!r} cannot be stored in JSON (use an int random_state, "
+                "a signature string, and plain numbers)"
+            )
+        out[key] = value
+    return out
+
+
+def dumps(estimator, indent: int | None = None) -> str:
+    """Serialise a fitted (or unfitted) estimator to a JSON string.
+
+    Raises
+    ------
+    TypeError
+        If the estimator's class is not registered or a parameter is not JSON-able
+        (for example a ``RandomState`` instance as ``random_state``).
+    """
+    name = type(estimator).__name__
+    try:
+        _, dump_fitted, _ = _lookup(name)
+    except ValueError:
+        raise TypeError(f"{name} cannot be serialised: it is not registered with engine.io") from None
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "estimator": name,
+        "params": _jsonable_params(estimator.get_params(deep=False), name),
+        "fitted": dump_fitted(estimator),
+    }
+    return json.dumps(document, indent=indent, allow_nan=False)
+
+
+def loads(text: str | bytes):
+    """Rebuild an estimator from :func:`dumps` output, validating untrusted input.
+
+    Raises
+    ------
+    ValueError
+        If the text is not JSON, not a model document of a supported version, names
+        an unknown estimator, or holds parameters or fitted state that are malformed,
+        out of range or inconsistent. The message says which field is wrong.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("model file is not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise ValueError(f"expected the model document as text, got {type(text).__name__}")
+    if len(text) > MAX_DOCUMENT_CHARS:
+        raise ValueError(f"model document too large ({len(text)} characters, limit {MAX_DOCUMENT_CHARS})")
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"model file is not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise ValueError("model document must be a JSON object")
+    if document.get("format") != FORMAT:
+        raise ValueError(f"not a model document: 'format' must be {FORMAT!r}")
+    version = document.get("version")
+    if version != VERSION:
+        raise ValueError(f"unsupported model document version {version!r}; this version reads {VERSION}")
+    extra = set(document) - {"format", "version", "estimator", "params", "fitted"}
+    if extra:
+        raise ValueError(f"unexpected keys in model document: {sorted(extra)}")
+    name = document.get("estimator")
+    if not isinstance(name, str):
+        raise ValueError("'estimator' must be a class name")
+    cls, _, load_fitted = _lookup(name)
+    params = document.get("params")
+    if not isinstance(params, dict):
+        raise ValueError("'params' must be an object")
+    known = set(cls().get_params(deep=False))
+    unknown = set(params) - known
+    if unknown:
+        raise ValueError(f"'params' has unknown parameters for {name}: {sorted(unknown)}")
+    try:
+        estimator = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"invalid parameters for {name}: {exc}") from None
+    fitted = document.get("fitted")
+    if fitted is not None:
+        if not isinstance(fitted, dict):
+            raise ValueError("'fitted' must be an object or null")
+        try:
+            load_fitted(estimator, fitted)
+        except (TypeError, KeyError, IndexError) as exc:
+            raise ValueError(f"malformed fitted state for {name}: {exc!r}") from None
+    return estimator
+
+
+def _reject_constant(name):
+    raise ValueError(f"model file contains the non-standard JSON constant {name}")
