@@ -53,18 +53,30 @@ def _unit_half_chord(xs, ys):
     """``sinh^2(d / 2)`` for unit-hyperboloid points with spatial parts ``xs``, ``ys``.
 
     ``d`` is the geodesic distance; see the module docstring for the formula.
+    Differences of nearby quantities are never taken after rounding: the
+    difference of the radii and of the directions both come from ``xs - ys``::
+
+        |a| - |b| = (a - b).(a + b) / (|a| + |b|)
+        a/|a| - b/|b| = ((a - b) - (b/|b|) (|a| - |b|)) / |a|
+
+    The larger-norm point plays ``a`` so the result is symmetric in its arguments.
     """
-    na, a_hat = _direction(xs)
-    nb, b_hat = _direction(ys)
+    na, nb = row_norm(xs), row_norm(ys)
+    swap = (nb > na)[..., None]
+    a, b = np.where(swap, ys, xs), np.where(swap, xs, ys)
+    na, nb = np.maximum(na, nb), np.minimum(na, nb)
+    diff, total = a - b, a + b
     ca, cb = np.sqrt(1.0 + na * na), np.sqrt(1.0 + nb * nb)  # cosh r1, cosh r2
-    # sinh(r1 - r2) = sinh r1 cosh r2 - cosh r1 sinh r2 = (na^2 - nb^2) / (na cb + nb ca):
-    # the difference of norms is taken once, before any large factor multiplies it.
-    denominator = na * cb + nb * ca
-    s = safe_divide((na - nb) * (na + nb), denominator)
+    # sinh(r1 - r2) = sinh r1 cosh r2 - cosh r1 sinh r2 = (na^2 - nb^2) / (na cb + nb ca).
+    dot = row_dot(diff, total)
+    s = safe_divide(dot, na * cb + nb * ca)
     # sinh^2(t/2) = (cosh t - 1) / 2 = sinh^2 t / (2 (cosh t + 1)): no cancellation.
     radial = s * s / (2.0 * (1.0 + np.sqrt(1.0 + s * s)))
-    gap = a_hat - b_hat
-    angular = na * nb * row_dot(gap, gap) / 4.0
+    # sinh r1 sinh r2 sin^2(theta/2) = na nb |a/na - b/nb|^2 / 4 = (nb / na) |w|^2 / 4.
+    delta = safe_divide(dot, na + nb)  # |a| - |b|
+    b_hat = safe_divide(b, nb[..., None])
+    w = diff - delta[..., None] * b_hat
+    angular = safe_divide(nb, na) * row_dot(w, w) / 4.0
     return radial + angular
 
 

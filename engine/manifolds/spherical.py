@@ -33,9 +33,33 @@ def _unit(x):
     return np.where(norm > 0, x / np.where(norm > 0, norm, 1.0), fallback)
 
 
+def _chords(x, y):
+    """``(x/|x| - y/|y|, x/|x| + y/|y|)`` without rounding the normalisations first.
+
+    With ``delta = |x| - |y| = (x - y).(x + y) / (|x| + |y|)``::
+
+        x/|x| - y/|y| = ((x - y) - (y/|y|) delta) / |x|
+        x/|x| + y/|y| = ((x + y) + (y/|y|) delta) / |x|
+
+    so both stay accurate when they are tiny (near-equal or antipodal points).
+    Zero vectors stand for the origin (they have no direction).
+    """
+    nx, ny = row_norm(x), row_norm(y)
+    origin = np.zeros(x.shape[-1])
+    origin[0] = 1.0
+    x = np.where((nx > 0)[..., None], x, origin)
+    y = np.where((ny > 0)[..., None], y, origin)
+    nx, ny = np.where(nx > 0, nx, 1.0), np.where(ny > 0, ny, 1.0)
+    diff, total = x - y, x + y
+    delta = row_dot(diff, total) / (nx + ny)
+    y_hat = y / ny[..., None]
+    return (diff - delta[..., None] * y_hat) / nx[..., None], (total + delta[..., None] * y_hat) / nx[..., None]
+
+
 def _unit_dist(x, y):
-    """Angle between unit vectors: ``2 atan2(|x - y|, |x + y|)``."""
-    return 2.0 * np.arctan2(row_norm(x - y), row_norm(x + y))
+    """Angle between the directions of ``x`` and ``y``: ``2 atan2(|x^ - y^|, |x^ + y^|)``."""
+    minus, plus = _chords(x, y)
+    return 2.0 * np.arctan2(row_norm(minus), row_norm(plus))
 
 
 class Spherical(ComponentManifold):
@@ -73,10 +97,10 @@ class Spherical(ComponentManifold):
         return row_dot(u, v) + np.zeros(x.shape[:-1])
 
     def dist(self, x, y) -> np.ndarray:
-        return self.radius * _unit_dist(_unit(self._points(x, "x")), _unit(self._points(y, "y")))
+        return self.radius * _unit_dist(self._points(x, "x"), self._points(y, "y"))
 
     def _pdist_block(self, x, y):
-        return self.radius * _unit_dist(_unit(x)[:, None, :], _unit(y)[None, :, :])
+        return self.radius * _unit_dist(x[:, None, :], y[None, :, :])
 
     def expmap(self, x, u) -> np.ndarray:
         """``cos(|u|/R) x + R sin(|u|/R) u / |u|``, renormalised onto the sphere."""
@@ -86,13 +110,15 @@ class Spherical(ComponentManifold):
         return self.radius * _unit(np.cos(t)[..., None] * x + sinc(t)[..., None] * u)
 
     def logmap(self, x, y) -> np.ndarray:
-        x = _unit(self._points(x, "x"))
-        y = _unit(self._points(y, "y"))
-        delta = y - x
-        # Projection of y - x onto T_x; its length is sin(d) (computed, not assumed, so
+        x = self._points(x, "x")
+        y = self._points(y, "y")
+        minus, plus = _chords(y, x)
+        distance = 2.0 * np.arctan2(row_norm(minus), row_norm(plus))
+        x = _unit(x)
+        # Projection of y^ - x^ onto T_x; its length is sin(d) (computed, not assumed, so
         # the direction stays right near the antipode where sin(d) -> 0).
-        v = delta - row_dot(x, delta)[..., None] * x
-        scale = safe_divide(_unit_dist(x, y), row_norm(v))
+        v = minus - row_dot(x, minus)[..., None] * x
+        scale = safe_divide(distance, row_norm(v))
         return self.radius * scale[..., None] * v
 
     def transp(self, x, y, v) -> np.ndarray:
