@@ -1,0 +1,504 @@
+"""The ``Dataset`` record, the parameter descriptions and the loader registry.
+
+Every loader returns a :class:`Dataset`: points in ambient coordinates on a
+product manifold, targets, the signature, the task, and text that the app shows
+(a one-paragraph description and the data's provenance with its licence). The
+registry (:func:`list_datasets`, :func:`load_dataset`) describes each loader's
+parameters with defaults, ranges and help so a user interface can render a form
+for any dataset without knowing it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.manifolds.signature import Signature
+
+__all__ = [
+    "TASKS",
+    "Dataset",
+    "DatasetInfo",
+    "ParamInfo",
+    "angle_to_circle",
+    "check_random_state",
+    "get_dataset_info",
+    "latlon_to_sphere",
+    "list_datasets",
+    "load_dataset",
+    "register",
+    "require",
+]
+
+TASKS = ("classification", "regression", "link_prediction")
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A dataset on a product manifold.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_samples, signature.ambient_dim)
+        Points in ambient coordinates (hyperboloid for H, sphere for S, plain
+        coordinates for E), components concatenated in signature order.
+    y : ndarray, shape (n_samples,)
+        Class labels (classification, link prediction: 1 = edge) or real
+        targets (regression).
+    signature : Signature
+        The product manifold the rows of ``X`` lie on.
+    task : {"classification", "regression", "link_prediction"}
+        Link prediction is a binary classification over node pairs.
+    name : str
+        Registry name of the loader that made it.
+    description : str
+        One paragraph for people: what a row is, what the target is.
+    provenance : str
+        Where the data comes from and under which licence (shown by the app
+        wherever the data is shown).
+    groups : ndarray, shape (n_samples,), optional
+        Group label per row (for example the city of a temperature row); rows of
+        one group must stay on one side of a train/test split.
+    test_mask : ndarray of bool, shape (n_samples,), optional
+        A predefined test set (for example the test nodes of a link-prediction
+        dataset, or the images a VAE never saw). When set, :meth:`split` uses it
+        instead of a random split, because a random split would leak.
+    feature_names : tuple of str, optional
+        One name per ambient column.
+    target_names : tuple of str, optional
+        Class names, indexed by the integer labels in ``y`` (classification).
+    extra : dict
+        Anything else a loader wants to expose (graph edges, metrics, raw
+        latitude/longitude...). Never needed to use the dataset.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    signature: Signature
+    task: str
+    name: str
+    description: str
+    provenance: str
+    groups: np.ndarray | None = None
+    test_mask: np.ndarray | None = None
+    feature_names: tuple[str, ...] | None = None
+    target_names: tuple[str, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        signature = Signature.parse(self.signature)
+        object.__setattr__(self, "signature", signature)
+        from engine.manifolds import ProductManifold
+
+        # Every loader's output is checked here once: shape, finiteness and that
+        # each row lies on the manifold (the message names component and rows).
+        X = ProductManifold(signature).validate(self.X, name=f"X of dataset {self.name!r}")
+        y = np.asarray(self.y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"dataset {self.name!r}: y has shape {y.shape}, expected ({X.shape[0]},)")
+        if self.task not in TASKS:
+            raise ValueError(f"dataset {self.name!r}: task must be one of {TASKS}, got {self.task!r}")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        for attr in ("groups", "test_mask"):
+            value = getattr(self, attr)
+            if value is None:
+                continue
+            value = np.asarray(value, dtype=bool) if attr == "test_mask" else np.asarray(value)
+            if value.shape != (X.shape[0],):
+                raise ValueError(f"dataset {self.name!r}: {attr} has shape {value.shape}, expected ({X.shape[0]},)")
+            object.__setattr__(self, attr, value)
+        if self.test_mask is not None and (self.test_mask.all() or not self.test_mask.any()):
+            raise ValueError(f"dataset {self.name!r}: test_mask must mark some but not all rows")
+        if self.feature_names is not None:
+            names = tuple(self.feature_names)
+            if len(names) != X.shape[1]:
+                raise ValueError(f"dataset {self.name!r}: {len(names)} feature names for {X.shape[1]} columns")
+            object.__setattr__(self, "feature_names", names)
+        if self.target_names is not None:
+            object.__setattr__(self, "target_names", tuple(self.target_names))
+
+    @property
+    def n_samples(self) -> int:
+        """Number of rows."""
+        return self.X.shape[0]
+
+    @property
+    def is_classifier_task(self) -> bool:
+        """True for classification and link prediction (a binary classification)."""
+        return self.task != "regression"
+
+    def split(self, test_size: float = 0.25, random_state=None):
+        """Train/test split that respects the dataset's structure.
+
+        Uses ``test_mask`` when the dataset defines one; otherwise keeps groups
+        whole when ``groups`` is set; otherwise a random split, stratified by
+        class for classification.
+
+        Parameters
+        ----------
+        test_size : float in (0, 1)
+            Fraction of rows (or of groups) held out; ignored with a ``test_mask``.
+        random_state : int, Generator, RandomState or None
+
+        Returns
+        -------
+        X_train, X_test, y_train, y_test : ndarrays
+        """
+        train, test = self.split_indices(test_size=test_size, random_state=random_state)
+        return self.X[train], self.X[test], self.y[train], self.y[test]
+
+    def split_indices(self, test_size: float = 0.25, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+        """Row indices ``(train, test)`` of :meth:`split`."""
+        if self.test_mask is not None:
+            return np.flatnonzero(~self.test_mask), np.flatnonzero(self.test_mask)
+        if not 0.0 < float(test_size) < 1.0:
+            raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
+        seed = _as_seed(random_state)
+        from sklearn.model_selection import GroupShuffleSplit, train_test_split
+
+        rows = np.arange(self.n_samples)
+        if self.groups is not None:
+            splitter = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
+            train, test = next(splitter.split(rows, groups=self.groups))
+            return train, test
+        stratify = None
+        if self.is_classifier_task:
+            _, counts = np.unique(self.y, return_counts=True)
+            # Stratification needs at least two rows per class on each side.
+            if counts.min() >= 2 and len(counts) <= test_size * self.n_samples:
+                stratify = self.y
+        train, test = train_test_split(rows, test_size=test_size, random_state=seed, stratify=stratify)
+        return np.sort(train), np.sort(test)
+
+    def summary(self) -> dict[str, Any]:
+        """Short facts for display: name, task, signature, sizes, classes."""
+        facts: dict[str, Any] = {
+            "name": self.name,
+            "task": self.task,
+            "signature": str(self.signature),
+            "n_samples": self.n_samples,
+            "ambient_dim": self.signature.ambient_dim,
+        }
+        if self.is_classifier_task:
+            labels, counts = np.unique(self.y, return_counts=True)
+            facts["n_classes"] = len(labels)
+            facts["class_counts"] = {str(self._label_name(k)): int(c) for k, c in zip(labels, counts)}
+        else:
+            facts["target_range"] = (float(np.min(self.y)), float(np.max(self.y)))
+        if self.groups is not None:
+            facts["n_groups"] = len(np.unique(self.groups))
+        if self.test_mask is not None:
+            facts["n_test"] = int(self.test_mask.sum())
+        return facts
+
+    def _label_name(self, label):
+        if self.target_names is not None and np.issubdtype(type(label), np.integer) and 0 <= label < len(
+            self.target_names
+        ):
+            return self.target_names[int(label)]
+        return label
+
+    def __repr__(self) -> str:
+        return (
+            f"Dataset(name={self.name!r}, task={self.task!r}, signature='{self.signature}', "
+            f"n_samples={self.n_samples})"
+        )
+
+
+def _as_seed(random_state):
+    """An int (or None) seed for scikit-learn helpers from any accepted random_state."""
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2**31 - 1))
+    raise ValueError(f"random_state must be None, an int, a Generator or a RandomState, got {random_state!r}")
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from None, an int, a Generator or a RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return np.random.default_rng(random_state)
+    raise ValueError(f"random_state must be None, an int, a Generator or a RandomState, got {random_state!r}")
+
+
+def latlon_to_sphere(lat_deg, lon_deg, radius: float = 1.0) -> np.ndarray:
+    """Points on S2 from latitude/longitude in degrees, shape (n, 3).
+
+    ``x = R (cos lat cos lon, cos lat sin lon, sin lat)``, the project's convention.
+    """
+    lat = np.radians(np.asarray(lat_deg, dtype=np.float64))
+    lon = np.radians(np.asarray(lon_deg, dtype=np.float64))
+    return radius * np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)], axis=-1)
+
+
+def angle_to_circle(angle_rad, radius: float = 1.0) -> np.ndarray:
+    """Points on S1 from angles in radians, shape (n, 2): ``R (cos a, sin a)``."""
+    angle = np.asarray(angle_rad, dtype=np.float64)
+    return radius * np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+
+
+# ---------------------------------------------------------------- optional packages
+_PIP_NAMES = {
+    "networkx": "networkx",
+    "statsmodels": "statsmodels",
+    "world_temperature_data": "world-temperature-data==0.1.0",
+    "torch": "torch",
+    "geoopt": "geoopt",
+}
+
+
+def require(module: str, purpose: str):
+    """Import an optional package or raise an ImportError that says how to install it.
+
+    Parameters
+    ----------
+    module : str
+        Importable module name, such as ``"networkx"``.
+    purpose : str
+        What needs it, for the message ("the Karate Club graph").
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        pip_name = _PIP_NAMES.get(module, module)
+        raise ImportError(
+            f"{purpose} needs the optional package {module!r}, which is not installed; "
+            f"install it with: pip install {pip_name}"
+        ) from exc
+
+
+# ---------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class ParamInfo:
+    """One loader parameter, described well enough to render a form field.
+
+    Parameters
+    ----------
+    name : str
+        Keyword of the loader.
+    kind : {"int", "float", "bool", "choice", "signature", "seed"}
+        ``"seed"`` is an int or None (``random_state``).
+    default : object
+    help : str
+    min, max : float, optional
+        Inclusive bounds for numbers.
+    choices : tuple, optional
+        Allowed values for ``"choice"`` (and suggestions for ``"signature"``).
+    step : float, optional
+        A sensible widget step for numbers.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    min: float | None = None
+    max: float | None = None
+    choices: tuple | None = None
+    step: float | None = None
+
+    def validate(self, value, dataset: str):
+        """Coerce ``value`` to this parameter's type or raise ValueError naming it."""
+        where = f"parameter {self.name!r} of dataset {dataset!r}"
+        if self.kind == "seed":
+            if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
+                return value
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{where} must be None or an integer seed, got {value!r}")
+            return int(value)
+        if self.kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{where} must be True or False, got {value!r}")
+            return bool(value)
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise ValueError(f"{where} must be one of {list(self.choices)}, got {value!r}")
+            return value
+        if self.kind == "signature":
+            try:
+                return str(Signature.parse(value))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{where}: {exc}") from None
+        if self.kind in ("int", "float"):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{where} must be a number, got {value!r}")
+            if self.kind == "int":
+                if float(value) != int(value):
+                    raise ValueError(f"{where} must be an integer, got {value!r}")
+                value = int(value)
+            else:
+                value = float(value)
+            if not np.isfinite(value):
+                raise ValueError(f"{where} must be finite, got {value!r}")
+            if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
+                raise ValueError(f"{where} must be in [{self.min}, {self.max}], got {value!r}")
+            return value
+        raise ValueError(f"{where} has an unknown kind {self.kind!r}")  # a registry bug, not user input
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What the registry knows about one loader (without running it).
+
+    Parameters
+    ----------
+    name : str
+        Registry key, passed to :func:`load_dataset`.
+    title : str
+        Human title ("Landmasses").
+    task : str
+        One of :data:`TASKS`.
+    signature : str
+        The default signature (the real one may depend on parameters).
+    summary : str
+        One sentence for a menu.
+    category : str
+        "geographic", "periodic", "graph", "image latents".
+    parameters : tuple of ParamInfo
+    requires : tuple of str
+        Optional packages the loader imports.
+    slow : bool
+        True when loading trains something (an embedding, a VAE): show progress.
+    loader : callable
+        The loader function (``loader(**params) -> Dataset``).
+    """
+
+    name: str
+    title: str
+    task: str
+    signature: str
+    summary: str
+    category: str
+    parameters: tuple[ParamInfo, ...]
+    requires: tuple[str, ...]
+    slow: bool
+    loader: Callable[..., Dataset] = field(repr=False, compare=False)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Default value of every parameter."""
+        return {p.name: p.default for p in self.parameters}
+
+    def available(self) -> tuple[bool, str]:
+        """``(True, "")`` when every optional package imports, else ``(False, pip hint)``."""
+        missing = [m for m in self.requires if importlib.util.find_spec(m) is None]
+        if missing:
+            return False, "pip install " + " ".join(_PIP_NAMES.get(m, m) for m in missing)
+        return True, ""
+
+
+_REGISTRY: dict[str, DatasetInfo] = {}
+
+
+def register(
+    name: str,
+    *,
+    title: str,
+    task: str,
+    signature: str,
+    summary: str,
+    category: str,
+    parameters: tuple[ParamInfo, ...] = (),
+    requires: tuple[str, ...] = (),
+    slow: bool = False,
+):
+    """Decorator adding a loader function to the registry.
+
+    The parameter descriptions must match the function's keywords and defaults
+    (checked here, so a form can never offer a parameter the loader rejects).
+    """
+
+    def decorate(func):
+        sig = inspect.signature(func)
+        accepted = {k for k, p in sig.parameters.items() if k not in ("progress", "callback")}
+        described = {p.name for p in parameters}
+        if accepted != described:
+            raise RuntimeError(f"registry entry {name!r}: parameters {sorted(described)} != loader {sorted(accepted)}")
+        for p in parameters:
+            if sig.parameters[p.name].default != p.default:
+                raise RuntimeError(f"registry entry {name!r}: default of {p.name!r} differs from the loader's")
+        _REGISTRY[name] = DatasetInfo(
+            name=name,
+            title=title,
+            task=task,
+            signature=signature,
+            summary=summary,
+            category=category,
+            parameters=tuple(parameters),
+            requires=tuple(requires),
+            slow=slow,
+            loader=func,
+        )
+        return func
+
+    return decorate
+
+
+def _ensure_loaded():
+    # The loader modules register themselves on import; importing them here keeps
+    # ``engine.datasets._base`` free of import cycles.
+    from engine.datasets import geo, periodic  # noqa: F401
+
+
+def list_datasets(category: str | None = None) -> list[DatasetInfo]:
+    """Every registered dataset, in registration order (geographic, periodic, graph, image latents).
+
+    Parameters
+    ----------
+    category : str, optional
+        Only this category ("geographic", "periodic", "graph", "image latents").
+    """
+    _ensure_loaded()
+    infos = list(_REGISTRY.values())
+    if category is not None:
+        infos = [i for i in infos if i.category == category]
+    return infos
+
+
+def get_dataset_info(name: str) -> DatasetInfo:
+    """The registry entry for ``name`` (ValueError listing the known names otherwise)."""
+    _ensure_loaded()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown dataset {name!r}; known datasets: {', '.join(_REGISTRY)}") from None
+
+
+def load_dataset(name: str, callback=None, **params) -> Dataset:
+    """Load a registered dataset by name.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_datasets`.
+    callback : callable, optional
+        Progress callback for the slow loaders (graph embeddings, VAE latents):
+        ``callback(epoch, value) -> bool | None``; returning False cancels (the
+        loader then raises :class:`engine.embeddings.Cancelled`). Ignored by fast
+        loaders.
+    **params
+        Loader parameters; unknown names and out-of-range values raise
+        ValueError naming the parameter.
+    """
+    info = get_dataset_info(name)
+    known = {p.name: p for p in info.parameters}
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"dataset {name!r} has no parameter {unknown[0]!r}; its parameters are {sorted(known)}")
+    kwargs = {k: known[k].validate(v, name) for k, v in params.items()}
+    if "callback" in inspect.signature(info.loader).parameters:
+        kwargs["callback"] = callback
+    return info.loader(**kwargs)
