@@ -1,0 +1,181 @@
+"""The models of the paper's benchmarks, as :class:`ModelSpec` records.
+
+Hyperparameters are the paper's (Appendix E.1): every tree and forest uses
+``max_depth=5, min_samples_split=2, min_samples_leaf=1,
+min_impurity_decrease=0``; forests add ``n_estimators=12, max_features="sqrt",
+bootstrap=True, max_samples=None``; k-NN uses scikit-learn's defaults (5
+neighbours) on the product geodesic distance; product trees consider every pair
+of a component's coordinates (``pairs="all"``, the paper's ``d_choose_2``);
+the perceptron weighs components equally.
+
+Factories import their modules when called, so this registry lists every model
+even before :mod:`engine.trees` or :mod:`engine.baselines` can be imported; the
+runner reports a missing one before starting.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from engine.benchmarks.specs import ModelSpec
+
+__all__ = [
+    "FOREST_PARAMS",
+    "MODELS",
+    "PAPER_MODELS",
+    "SKLEARN_MODELS",
+    "TREE_PARAMS",
+    "get_models",
+]
+
+#: Appendix E.1, shared by every tree and forest.
+TREE_PARAMS = {"max_depth": 5, "min_samples_split": 2, "min_samples_leaf": 1, "min_impurity_decrease": 0.0}
+#: Appendix E.1, forests only. The paper lists max_features="sqrt" for all forests
+#: (regression included), so it is set explicitly rather than left to each library's default.
+FOREST_PARAMS = {"n_estimators": 12, "max_features": "sqrt", "bootstrap": True, "max_samples": None}
+
+
+def _is_classification(task: str) -> bool:
+    return task in ("classification", "link_prediction")
+
+
+def _sklearn_tree(task, random_state, forest):
+    if forest:
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+        cls = RandomForestClassifier if _is_classification(task) else RandomForestRegressor
+        # n_jobs=1: the runner parallelises over trials; nested pools would oversubscribe the cores.
+        return cls(**TREE_PARAMS, **FOREST_PARAMS, n_jobs=1, random_state=random_state)
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    cls = DecisionTreeClassifier if _is_classification(task) else DecisionTreeRegressor
+    return cls(**TREE_PARAMS, random_state=random_state)
+
+
+def ambient(task, signature, random_state, forest=False):
+    """A scikit-learn tree or forest on the raw ambient coordinates (the paper's "Euclidean" models)."""
+    return _sklearn_tree(task, random_state, forest)
+
+
+def ambient_knn(task, signature, random_state):
+    """scikit-learn k-NN (5 neighbours) with the Euclidean distance of the ambient coordinates."""
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+    return (KNeighborsClassifier if _is_classification(task) else KNeighborsRegressor)()
+
+
+def tangent(task, signature, random_state, forest=False):
+    """A scikit-learn tree or forest on the log map at the product origin."""
+    from engine.baselines import TangentClassifier, TangentRegressor
+
+    cls = TangentClassifier if _is_classification(task) else TangentRegressor
+    return cls(estimator=_sklearn_tree(task, random_state, forest), signature=str(signature))
+
+
+def geodesic_knn(task, signature, random_state):
+    """k-NN (scikit-learn's default 5 neighbours) on the product geodesic distance."""
+    from engine.baselines import GeodesicKNNClassifier, GeodesicKNNRegressor
+
+    cls = GeodesicKNNClassifier if _is_classification(task) else GeodesicKNNRegressor
+    return cls(n_neighbors=5, signature=str(signature))
+
+
+def perceptron(task, signature, random_state):
+    """The product-space-form perceptron (Tabaghi et al. 2021), components weighted equally."""
+    from engine.baselines import ProductPerceptronClassifier
+
+    return ProductPerceptronClassifier(signature=str(signature), random_state=random_state)
+
+
+def product(task, signature, random_state, forest=False, pairs="all"):
+    """A product-space decision tree or random forest (:mod:`engine.trees`)."""
+    from engine import trees
+
+    classify = _is_classification(task)
+    if forest:
+        cls = trees.ProductRandomForestClassifier if classify else trees.ProductRandomForestRegressor
+        return cls(
+            signature=str(signature), pairs=pairs, **TREE_PARAMS, **FOREST_PARAMS, n_jobs=1, random_state=random_state
+        )
+    cls = trees.ProductDecisionTreeClassifier if classify else trees.ProductDecisionTreeRegressor
+    return cls(signature=str(signature), pairs=pairs, **TREE_PARAMS, random_state=random_state)
+
+
+def klein(task, signature, random_state, forest=False):
+    """A scikit-learn tree or forest on Klein coordinates with max-margin thresholds (H and E only)."""
+    from engine.klein import KleinTreeClassifier, KleinTreeRegressor
+
+    cls = KleinTreeClassifier if _is_classification(task) else KleinTreeRegressor
+    return cls(estimator=_sklearn_tree(task, random_state, forest), signature=str(signature))
+
+
+_CLASSIFY = ("classification", "link_prediction")
+
+#: Every model the benchmarks know, by short id; ``.name`` is the column title.
+MODELS: dict[str, ModelSpec] = {
+    spec_id: spec
+    for spec_id, spec in [
+        ("perceptron", ModelSpec("Perceptron", perceptron, "perceptron", None, _CLASSIFY,
+                                 "product-space-form perceptron (Tabaghi et al. 2021)")),
+        ("knn", ModelSpec("k-NN", geodesic_knn, "knn", None,
+                          description="k-nearest neighbours (k=5) on the product geodesic distance")),
+        ("ambient_dt", ModelSpec("Ambient DT", partial(ambient, forest=False), "ambient", "tree",
+                                 description="scikit-learn decision tree on ambient coordinates")),
+        ("ambient_rf", ModelSpec("Ambient RF", partial(ambient, forest=True), "ambient", "forest",
+                                 description="scikit-learn random forest on ambient coordinates")),
+        ("tangent_dt", ModelSpec("Tangent DT", partial(tangent, forest=False), "tangent", "tree",
+                                 description="scikit-learn decision tree after the log map at the origin")),
+        ("tangent_rf", ModelSpec("Tangent RF", partial(tangent, forest=True), "tangent", "forest",
+                                 description="scikit-learn random forest after the log map at the origin")),
+        ("product_dt", ModelSpec("Product DT", partial(product, forest=False), "product", "tree",
+                                 description="product-space decision tree, all coordinate pairs")),
+        ("product_rf", ModelSpec("Product RF", partial(product, forest=True), "product", "forest",
+                                 description="product-space random forest, all coordinate pairs")),
+        ("ambient_knn", ModelSpec("Ambient k-NN", ambient_knn, "ambient", None,
+                                  description="k-nearest neighbours (k=5) on Euclidean ambient distances")),
+        ("klein_dt", ModelSpec("Klein DT", partial(klein, forest=False), "klein", "tree",
+                               description="scikit-learn tree on Klein coordinates, max-margin thresholds (H, E)")),
+        ("klein_rf", ModelSpec("Klein RF", partial(klein, forest=True), "klein", "forest",
+                               description="scikit-learn forest on Klein coordinates, max-margin thresholds (H, E)")),
+    ]
+}  # fmt: skip
+
+#: The eight models of the paper's Table 5, in its column order.
+PAPER_MODELS = [
+    "perceptron",
+    "knn",
+    "ambient_dt",
+    "ambient_rf",
+    "tangent_dt",
+    "tangent_rf",
+    "product_dt",
+    "product_rf",
+]
+
+#: Models that need nothing but scikit-learn (usable before the rest of the engine exists).
+SKLEARN_MODELS = ["ambient_dt", "ambient_rf", "ambient_knn"]
+
+
+def get_models(names=None) -> list[ModelSpec]:
+    """Model specs by short id (or display name); None gives the paper's eight models.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the known ones.
+    """
+    if names is None:
+        names = PAPER_MODELS
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    by_name = {spec.name.lower(): spec for spec in MODELS.values()}
+    specs = []
+    for name in names:
+        if isinstance(name, ModelSpec):
+            specs.append(name)
+            continue
+        spec = MODELS.get(name) or by_name.get(str(name).lower())
+        if spec is None:
+            raise ValueError(f"unknown model {name!r}: expected one of {', '.join(MODELS)}")
+        specs.append(spec)
+    return specs

@@ -1,0 +1,259 @@
+"""The benchmark runner, presets and CLI (small, scikit-learn-only runs)."""
+
+import importlib.util
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import f1_score, root_mean_squared_error
+
+from engine.benchmarks import (
+    PRESETS,
+    RESULT_COLUMNS,
+    BenchmarkData,
+    DatasetSpec,
+    ModelSpec,
+    get_models,
+    get_preset,
+    run_benchmark,
+    score,
+    trial_seeds,
+)
+from engine.benchmarks.cli import TextProgress, main
+from engine.benchmarks.datasets import blobs, gaussian_mixture
+from engine.benchmarks.presets import MULTI_CURVATURE_SIGNATURES, Preset
+from engine.manifolds.signature import Signature
+
+# Columns that must agree between runs; timings never do.
+STABLE = ["section", "dataset", "task", "signature", "model", "trial", "seed", "metric", "value", "n_train", "n_test"]
+HAS_SAMPLING = importlib.util.find_spec("engine.sampling") is not None
+
+
+def _datasets():
+    return [blobs("classification", n_samples=120), blobs("regression", n_samples=100, n_features=3)]
+
+
+def _models():
+    return get_models(["ambient_dt", "ambient_rf", "ambient_knn"])
+
+
+def test_result_frame_layout_and_values():
+    results = run_benchmark(_datasets(), _models(), n_trials=3, random_state=5)
+    assert list(results.columns) == RESULT_COLUMNS
+    assert len(results) == 2 * 3 * 3
+    assert results["model"].tolist()[:3] == ["Ambient DT", "Ambient RF", "Ambient k-NN"]
+    assert results["trial"].tolist()[:9] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    clf = results[results["task"] == "classification"]
+    assert (clf["metric"] == "f1_micro").all() and clf["value"].between(0, 1).all()
+    reg = results[results["task"] == "regression"]
+    assert (reg["metric"] == "rmse").all() and (reg["value"] > 0).all()
+    assert (results["n_test"] == np.where(results["task"] == "classification", 24, 20)).all()
+    assert (results["fit_seconds"] > 0).all() and (results["predict_seconds"] > 0).all()
+    assert (results["error"] == "").all()
+    assert results.attrs["n_trials"] == 3 and results.attrs["random_state"] == 5
+
+
+def test_results_do_not_depend_on_n_jobs():
+    serial = run_benchmark(_datasets(), _models(), n_trials=4, random_state=2)
+    parallel = run_benchmark(_datasets(), _models(), n_trials=4, random_state=2, n_jobs=2)
+    threads = run_benchmark(_datasets(), _models(), n_trials=4, random_state=2, n_jobs=2, backend="threading")
+    pd.testing.assert_frame_equal(serial[STABLE], parallel[STABLE])
+    pd.testing.assert_frame_equal(serial[STABLE], threads[STABLE])
+
+
+def test_seeds_are_reproducible_and_prefix_stable():
+    assert trial_seeds(0, 5) == trial_seeds(0, 5)
+    assert trial_seeds(0, 3) == trial_seeds(0, 5)[:3]
+    assert trial_seeds(0, 5) != trial_seeds(1, 5)
+    assert len(set(trial_seeds(0, 100))) == 100
+    short = run_benchmark(_datasets(), _models(), n_trials=2, random_state=9)
+    long = run_benchmark(_datasets(), _models(), n_trials=4, random_state=9)
+    pd.testing.assert_frame_equal(short[STABLE], long[long["trial"] < 2][STABLE].reset_index(drop=True))
+    other = run_benchmark(_datasets(), _models(), n_trials=2, random_state=10)
+    assert not np.array_equal(short["value"], other["value"])
+
+
+def test_bad_arguments_raise_clear_errors():
+    with pytest.raises(ValueError, match="random_state"):
+        run_benchmark(_datasets(), _models(), random_state=None)
+    with pytest.raises(ValueError, match="random_state"):
+        run_benchmark(_datasets(), _models(), random_state=-1)
+    with pytest.raises(ValueError, match="n_trials"):
+        run_benchmark(_datasets(), _models(), n_trials=0)
+    with pytest.raises(ValueError, match="test_size"):
+        run_benchmark(_datasets(), _models(), test_size=1.5)
+    with pytest.raises(ValueError, match="no models"):
+        run_benchmark(_datasets(), [])
+    with pytest.raises(ValueError, match="listed twice"):
+        run_benchmark(_datasets() * 2, _models())
+    with pytest.raises(ValueError, match="unique"):
+        run_benchmark(_datasets(), _models() * 2)
+    with pytest.raises(ValueError, match="unknown model"):
+        get_models(["no_such_model"])
+    with pytest.raises(ValueError, match="unknown preset"):
+        get_preset("no-such-preset")
+
+
+def _broken_factory(task, signature, random_state):
+    from sklearn.tree import DecisionTreeClassifier
+
+    class Broken(DecisionTreeClassifier):
+        def predict(self, X):
+            raise RuntimeError("boom")
+
+    return Broken()
+
+
+def _missing_factory(task, signature, random_state):
+    import engine.no_such_module  # noqa: F401
+
+
+def test_failing_model_stops_or_is_recorded():
+    broken = ModelSpec("Broken", _broken_factory, tasks=("classification",))
+    datasets = [blobs("classification", n_samples=60)]
+    expected = r"model 'Broken' failed on dataset Blobs, classification, E2, trial 0.*boom"
+    with pytest.raises(RuntimeError, match=expected):
+        run_benchmark(datasets, [broken], n_trials=2)
+    results = run_benchmark(datasets, [*_models(), broken], n_trials=2, on_error="record")
+    failed = results[results["model"] == "Broken"]
+    assert failed["value"].isna().all() and failed["error"].str.contains("RuntimeError: boom").all()
+    assert results[results["model"] != "Broken"]["value"].notna().all()
+
+
+def test_missing_models_are_reported_before_the_run():
+    missing = ModelSpec("Missing", _missing_factory)
+    with pytest.raises(ImportError, match="Missing: ModuleNotFoundError"):
+        run_benchmark(_datasets(), [*_models(), missing], n_trials=1)
+    results = run_benchmark(_datasets(), [*_models(), missing], n_trials=1, skip_unavailable=True)
+    assert "Missing" not in set(results["model"])
+    assert "Missing" in results.attrs["skipped_models"]
+
+
+def test_models_skip_tasks_they_do_not_support():
+    only_clf = ModelSpec("DT", get_models(["ambient_dt"])[0].factory, tasks=("classification",))
+    results = run_benchmark(_datasets(), [only_clf], n_trials=1)
+    assert set(results["task"]) == {"classification"}
+
+
+def _wrong_signature_loader(random_state):
+    return np.zeros((10, 3)), np.zeros(10), "H2", "classification"
+
+
+def test_loader_output_is_checked():
+    spec = DatasetSpec("Bad", _wrong_signature_loader, signature="E3", task="classification")
+    with pytest.raises(ValueError, match="returned signature H2, expected E3"):
+        run_benchmark([spec], _models(), n_trials=1)
+    with pytest.raises(ValueError, match="shape"):
+        BenchmarkData(np.zeros((5, 2)), np.zeros(5), "H2", "classification")
+    with pytest.raises(ValueError, match="non-finite value at row 1, column 0"):
+        BenchmarkData(np.array([[0.0, 1.0], [np.nan, 0.0]]), np.zeros(2), "E2", "classification")
+    with pytest.raises(ValueError, match="unknown task"):
+        DatasetSpec("X", _wrong_signature_loader, signature="E2", task="ranking")
+
+
+def _fixed_split_loader(random_state):
+    rng = np.random.default_rng(random_state)
+    X_train, X_test = rng.normal(size=(30, 2)), rng.normal(size=(7, 2))
+    return BenchmarkData(X_train, (X_train[:, 0] > 0).astype(int), "E2", "link_prediction", X_test,
+                         (X_test[:, 0] > 0).astype(int))  # fmt: skip
+
+
+def test_fixed_splits_are_respected():
+    spec = DatasetSpec("Fixed", _fixed_split_loader, signature="E2", task="link_prediction")
+    results = run_benchmark([spec], _models(), n_trials=2)
+    assert (results["n_train"] == 30).all() and (results["n_test"] == 7).all()
+    assert (results["metric"] == "f1_micro").all()
+
+
+def test_progress_is_reported_for_every_job():
+    calls = []
+    run_benchmark(_datasets(), _models(), n_trials=3, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(i, 6) for i in range(7)]
+    calls.clear()
+    run_benchmark(_datasets(), _models(), n_trials=3, n_jobs=2, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(i, 6) for i in range(7)]
+
+
+def test_score_matches_scikit_learn():
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(0, 5, 50), rng.integers(0, 5, 50)
+    assert score("classification", y, p) == ("f1_micro", pytest.approx(f1_score(y, p, average="micro")))
+    labels = np.array(["a", "b", "b", "c"])
+    assert score("link_prediction", labels, np.array(["a", "b", "c", "c"]))[1] == pytest.approx(0.75)
+    t, q = rng.normal(size=40), rng.normal(size=40)
+    assert score("regression", t, q) == ("rmse", pytest.approx(root_mean_squared_error(t, q)))
+    with pytest.raises(ValueError, match="shape"):
+        score("regression", t, q[:-1])
+
+
+def test_presets_match_the_paper_setups():
+    multi = get_preset("multi-curvature").datasets()
+    assert len(multi) == 16
+    assert [d.signature for d in multi[:8]] == [str(Signature.parse(s)) for s in MULTI_CURVATURE_SIGNATURES]
+    assert {d.task for d in multi} == {"classification", "regression"}
+    single = get_preset("single-curvature").datasets()
+    signatures = [d.signature for d in single if d.task == "regression"]
+    assert signatures == ["E2", "H2(-0.25)", "H2(-0.5)", "H2", "H2(-2)", "H2(-4)", "S2(0.25)", "S2(0.5)", "S2",
+                          "S2(2)", "S2(4)"]  # fmt: skip
+    loader = multi[0].loader
+    assert (loader.keywords["n_samples"], loader.keywords["n_clusters"], loader.keywords["n_classes"]) == (1000, 32, 8)
+    models = get_preset("multi-curvature").model_specs()
+    assert [m.name for m in models] == ["Perceptron", "k-NN", "Ambient DT", "Ambient RF", "Tangent DT",
+                                        "Tangent RF", "Product DT", "Product RF"]  # fmt: skip
+    assert get_preset("tiny").datasets(n_samples=50)[0].loader.keywords["n_samples"] == 50
+    with pytest.raises(ValueError, match="n_samples"):
+        get_preset("tiny").datasets(n_samples=3)
+
+
+def test_paper_hyperparameters_reach_the_estimators():
+    rf = get_models(["ambient_rf"])[0].build("regression", "H2", 7)
+    assert (rf.max_depth, rf.n_estimators, rf.max_features, rf.bootstrap, rf.random_state) == (5, 12, "sqrt", True, 7)
+    dt = get_models(["ambient_dt"])[0].build("classification", "H2", 7)
+    assert (dt.max_depth, dt.min_samples_split, dt.min_samples_leaf, dt.min_impurity_decrease) == (5, 2, 1, 0.0)
+
+
+@pytest.mark.skipif(not HAS_SAMPLING, reason="engine.sampling has not landed")
+def test_gaussian_mixture_spec_draws_the_papers_mixture():
+    spec = gaussian_mixture("H2 x S2", "classification", n_samples=100, n_clusters=8, n_classes=4)
+    data = spec.load(3)
+    assert data.X.shape == (100, 6) and set(np.unique(data.y)) <= set(range(4))
+    np.testing.assert_array_equal(spec.load(3).X, data.X)
+
+
+def test_cli_writes_csv_and_markdown(tmp_path, monkeypatch, capsys):
+    preset = Preset("smoke", "blobs with scikit-learn models", lambda n_samples=None: _datasets(),
+                    ("ambient_dt", "ambient_rf", "ambient_knn"), trials=2)  # fmt: skip
+    monkeypatch.setitem(PRESETS, "smoke", preset)
+    code = main(["--preset", "smoke", "--trials", "3", "--out", str(tmp_path), "--quiet", "--n-jobs", "1"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "total wall time:" in out and "6 (dataset, trial) jobs" in out
+    results = pd.read_csv(tmp_path / "smoke.csv", keep_default_na=False, na_values=[""])
+    assert len(results) == 18 and set(results["model"]) == {"Ambient DT", "Ambient RF", "Ambient k-NN"}
+    summary = pd.read_csv(tmp_path / "smoke_summary.csv")
+    assert len(summary) == 6 and summary["n_trials"].eq(3).all()
+    markdown = (tmp_path / "smoke.md").read_text()
+    assert "| Section | Dataset | Task | Signature | Ambient DT | Ambient RF | Ambient k-NN |" in markdown
+    assert "## Ranks" in markdown and "## Timings" in markdown
+    meta = json.loads((tmp_path / "smoke.json").read_text())
+    assert meta["n_trials"] == 3 and meta["models"] == ["Ambient DT", "Ambient RF", "Ambient k-NN"]
+
+
+def test_cli_list_and_errors(capsys):
+    assert main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "multi-curvature" in listed and "product_rf" in listed
+    with pytest.raises(SystemExit):
+        main(["--preset", "no-such-preset", "--quiet"])
+
+
+def test_text_progress_writes_lines_when_not_a_terminal():
+    stream = io.StringIO()
+    progress = TextProgress(stream, step=50)
+    for done in range(5):
+        progress(done, 4)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("[....") and lines[-1].startswith("[####") and "4/4 jobs" in lines[-1]
+    assert len(lines) == 3  # 0 %, 50 %, 100 %

@@ -1,0 +1,70 @@
+"""The same benchmark on a local Dask cluster gives exactly the local results."""
+
+import importlib.util
+
+import pandas as pd
+import pytest
+
+from engine.benchmarks import get_models, run_benchmark
+from engine.benchmarks.datasets import blobs
+
+distributed = pytest.importorskip("distributed")
+
+STABLE = ["section", "dataset", "task", "signature", "model", "trial", "seed", "metric", "value", "n_train", "n_test"]
+
+
+def _datasets():
+    return [blobs("classification", n_samples=120), blobs("regression", n_samples=100, n_features=3)]
+
+
+def _models():
+    return get_models(["ambient_dt", "ambient_rf", "ambient_knn"])
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # In-process workers (threads): no worker processes to spawn, yet every job still goes
+    # through the scheduler, serialisation and joblib's dask backend.
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as local_cluster:
+        yield local_cluster
+
+
+def test_dask_client_matches_local_run(cluster):
+    local = run_benchmark(_datasets(), _models(), n_trials=4, random_state=3)
+    calls = []
+    with distributed.Client(cluster) as client:
+        remote = run_benchmark(
+            _datasets(), _models(), n_trials=4, random_state=3, client=client, progress=lambda d, t: calls.append(d)
+        )
+    pd.testing.assert_frame_equal(local[STABLE], remote[STABLE])
+    assert remote.attrs["backend"] == "dask"
+    assert calls == list(range(9))
+
+
+def test_dask_scheduler_address_matches_local_run(cluster):
+    local = run_benchmark(_datasets(), _models(), n_trials=2, random_state=4)
+    remote = run_benchmark(_datasets(), _models(), n_trials=2, random_state=4, scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(local[STABLE], remote[STABLE])
+
+
+def test_dask_backend_without_client_says_what_is_missing():
+    with pytest.raises(ValueError, match=r"needs a running dask\.distributed Client"):
+        run_benchmark(_datasets(), _models(), n_trials=1, backend="dask")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("engine.trees") is None, reason="engine.trees has not landed")
+def test_product_forest_trains_through_the_dask_backend(cluster):
+    import numpy as np
+    from joblib import parallel_config
+
+    from engine import ProductRandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 2)), rng.integers(0, 3, 200)
+    params = dict(signature="E2", n_estimators=6, max_depth=4, random_state=1)
+    local = ProductRandomForestClassifier(**params, n_jobs=1).fit(X, y)
+    with distributed.Client(cluster) as client, parallel_config(backend="dask", client=client):
+        remote = ProductRandomForestClassifier(**params, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(local.predict_proba(X), remote.predict_proba(X))
