@@ -1,0 +1,179 @@
+"""Geometry of the baselines: distances, tangent features, kernels, input checks."""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import GridSearchCV
+
+from engine.baselines import (
+    AmbientClassifier,
+    GeodesicKNNClassifier,
+    GeodesicKNNRegressor,
+    ProductPerceptronClassifier,
+    ProductSVMClassifier,
+    ProductSVMRegressor,
+    TangentClassifier,
+    TangentRegressor,
+    perceptron_kernel,
+    perceptron_normalisers,
+    product_laplacian_kernel,
+)
+from engine.manifolds import ProductManifold, Signature
+
+SIG = "H2(-0.5) x S2(2) x E2"
+
+
+@pytest.fixture(scope="module")
+def data():
+    manifold = ProductManifold(SIG)
+    X = manifold.random_normal(300, std=1.5, random_state=1)
+    y = (X[:, 1] > 0).astype(int) + 2 * (X[:, 6] > 0)
+    return X, y
+
+
+def test_knn_matches_brute_force_in_small_blocks(data):
+    X, y = data
+    manifold = ProductManifold(SIG)
+    model = GeodesicKNNClassifier(n_neighbors=7, signature=SIG).fit(X[:200], y[:200])
+    # A tiny working memory forces one query row per block.
+    with sklearn.config_context(working_memory=0.001):
+        distances, indices = model.kneighbors(X[200:])
+    full = manifold.pdist(X[200:], X[:200])
+    expected = np.sort(full, axis=1)[:, :7]
+    np.testing.assert_allclose(distances, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.take_along_axis(full, indices, axis=1), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_knn_regressor_distance_weights_and_exact_matches(data):
+    X, _ = data
+    target = X[:, 0] + X[:, 7]
+    model = GeodesicKNNRegressor(n_neighbors=4, signature=SIG, weights="distance").fit(X, target)
+    # A query equal to a training point takes that point's target exactly.
+    np.testing.assert_allclose(model.predict(X[:20]), target[:20], rtol=1e-12)
+    manifold = ProductManifold(SIG)
+    query = manifold.random_normal(5, random_state=9)
+    d, idx = model.kneighbors(query)
+    expected = (target[idx] / d).sum(axis=1) / (1.0 / d).sum(axis=1)
+    np.testing.assert_allclose(model.predict(query), expected, rtol=1e-12)
+
+
+def test_knn_rejects_too_many_neighbors(data):
+    X, y = data
+    model = GeodesicKNNClassifier(n_neighbors=50, signature=SIG).fit(X[:10], y[:10])
+    with pytest.raises(ValueError, match="n_neighbors"):
+        model.predict(X[:3])
+
+
+def test_tangent_features_are_logmap_at_origin(data):
+    X, _ = data
+    model = TangentRegressor(LinearRegression(), signature=SIG).fit(X, X[:, 7])
+    features = model.transform_features(X)
+    assert features.shape == (len(X), Signature.parse(SIG).dim)
+    # Norm of each component's tangent block = geodesic distance to that component's origin.
+    manifold = ProductManifold(SIG)
+    parts = manifold.factorize(X)
+    origin = manifold.factorize(manifold.origin()[None, :])
+    blocks = np.split(features, [2, 4], axis=1)
+    for block, space, part, o in zip(blocks, manifold.components, parts, origin):
+        np.testing.assert_allclose(
+            np.linalg.norm(block, axis=1), space.dist(np.broadcast_to(o, part.shape), part), rtol=1e-9, atol=1e-12
+        )
+    # E coordinates pass through unchanged, so a linear target on them is fitted exactly.
+    assert model.score(X, X[:, 7]) > 1 - 1e-9
+
+
+def test_wrappers_pass_estimators_and_classes(data):
+    X, y = data
+    labels = np.array(["a", "b", "c", "d"])[y]
+    model = AmbientClassifier(LogisticRegression(max_iter=500), signature=SIG).fit(X, labels)
+    assert set(model.predict(X)) <= set(labels)
+    assert model.predict_proba(X).shape == (len(X), 4)
+    assert model.score(X, labels) > 0.8
+    tangent = TangentClassifier(signature=SIG).fit(X, labels)
+    assert tangent.score(X, labels) == 1.0  # a full-depth tree memorises its training set
+
+
+def test_off_manifold_rows_are_named(data):
+    X, y = data
+    bad = X.copy()
+    bad[17, 4] *= 1.5  # push one sphere point off S2(2)
+    with pytest.raises(ValueError, match="row 17"):
+        GeodesicKNNClassifier(signature=SIG).fit(bad, y)
+    model = AmbientClassifier(signature=SIG).fit(X, y)
+    with pytest.raises(ValueError, match="row 17"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="needs 8 ambient coordinates"):
+        AmbientClassifier(signature=SIG).fit(X[:, :7], y)
+
+
+def test_perceptron_kernel_matches_formula(data):
+    X, _ = data
+    sig = Signature.parse(SIG)
+    norms = perceptron_normalisers(X, sig)
+    weights = np.array([0.5, 2.0, 1.5])
+    K = perceptron_kernel(X[:30], X[:40], sig, norms, weights)
+    h, s, e = (X[:, c.slice] for c in sig.components)
+    minkowski = -np.outer(h[:30, 0], h[:40, 0]) + h[:30, 1:] @ h[:40, 1:].T
+    expected = (
+        1.0
+        + 0.5 * np.arcsin(minkowski / norms[0])
+        + 2.0 * np.arcsin(np.clip(s[:30] @ s[:40].T / 0.5, -1, 1))
+        + 1.5 * (e[:30] @ e[:40].T) / norms[2]
+    )
+    # arcsine is steep at 1 (a sphere point with itself): rounding of the inner
+    # product by 1e-16 moves it by about 1e-8 there.
+    np.testing.assert_allclose(K, expected, rtol=1e-12, atol=1e-7)
+    off_diagonal = ~np.eye(30, 40, dtype=bool)
+    np.testing.assert_allclose(K[off_diagonal], expected[off_diagonal], rtol=1e-10, atol=1e-10)
+    # The Cauchy-Schwarz bound keeps every training argument inside arcsine's domain.
+    assert np.abs(minkowski).max() <= norms[0]
+
+
+def test_perceptron_separates_separable_data_with_and_without_gram(monkeypatch):
+    manifold = ProductManifold("H2 x E1")
+    X = manifold.random_normal(400, std=1.0, random_state=3)
+    keep = np.abs(X[:, 1]) > 0.3  # a margin around the geodesic x_1 = 0
+    X = X[keep]
+    y = np.where(X[:, 1] > 0, "up", "down")
+    model = ProductPerceptronClassifier(signature="H2 x E1", max_iter=200, random_state=0).fit(X, y)
+    assert model.n_iter_ < 200  # converged: an epoch without mistakes
+    assert model.score(X, y) == 1.0
+    import engine.baselines as baselines
+
+    monkeypatch.setattr(baselines, "_GRAM_MAX_ROWS", 10)  # kernel rows on demand
+    streamed = ProductPerceptronClassifier(signature="H2 x E1", max_iter=200, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(streamed.dual_coef_, model.dual_coef_)
+    np.testing.assert_allclose(streamed.decision_function(X), model.decision_function(X), rtol=1e-12)
+
+
+def test_perceptron_multiclass_shapes(data):
+    X, y = data
+    model = ProductPerceptronClassifier(signature=SIG, max_iter=5, random_state=0).fit(X, y)
+    assert model.decision_function(X).shape == (len(X), 4)
+    assert model.score(X, y) > 0.5
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        ProductPerceptronClassifier(signature=SIG).fit(X, np.zeros(len(X)))
+
+
+@pytest.mark.parametrize("signature", ["H3(-2)", "S2(0.5) x H2", "E2 x S1 x H1(-0.25)"])
+def test_laplacian_kernel_is_positive_semidefinite(signature):
+    manifold = ProductManifold(signature)
+    # Points far from the origin too (std 3): large hyperbolic distances.
+    X = manifold.random_normal(250, std=3.0, random_state=4)
+    for gamma in (0.05, 1.0, 10.0):
+        K = product_laplacian_kernel(
+            X, X, signature, gamma, component_weights=np.arange(1, len(Signature.parse(signature)) + 1)
+        )
+        np.testing.assert_allclose(K, K.T, atol=1e-14)
+        assert np.linalg.eigvalsh(K).min() > -1e-9
+
+
+def test_svm_fits_curved_data_and_grid_search(data):
+    X, y = data
+    search = GridSearchCV(ProductSVMClassifier(signature=SIG), {"C": [0.1, 10.0]}, cv=3).fit(X, y)
+    assert search.best_score_ > 0.6
+    assert search.best_estimator_.predict(X).shape == (len(X),)
+    regressor = ProductSVMRegressor(signature=SIG, C=10.0).fit(X, X[:, 7])
+    assert regressor.score(X, X[:, 7]) > 0.8
+    assert np.all(np.isfinite(regressor.predict(X)))
