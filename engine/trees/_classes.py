@@ -315,11 +315,13 @@ class ProductDecisionTreeClassifier(ClassifierMixin, BaseProductTree):
 
     def predict_proba(self, X, check_input=True):
         """Class fractions of the leaf each row reaches, shape (n_samples, n_classes)."""
-        return self.tree_.predict(self._validate_X_predict(X, check_input))
+        X = self._validate_X_predict(X, check_input)
+        return self.tree_.predict(X)
 
     def predict(self, X, check_input=True):
         """Most frequent class of the leaf each row reaches, shape (n_samples,)."""
-        return self.classes_[np.argmax(self.predict_proba(X, check_input), axis=1)]
+        proba = self.predict_proba(X, check_input)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
@@ -357,4 +359,5 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
 
     def predict(self, X, check_input=True):
         """Mean target of the leaf each row reaches, shape (n_samples,)."""
-        return self.tree_.predict(self._validate_X_predict(X, check_input))[:, 0]
+        X = self._validate_X_predict(X, check_input)
+        return self.tree_.predict(X)[:, 0]

@@ -254,7 +254,8 @@ min_impurity_decrease, random_state
 
     def predict(self, X, check_input=True):
         """Class with the largest mean probability, shape (n_samples,)."""
-        return self.classes_[np.argmax(self.predict_proba(X, check_input), axis=1)]
+        proba = self.predict_proba(X, check_input)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
