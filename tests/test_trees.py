@@ -48,7 +48,7 @@ def _brute_force_best(X, y, features: SplitFeatures):
         else:
             theta = np.unique(np.mod(np.arctan2(xj, xi), np.pi))
             # A line between every pair of consecutive directions, and across the wrap at pi.
-            phis = list((theta[:-1] + theta[1:]) / 2) + [(theta[-1] + theta[0] + np.pi) / 2]
+            phis = [*((theta[:-1] + theta[1:]) / 2), (theta[-1] + theta[0] + np.pi) / 2]
             partitions = [(-np.sin(p) * xi + np.cos(p) * xj) <= 0 for p in phis]
         for left in partitions:
             if 0 < left.sum() < len(y):
@@ -258,7 +258,10 @@ def test_stored_boundary_has_maximum_margin(kind, curvature, dim):
         assert t.margin[0] == pytest.approx(stored.min(), rel=1e-6, abs=1e-12)
         # No training row changes side: the stored boundary induces the searched partition.
         xi = np.ones(len(X)) if i == -1 else X[:, i]
-        side = (X[:, j] / xi <= t.threshold[0]) if t.linear[0] else (t.normal[0, 0] * xi + t.normal[0, 1] * X[:, j] <= 0)
+        if t.linear[0]:
+            side = X[:, j] / xi <= t.threshold[0]
+        else:
+            side = t.normal[0, 0] * xi + t.normal[0, 1] * X[:, j] <= 0
         np.testing.assert_array_equal(side, left)
         scanned = _scan_best_margin(kind, radius, X, i, j, left, t.normal[0], t.threshold[0], t.linear[0])
         assert t.margin[0] >= scanned * (1 - 1e-9)
