@@ -26,10 +26,8 @@ __all__ = [
     "Dataset",
     "DatasetInfo",
     "ParamInfo",
-    "angle_to_circle",
     "check_random_state",
     "get_dataset_info",
-    "latlon_to_sphere",
     "list_datasets",
     "load_dataset",
     "register",
@@ -234,22 +232,6 @@ def check_random_state(random_state) -> np.random.Generator:
     raise ValueError(f"random_state must be None, an int, a Generator or a RandomState, got {random_state!r}")
 
 
-def latlon_to_sphere(lat_deg, lon_deg, radius: float = 1.0) -> np.ndarray:
-    """Points on S2 from latitude/longitude in degrees, shape (n, 3).
-
-    ``x = R (cos lat cos lon, cos lat sin lon, sin lat)``, the project's convention.
-    """
-    lat = np.radians(np.asarray(lat_deg, dtype=np.float64))
-    lon = np.radians(np.asarray(lon_deg, dtype=np.float64))
-    return radius * np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)], axis=-1)
-
-
-def angle_to_circle(angle_rad, radius: float = 1.0) -> np.ndarray:
-    """Points on S1 from angles in radians, shape (n, 2): ``R (cos a, sin a)``."""
-    angle = np.asarray(angle_rad, dtype=np.float64)
-    return radius * np.stack([np.cos(angle), np.sin(angle)], axis=-1)
-
-
 # ---------------------------------------------------------------- optional packages
 _PIP_NAMES = {
     "networkx": "networkx",
@@ -450,7 +432,7 @@ def register(
 def _ensure_loaded():
     # The loader modules register themselves on import; importing them here keeps
     # ``engine.datasets._base`` free of import cycles.
-    from engine.datasets import geo, periodic  # noqa: F401
+    from engine.datasets import geo, graphs, periodic  # noqa: F401
 
 
 def list_datasets(category: str | None = None) -> list[DatasetInfo]:

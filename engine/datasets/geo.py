@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.coords import angle_to_circle, latlon_to_sphere
 from engine.datasets._base import (
     Dataset,
     ParamInfo,
-    angle_to_circle,
     check_random_state,
-    latlon_to_sphere,
     register,
     require,
 )

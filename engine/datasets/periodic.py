@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.coords import angle_to_circle
 from engine.datasets._base import (
     Dataset,
     ParamInfo,
-    angle_to_circle,
     check_random_state,
     register,
     require,

@@ -1,0 +1,45 @@
+"""Learned embeddings that turn graphs and images into datasets on product manifolds.
+
+- :func:`embed_graph`, :func:`search_signatures`: graph embeddings by distortion
+  minimisation (Gu et al. 2018) with Riemannian Adam (geoopt);
+  :func:`average_distortion`, :func:`mean_average_precision` measure them.
+- :func:`make_link_prediction`: the paper's link-prediction rows
+  ``(x_i, x_j, dist(x_i, x_j))`` on ``P x P x E1`` with a node-level split.
+- :class:`KappaGCNClassifier`: kappa-GCN node classifier (Bachmann et al. 2020).
+- :class:`MixedCurvatureVAE`: a VAE with a wrapped-normal posterior on a product
+  latent space (Skopek et al. 2020 style), trained on scikit-learn's digits.
+
+Long trainings take ``callback(epoch, value)``; returning False cancels and the
+training raises :class:`Cancelled`. torch and geoopt are imported only when a
+training runs, so importing this package is cheap.
+"""
+
+from importlib import import_module
+
+_EXPORTS = {
+    "Cancelled": "engine.embeddings._progress",
+    "average_distortion": "engine.embeddings.metrics",
+    "mean_average_precision": "engine.embeddings.metrics",
+    "EmbeddingResult": "engine.embeddings.graph",
+    "embed_graph": "engine.embeddings.graph",
+    "embedding_distances": "engine.embeddings.graph",
+    "graph_distances": "engine.embeddings.graph",
+    "search_signatures": "engine.embeddings.graph",
+    "make_link_prediction": "engine.embeddings.link_prediction",
+    "KappaGCNClassifier": "engine.embeddings.kappa_gcn",
+    "MixedCurvatureVAE": "engine.embeddings.vae",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'engine.embeddings' has no attribute {name!r}") from None
+    return getattr(import_module(module), name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

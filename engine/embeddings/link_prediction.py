@@ -1,0 +1,98 @@
+"""Link-prediction datasets from node embeddings (the paper's Appendix E.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.datasets._base import Dataset, check_random_state
+from engine.manifolds.signature import Signature
+
+__all__ = ["make_link_prediction", "split_nodes"]
+
+
+def split_nodes(n_nodes: int, test_size: float = 0.25, random_state=None) -> np.ndarray:
+    """A random node-level split: a boolean mask of test nodes, shape (n_nodes,).
+
+    At least two nodes go to each side, so that both sides have node pairs.
+    """
+    if not 0.0 < float(test_size) < 1.0:
+        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
+    if n_nodes < 4:
+        raise ValueError(f"a node-level split needs at least 4 nodes, got {n_nodes}")
+    n_test = min(max(2, round(test_size * n_nodes)), n_nodes - 2)
+    rng = check_random_state(random_state)
+    mask = np.zeros(n_nodes, dtype=bool)
+    mask[rng.choice(n_nodes, size=n_test, replace=False)] = True
+    return mask
+
+
+def make_link_prediction(
+    embedding, test_size: float = 0.25, random_state=None, name: str = "link_prediction", provenance: str = ""
+):
+    """Rows ``(x_i, x_j, dist(x_i, x_j))`` labelled by whether ``i`` and ``j`` are adjacent.
+
+    The nodes are split into train and test nodes first; a pair of two train
+    nodes is a training row, a pair of two test nodes a test row, and pairs that
+    cross the split are dropped, so no test edge (nor any pair involving a test
+    node) is ever a training row. Each unordered pair appears once, as
+    ``i < j`` in the embedding's node order. The signature is ``P x P x E1`` for
+    the embedding's signature ``P``. As in the paper, the embedding itself was
+    learned from the whole graph (see the paper's Appendix E.2 on this leak).
+
+    Parameters
+    ----------
+    embedding : EmbeddingResult
+        From :func:`engine.embeddings.embed_graph`.
+    test_size : float in (0, 1)
+        Fraction of nodes held out.
+    random_state : int, Generator or None
+    name : str
+        Name of the returned dataset.
+    provenance : str
+        Where the graph comes from (shown by the app).
+
+    Returns
+    -------
+    Dataset
+        ``task="link_prediction"``, ``y`` in {0, 1}, ``test_mask`` marking the test
+        rows; ``extra["pairs"]`` (n_rows, 2) node indices, ``extra["test_nodes"]``
+        boolean per node, ``extra["nodes"]`` the graph nodes.
+    """
+    X_nodes = np.asarray(embedding.X, dtype=np.float64)
+    n_nodes = X_nodes.shape[0]
+    test_nodes = split_nodes(n_nodes, test_size=test_size, random_state=random_state)
+    i, j = np.triu_indices(n_nodes, k=1)
+    same_side = test_nodes[i] == test_nodes[j]  # crossing pairs are dropped
+    i, j = i[same_side], j[same_side]
+    dist = embedding.embedding_distances[i, j]
+    X = np.hstack([X_nodes[i], X_nodes[j], dist[:, None]])
+    y = embedding.adjacency[i, j].astype(np.int64)
+    test_rows = test_nodes[i]
+    if y[test_rows].sum() == 0 or y[~test_rows].sum() == 0:
+        raise ValueError(
+            "the node split left no edge on one side; use a larger test_size or another random_state"
+        )
+    P = embedding.signature
+    signature = Signature([(c.kind, c.dim, c.curvature) for c in (*P.components, *P.components)] + [("E", 1, 0.0)])
+    n_edges = int(np.triu(embedding.adjacency, k=1).sum())
+    return Dataset(
+        X=X,
+        y=y,
+        signature=signature,
+        task="link_prediction",
+        name=name,
+        description=(
+            f"Link prediction on a graph of {n_nodes} nodes and {n_edges} edges embedded in {P} "
+            f"(average distortion {embedding.distortion:.3f}). A row is a pair of nodes (x_i, x_j) with their "
+            f"embedded distance, on {P} x {P} x E1; the label is 1 when the nodes are adjacent. "
+            f"{int(test_nodes.sum())} nodes are held out: their pairs form the test rows, pairs between a "
+            "training and a test node are dropped."
+        ),
+        provenance=provenance or "A graph embedding made by this project (engine.embeddings.embed_graph).",
+        test_mask=test_rows,
+        feature_names=tuple(
+            [f"i_{k}" for k in range(P.ambient_dim)] + [f"j_{k}" for k in range(P.ambient_dim)] + ["distance"]
+        ),
+        target_names=("no edge", "edge"),
+        extra={"pairs": np.stack([i, j], axis=1), "test_nodes": test_nodes, "nodes": list(embedding.nodes)},
+    )
