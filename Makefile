@@ -16,7 +16,9 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
+# Compiling the tree kernels once (cached on disk by numba) keeps the first page fast.
 run: $(VENV)/.installed
+	$(BIN)/python -c "import engine.trees; engine.trees.warm_up()"
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium through Python playwright; install it
@@ -33,8 +35,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 
 bench: $(VENV)/.installed
-	$(BIN)/python benchmarks/bench_sampling.py
-	$(BIN)/python benchmarks/bench_trees.py
+	for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

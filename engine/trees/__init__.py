@@ -27,3 +27,23 @@ __all__ = [
     "describe_split",
     "export_text",
 ]
+
+
+def warm_up() -> None:
+    """Compile the tree kernels once (numba caches them on disk for later processes).
+
+    The first fit in a fresh checkout otherwise pays ~20 s of compilation; ``make run``
+    calls this before starting the app so the first page shows a trained model quickly.
+    """
+    import numpy as np
+
+    from engine.manifolds import ProductManifold
+
+    signature = "H2 x S2 x E2"
+    X = ProductManifold(signature).random_normal(64, random_state=0)
+    y = np.arange(64) % 3
+    for pairs in ("base", "all"):
+        ProductDecisionTreeClassifier(signature=signature, pairs=pairs).fit(X, y).predict(X)
+        ProductDecisionTreeClassifier(signature=signature, pairs=pairs, criterion="entropy").fit(X, y)
+        ProductDecisionTreeRegressor(signature=signature, pairs=pairs).fit(X, y.astype(float)).predict(X)
+    ProductDecisionTreeClassifier(signature=signature).fit(X, y).decision_path(X)
