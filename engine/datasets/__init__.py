@@ -36,6 +36,8 @@ from engine.datasets._base import (
     load_dataset,
 )
 from engine.datasets.geo import TEMPERATURE_ATTRIBUTION, is_land, load_city_temperatures, load_landmasses
+from engine.datasets.graphs import load_graph, load_graph_embedding, load_link_prediction
+from engine.datasets.images import load_digits_latents
 from engine.datasets.periodic import load_el_nino, load_neuron, load_traffic
 
 __all__ = [
@@ -49,8 +51,12 @@ __all__ = [
     "list_datasets",
     "load_city_temperatures",
     "load_dataset",
+    "load_digits_latents",
     "load_el_nino",
+    "load_graph",
+    "load_graph_embedding",
     "load_landmasses",
+    "load_link_prediction",
     "load_neuron",
     "load_traffic",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "get_dataset_info",
     "list_datasets",
     "load_dataset",
+    "random_test_mask",
     "register",
     "require",
 ]
@@ -232,6 +233,23 @@ def check_random_state(random_state) -> np.random.Generator:
     raise ValueError(f"random_state must be None, an int, a Generator or a RandomState, got {random_state!r}")
 
 
+def random_test_mask(n: int, test_size: float = 0.25, random_state=None) -> np.ndarray:
+    """A random boolean mask of ``round(test_size * n)`` test items, shape (n,).
+
+    At least two items go to each side (so that a node-level split leaves node
+    pairs on both sides).
+    """
+    if not 0.0 < float(test_size) < 1.0:
+        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
+    if n < 4:
+        raise ValueError(f"a train/test split needs at least 4 items, got {n}")
+    n_test = min(max(2, round(test_size * n)), n - 2)
+    rng = check_random_state(random_state)
+    mask = np.zeros(n, dtype=bool)
+    mask[rng.choice(n, size=n_test, replace=False)] = True
+    return mask
+
+
 # ---------------------------------------------------------------- optional packages
 _PIP_NAMES = {
     "networkx": "networkx",
@@ -432,7 +450,7 @@ def register(
 def _ensure_loaded():
     # The loader modules register themselves on import; importing them here keeps
     # ``engine.datasets._base`` free of import cycles.
-    from engine.datasets import geo, graphs, periodic  # noqa: F401
+    from engine.datasets import geo, graphs, images, periodic  # noqa: F401
 
 
 def list_datasets(category: str | None = None) -> list[DatasetInfo]:

@@ -4,26 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.datasets._base import Dataset, check_random_state
+from engine.datasets._base import Dataset, random_test_mask
 from engine.manifolds.signature import Signature
 
-__all__ = ["make_link_prediction", "split_nodes"]
-
-
-def split_nodes(n_nodes: int, test_size: float = 0.25, random_state=None) -> np.ndarray:
-    """A random node-level split: a boolean mask of test nodes, shape (n_nodes,).
-
-    At least two nodes go to each side, so that both sides have node pairs.
-    """
-    if not 0.0 < float(test_size) < 1.0:
-        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
-    if n_nodes < 4:
-        raise ValueError(f"a node-level split needs at least 4 nodes, got {n_nodes}")
-    n_test = min(max(2, round(test_size * n_nodes)), n_nodes - 2)
-    rng = check_random_state(random_state)
-    mask = np.zeros(n_nodes, dtype=bool)
-    mask[rng.choice(n_nodes, size=n_test, replace=False)] = True
-    return mask
+__all__ = ["make_link_prediction"]
 
 
 def make_link_prediction(
@@ -60,7 +44,7 @@ def make_link_prediction(
     """
     X_nodes = np.asarray(embedding.X, dtype=np.float64)
     n_nodes = X_nodes.shape[0]
-    test_nodes = split_nodes(n_nodes, test_size=test_size, random_state=random_state)
+    test_nodes = random_test_mask(n_nodes, test_size=test_size, random_state=random_state)
     i, j = np.triu_indices(n_nodes, k=1)
     same_side = test_nodes[i] == test_nodes[j]  # crossing pairs are dropped
     i, j = i[same_side], j[same_side]
