@@ -10,9 +10,9 @@ accurate both near zero distance and near antipodes:
   normalised by its own computed length;
 * transport uses ``R^2 + x . y = |x + y|^2 / 2``.
 
-At an exact antipode the geodesic is not unique: ``logmap`` returns the zero
-vector there and ``transp`` returns ``v`` unchanged (the transport along one of
-the great circles through both points). Both are documented choices, not NaNs.
+At an antipode the geodesic is not unique: ``logmap`` and ``transp`` then use
+one deterministic great circle (see ``_antipodal_direction``), so
+``expmap(x, logmap(x, -x)) = -x`` still holds and no NaN appears.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ from engine.manifolds._base import ComponentManifold
 from engine.manifolds._common import row_dot, row_norm, safe_divide, sinc
 
 __all__ = ["Spherical"]
+
+# |x^ + y^| below which two unit vectors count as antipodal: the computed chord then
+# carries no direction information (rounding leaves ~1e-16 per coordinate).
+_ANTIPODE_TOL = 8 * np.finfo(np.float64).eps
 
 
 def _unit(x):
@@ -54,6 +58,19 @@ def _chords(x, y):
     delta = row_dot(diff, total) / (nx + ny)
     y_hat = y / ny[..., None]
     return (diff - delta[..., None] * y_hat) / nx[..., None], (total + delta[..., None] * y_hat) / nx[..., None]
+
+
+def _antipodal_direction(x):
+    """A unit tangent vector at the unit vector ``x``, chosen deterministically.
+
+    ``e_k - x_k x`` normalised, for the axis ``k`` along which ``|x_k|`` is smallest
+    (so the projection is far from zero). Used where the geodesic to the
+    antipode is not unique.
+    """
+    k = np.argmin(np.abs(x), axis=-1)[..., None]
+    t = -np.take_along_axis(x, k, axis=-1) * x
+    np.put_along_axis(t, k, np.take_along_axis(t, k, axis=-1) + 1.0, axis=-1)
+    return t / row_norm(t)[..., None]
 
 
 def _unit_dist(x, y):
@@ -110,6 +127,12 @@ class Spherical(ComponentManifold):
         return self.radius * _unit(np.cos(t)[..., None] * x + sinc(t)[..., None] * u)
 
     def logmap(self, x, y) -> np.ndarray:
+        """Tangent vector at ``x`` of length ``dist(x, y)`` pointing along the geodesic to ``y``.
+
+        At (numerically) antipodal points every great circle through ``x`` reaches
+        ``y``; the one through :func:`_antipodal_direction` is returned, so
+        ``expmap(x, logmap(x, y))`` is still ``y``.
+        """
         x = self._points(x, "x")
         y = self._points(y, "y")
         minus, plus = _chords(y, x)
@@ -118,18 +141,28 @@ class Spherical(ComponentManifold):
         # Projection of y^ - x^ onto T_x; its length is sin(d) (computed, not assumed, so
         # the direction stays right near the antipode where sin(d) -> 0).
         v = minus - row_dot(x, minus)[..., None] * x
+        antipodal = (row_norm(plus) <= _ANTIPODE_TOL)[..., None]
+        v = np.where(antipodal, _antipodal_direction(x), v)
         scale = safe_divide(distance, row_norm(v))
         return self.radius * scale[..., None] * v
 
     def transp(self, x, y, v) -> np.ndarray:
-        """``v - 2 (y . v) / |x + y|^2 (x + y)`` on the unit sphere."""
-        x = _unit(self._points(x, "x"))
-        y = _unit(self._points(y, "y"))
+        """``v - (y^ . v) / (1 + x^ . y^) (x^ + y^)`` with ``x^ = x / |x|``, ``y^ = y / |y|``.
+
+        At antipodal points the transport is along the great circle that
+        ``logmap`` picks: ``v - 2 (v . t) t`` with ``t = _antipodal_direction(x)``
+        (for ``S1`` that is ``-v``, the only answer).
+        """
         v = self._points(v, "v")
-        total = x + y
-        # y . v = (y - x) . v for v tangent at x: small, and accurate, when y is near x.
-        coefficient = safe_divide(2.0 * row_dot(y - x, v), row_dot(total, total))
-        return v - coefficient[..., None] * total
+        minus, plus = _chords(self._points(y, "y"), self._points(x, "x"))
+        x = _unit(self._points(x, "x"))
+        # y^ . v = (y^ - x^) . v for v tangent at x: small, and accurate, when y is near x;
+        # 1 + x^ . y^ = |x^ + y^|^2 / 2 has no cancellation.
+        coefficient = safe_divide(2.0 * row_dot(minus, v), row_dot(plus, plus))
+        moved = v - coefficient[..., None] * plus
+        t = _antipodal_direction(x)
+        flipped = v - 2.0 * row_dot(v, t)[..., None] * t
+        return np.where((row_norm(plus) <= _ANTIPODE_TOL)[..., None], flipped, moved)
 
     def projx(self, x) -> np.ndarray:
         """``R x / |x|``: the nearest point of the sphere (the origin for ``x = 0``)."""
