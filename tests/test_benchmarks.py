@@ -257,3 +257,25 @@ def test_text_progress_writes_lines_when_not_a_terminal():
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("[....") and lines[-1].startswith("[####") and "4/4 jobs" in lines[-1]
     assert len(lines) == 3  # 0 %, 50 %, 100 %
+
+
+@pytest.mark.parametrize("signature", ["H2(-4) x E2", "S2(0.25) x S2", "H4"])
+def test_notebook_mixture_lies_on_the_manifold_and_is_reproducible(signature):
+    from engine.benchmarks.datasets import notebook_mixture
+    from engine.manifolds import ProductManifold
+
+    X, y = notebook_mixture(signature, "classification", n_samples=300, random_state=4)
+    assert X.shape == (300, Signature.parse(signature).ambient_dim)
+    assert ProductManifold(signature).check_point(X)
+    assert set(np.unique(y)) <= set(range(8))
+    np.testing.assert_array_equal(notebook_mixture(signature, "classification", n_samples=300, random_state=4)[0], X)
+    _, target = notebook_mixture(signature, "regression", n_samples=300, random_state=4)
+    assert target.min() == 0.0 and target.max() == 1.0
+
+
+def test_notebook_preset_uses_the_notebook_sampler():
+    datasets = get_preset("multi-curvature-notebook").datasets(n_samples=100)
+    assert datasets[0].loader.func.__name__ == "load_notebook_mixture"
+    assert datasets[0].load(0).X.shape == (100, 6)
+    with pytest.raises(ValueError, match="protocol"):
+        gaussian_mixture("H2", "classification", protocol="nope")

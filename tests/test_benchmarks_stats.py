@@ -203,9 +203,11 @@ def test_paper_table5_csv_matches_the_paper_text():
 def test_parse_signature_label():
     assert parse_signature_label(r"$(\mathbb{S}^{2})^{2}$") == "S2 x S2"
     assert parse_signature_label(r"( $\mathbb{H}^{2})^{2}$") == "H2 x H2"
-    assert parse_signature_label(r"$\mathbb{H}^{2,0.25}$") == "H2(-0.25)"
-    assert parse_signature_label(r"$\mathbb{S}^{2,-4.0}$") == "S2(4)"
-    assert parse_signature_label(r"$\mathbb{H}^{2,1.0}$") == "H2"
+    # Table 5's single-curvature labels: the curvature's sign decides the kind (letters are swapped).
+    assert parse_signature_label(r"$\mathbb{H}^{2,0.25}$") == "S2(0.25)"
+    assert parse_signature_label(r"$\mathbb{S}^{2,-4.0}$") == "H2(-4)"
+    assert parse_signature_label(r"$\mathbb{H}^{2,1.0}$") == "S2"
+    assert parse_signature_label(r"$\mathbb{H}^{2}$") == "H2"
     assert parse_signature_label(r"$\mathbb{S}^{2}\mathbb{E}^{2}(\mathbb{H}^{2})^{3}$") == "S2 x E2 x H2 x H2 x H2"
     assert parse_signature_label(r"$\mathbb{E}^{1}(\mathbb{S}^{1})^{4}$") == "E1 x S1 x S1 x S1 x S1"
     with pytest.raises(ValueError, match="signature label"):

@@ -83,6 +83,11 @@ def _parser():
     parser.add_argument("--keep-going", action="store_true", help="record failed fits instead of stopping")
     parser.add_argument("--no-paper", action="store_true", help="leave out the comparison with the paper's Table 5")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--parse-paper",
+        metavar="PAPER_TXT",
+        help="parse Table 5 out of the paper's text into OUT/paper_table5.csv, then exit",
+    )
     return parser
 
 
@@ -92,7 +97,7 @@ def _list(stream):
 
     stream.write("Presets:\n")
     for preset in PRESETS.values():
-        stream.write(f"  {preset.name:18s} {preset.trials:4d} trials  {preset.description}\n")
+        stream.write(f"  {preset.name:26s} {preset.trials:4d} trials  {preset.description}\n")
     stream.write("Models:\n")
     for spec_id, spec in MODELS.items():
         stream.write(f"  {spec_id:12s} {spec.name:13s} {spec.description}\n")
@@ -103,6 +108,17 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.list:
         _list(sys.stdout)
+        return 0
+    if args.parse_paper:
+        from pathlib import Path
+
+        from engine.benchmarks.paper import parse_table5
+
+        table = parse_table5(Path(args.parse_paper).read_text(encoding="utf-8"))
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        target = Path(args.out) / "paper_table5.csv"
+        table.to_csv(target, index=False)
+        print(f"wrote {len(table)} cells of Table 5 to {target}")
         return 0
     if not args.preset:
         _parser().error("--preset is required (see --list)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from engine.benchmarks.datasets import gaussian_mixture
 from engine.benchmarks.models import PAPER_MODELS, SKLEARN_MODELS, get_models
@@ -52,14 +53,16 @@ def _mixtures(signatures, section, tasks=_TASKS, **params):
     return [gaussian_mixture(sig, task, section=section, **params) for task in tasks for sig in signatures]
 
 
-def _single_curvature(n_samples=None):
-    params = {} if n_samples is None else {"n_samples": n_samples}
-    return _mixtures(_single_curvature_signatures(), "Synthetic (single K)", **params)
+def _size(n_samples):
+    return {} if n_samples is None else {"n_samples": n_samples}
 
 
-def _multi_curvature(n_samples=None):
-    params = {} if n_samples is None else {"n_samples": n_samples}
-    return _mixtures(MULTI_CURVATURE_SIGNATURES, "Synthetic (multi-K)", **params)
+def _single_curvature(n_samples=None, protocol="paper"):
+    return _mixtures(_single_curvature_signatures(), "Synthetic (single K)", protocol=protocol, **_size(n_samples))
+
+
+def _multi_curvature(n_samples=None, protocol="paper"):
+    return _mixtures(MULTI_CURVATURE_SIGNATURES, "Synthetic (multi-K)", protocol=protocol, **_size(n_samples))
 
 
 def _paper_synthetic(n_samples=None):
@@ -129,6 +132,22 @@ PRESETS: dict[str, Preset] = {
             "Gaussian mixtures on the eight 4-dimensional signatures (H2)^2, H2 x E2, H2 x S2, S2 x E2, "
             "(S2)^2, H4, E4, S4; classification and regression (paper Tables 2, 3 and 5 'Synthetic (multi-K)')",
             _multi_curvature,
+            tuple(PAPER_MODELS),
+            paper=True,
+        ),
+        Preset(
+            "single-curvature-notebook",
+            "the single-curvature sweep with the mixture scales of the authors' benchmark notebooks "
+            "(engine.benchmarks.datasets.notebook_mixture), to separate data-generation differences from "
+            "model differences",
+            partial(_single_curvature, protocol="notebook"),
+            tuple(PAPER_MODELS),
+            paper=True,
+        ),
+        Preset(
+            "multi-curvature-notebook",
+            "the multi-curvature signatures with the mixture scales of the authors' benchmark notebooks",
+            partial(_multi_curvature, protocol="notebook"),
             tuple(PAPER_MODELS),
             paper=True,
         ),
