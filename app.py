@@ -1,0 +1,56 @@
+"""Curved trees: the explorer app's home page.
+
+Run with ``streamlit run app.py`` (or ``make run``). The page opens on a ready
+demo: a mixture on the hyperbolic plane, a trained product decision tree and
+its decision regions on the Poincare disk.
+"""
+
+import streamlit as st
+
+from ui import state
+from ui.chrome import load_demo, metrics_table, page_setup
+from ui.data import available_demos
+from ui.widgets import picture_picker, show_picture
+
+page_setup("Home")
+
+st.title("Curved trees")
+st.markdown(
+    "Decision trees and random forests for data that lives on **curved spaces**: the hyperbolic plane, the sphere, "
+    "circles, and products of them such as `H2 x S2 x E2`. Every split is a geodesic hyperplane of one component, "
+    "so the decision regions you see below are cut by true geodesics: circular arcs on the Poincaré disk, great "
+    "circles on the sphere."
+)
+
+st.subheader("Try a demo")
+demos = available_demos()
+columns = st.columns(len(demos))
+for column, demo in zip(columns, demos):
+    with column:
+        if st.button(demo.title, key=f"demo_{demo.key}", help=demo.blurb, width="stretch"):
+            with st.spinner(f"Loading {demo.title} and training its model..."):
+                load_demo(demo.key)
+            st.rerun()
+
+data = state.get(state.DATA)
+model = state.get(state.MODEL)
+st.subheader(data.title)
+st.caption(data.dataset.description)
+
+left, right = st.columns([3, 1])
+with left:
+    picture = picture_picker(data, "home", reference=len(data.signature.components) > 1, resolution=False)
+    show_picture(data, picture, model, chart_key="home_regions")
+with right:
+    if model is not None:
+        st.markdown(f"**{model.title}**")
+        for name, value in metrics_table(model):
+            st.markdown(f"{name}: **{value}**")
+    else:
+        st.info("No model yet: train one on the Train page.")
+    st.page_link("pages/1_Data.py", label="Pick or upload data", icon="📂")
+    st.page_link("pages/2_Train.py", label="Train a model", icon="🏋️")
+    st.page_link("pages/3_Regions.py", label="Decision regions", icon="🗺️")
+    st.page_link("pages/4_Inspector.py", label="Tree inspector", icon="🔍")
+
+state.sync_url()

@@ -1,0 +1,384 @@
+"""Split boundaries of one tree, drawn as true geodesics inside a picture.
+
+A split at node ``t`` on the coordinate pair ``(i, j)`` of component ``c`` has
+the boundary ``{x : normal[0] x_i + normal[1] x_j = 0}`` (``i = -1`` is the
+constant lift ``x_0 = 1`` of a Euclidean component): a hyperplane through the
+ambient origin. Its trace on each picture is exact and closed-form:
+
+* Poincare disk: an arc of the circle ``|p - c|^2 = |c|^2 - R^2`` with
+  ``c = -R s / a0`` (orthogonal to the rim), or a diameter when ``a0 = 0``;
+* Klein disk: the chord ``s . k = -a0 R``;
+* sphere: the great circle orthogonal to the normal;
+* circle and torus: the two antipodal angles with ``a0 cos t + a1 sin t = 0``;
+* plane and line: a straight line, or a point.
+
+A split only acts on the rows that reach its node, so each curve is sampled
+densely and cut (NaN) where its points would not reach the node: what is left
+is the actual piece of the decision boundary that the split contributes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import coords
+from engine.manifolds.signature import Signature
+from engine.viz.views import RIM_MARGIN, View, ViewGrid, _check_view, _component_columns, torus_xyz
+
+__all__ = ["BoundaryCurve", "boundary_curves", "goes_left", "node_parents", "reaches_node", "split_plane"]
+
+# Samples per boundary curve: smooth arcs at the widths the app draws (about 700 px).
+N_CURVE_POINTS = 400
+# Coefficients below this share of the largest one are rounding noise, not a tilt.
+_COEF_EPS = 1e-12
+
+
+@dataclass
+class BoundaryCurve:
+    """Picture coordinates of one split's boundary, NaN where the split is not active.
+
+    Attributes
+    ----------
+    node : int
+        Node id of the split.
+    coords : dict of str to ndarray
+        Same keys as :func:`engine.viz.views.project_points` (circle views also
+        carry ``r``).
+    """
+
+    node: int
+    coords: dict
+
+
+def tree_arrays(tree):
+    """The ``tree_`` arrays of a fitted tree estimator, or ``tree`` itself."""
+    return getattr(tree, "tree_", tree)
+
+
+def node_parents(tree) -> np.ndarray:
+    """Parent of every node (-1 for the root), shape (n_nodes,)."""
+    t = tree_arrays(tree)
+    left = np.asarray(t.children_left)
+    right = np.asarray(t.children_right)
+    parent = np.full(len(left), -1, dtype=np.int64)
+    internal = np.flatnonzero(left >= 0)
+    parent[left[internal]] = internal
+    parent[right[internal]] = internal
+    return parent
+
+
+def goes_left(tree, node: int, rows: np.ndarray, signature) -> np.ndarray:
+    """Which ambient rows the split at ``node`` sends to its left child.
+
+    A row goes left iff ``normal[0] x_i + normal[1] x_j <= 0`` on the split's
+    component (``x_i = 1`` when ``i = -1``).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_rows,)
+    """
+    t = tree_arrays(tree)
+    signature = Signature.parse(signature)
+    comp = signature.components[int(t.component[node])]
+    i, j = (int(v) for v in np.asarray(t.coords)[node])
+    n0, n1 = (float(v) for v in np.asarray(t.normal)[node])
+    xi = 1.0 if i < 0 else rows[:, comp.start + i]
+    xj = rows[:, comp.start + j]
+    return n0 * xi + n1 * xj <= 0
+
+
+def reaches_node(tree, node: int, rows: np.ndarray, signature, parents: np.ndarray | None = None) -> np.ndarray:
+    """Which ambient rows are routed through ``node`` (every ancestor agrees).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_rows,)
+    """
+    t = tree_arrays(tree)
+    parents = node_parents(t) if parents is None else parents
+    ok = np.ones(len(rows), dtype=bool)
+    child = int(node)
+    parent = int(parents[child])
+    left = np.asarray(t.children_left)
+    while parent >= 0:
+        side = goes_left(t, parent, rows, signature)
+        ok &= side if left[parent] == child else ~side
+        child, parent = parent, int(parents[parent])
+    return ok
+
+
+def split_plane(tree, node: int, signature) -> tuple[int, np.ndarray, float]:
+    """The split at ``node`` as a linear equation on its component.
+
+    Returns
+    -------
+    component : int
+        Index of the component.
+    a : ndarray of shape (component ambient_dim,)
+        Coefficients: the boundary is ``a . x + const = 0``.
+    const : float
+        Constant term (non-zero only for a Euclidean lift ``i = -1``).
+    """
+    t = tree_arrays(tree)
+    signature = Signature.parse(signature)
+    c = int(t.component[node])
+    comp = signature.components[c]
+    i, j = (int(v) for v in np.asarray(t.coords)[node])
+    n0, n1 = (float(v) for v in np.asarray(t.normal)[node])
+    a = np.zeros(comp.ambient_dim)
+    const = 0.0
+    if i < 0:
+        const = n0
+    else:
+        a[i] += n0
+    a[j] += n1
+    return c, a, const
+
+
+def _unit_perp(v: np.ndarray) -> np.ndarray:
+    return np.array([-v[1], v[0]]) / np.hypot(v[0], v[1])
+
+
+def _poincare_curve(a0: float, s: np.ndarray, R: float, n: int) -> np.ndarray | None:
+    """Points (n, 2) of the geodesic ``a0 x0 + s . x_spatial = 0`` on the Poincare disk."""
+    s_norm = float(np.hypot(*s))
+    if s_norm <= _COEF_EPS * max(abs(a0), 1.0):
+        return None  # a0 x0 = 0 has no solution on the hyperboloid (x0 > 0)
+    if abs(a0) <= _COEF_EPS * s_norm:
+        u = _unit_perp(s)
+        t = np.linspace(-R, R, n)
+        return t[:, None] * u[None, :]
+    c = -R * s / a0
+    c2 = float(c @ c)
+    if c2 <= R * R:
+        return None  # |a0| >= |s|: the plane misses the hyperboloid
+    r = np.sqrt(c2 - R * R)
+    perp = _unit_perp(c)
+    q1 = (R * R / c2) * c + (R / np.sqrt(c2)) * r * perp
+    q2 = (R * R / c2) * c - (R / np.sqrt(c2)) * r * perp
+    phi1 = np.arctan2(*(q1 - c)[::-1])
+    phi2 = np.arctan2(*(q2 - c)[::-1])
+    # The arc inside the disk is the shorter one (the centre lies outside the disk).
+    delta = (phi2 - phi1 + np.pi) % (2 * np.pi) - np.pi
+    phi = phi1 + np.linspace(0.0, 1.0, n) * delta
+    return c[None, :] + r * np.column_stack([np.cos(phi), np.sin(phi)])
+
+
+def _klein_curve(a0: float, s: np.ndarray, R: float, n: int) -> np.ndarray | None:
+    """Points (n, 2) of the chord ``s . k = -a0 R`` inside the Klein disk."""
+    s_norm = float(np.hypot(*s))
+    if s_norm <= _COEF_EPS * max(abs(a0), 1.0):
+        return None
+    foot = -a0 * R * s / s_norm**2
+    d = float(np.hypot(*foot))
+    if d >= R:
+        return None
+    half = np.sqrt(R * R - d * d)
+    t = np.linspace(-half, half, n)
+    return foot[None, :] + t[:, None] * _unit_perp(s)[None, :]
+
+
+def _great_circle(alpha: np.ndarray, n: int) -> np.ndarray | None:
+    """Unit vectors (n, 3) orthogonal to ``alpha`` (a closed loop)."""
+    norm = float(np.linalg.norm(alpha))
+    if norm <= _COEF_EPS:
+        return None
+    w = alpha / norm
+    helper = np.eye(3)[int(np.argmin(np.abs(w)))]
+    u = np.cross(w, helper)
+    u /= np.linalg.norm(u)
+    v = np.cross(w, u)
+    t = np.linspace(0.0, 2 * np.pi, n)
+    return np.cos(t)[:, None] * u[None, :] + np.sin(t)[:, None] * v[None, :]
+
+
+def _circle_angles(a: np.ndarray) -> np.ndarray | None:
+    """The two angles with ``a[0] cos t + a[1] sin t = 0`` (or None)."""
+    if np.hypot(a[0], a[1]) <= _COEF_EPS:
+        return None
+    t = np.arctan2(-a[0], a[1])
+    return np.array([t, t + np.pi])
+
+
+def _clip_line(alpha: np.ndarray, gamma: float, bounds: tuple, n: int) -> np.ndarray | None:
+    """Points (n, 2) of ``alpha . p + gamma = 0`` inside the box ``bounds``."""
+    norm = float(np.hypot(*alpha))
+    if norm <= _COEF_EPS * max(abs(gamma), 1.0):
+        return None
+    xmin, xmax, ymin, ymax = bounds
+    foot = -gamma * alpha / norm**2
+    u = _unit_perp(alpha)
+    lo, hi = -np.inf, np.inf
+    for k, (bmin, bmax) in enumerate(((xmin, xmax), (ymin, ymax))):
+        if abs(u[k]) < 1e-15:  # parallel to this pair of sides
+            if not bmin <= foot[k] <= bmax:
+                return None
+            continue
+        t1, t2 = sorted(((bmin - foot[k]) / u[k], (bmax - foot[k]) / u[k]))
+        lo, hi = max(lo, t1), min(hi, t2)
+    if not lo < hi:
+        return None
+    t = np.linspace(lo, hi, n)
+    return foot[None, :] + t[:, None] * u[None, :]
+
+
+def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndarray, bounds, n: int):
+    """(picture coords dict, view-column values (m, c)) of one split, or None."""
+    c, a, const = split_plane(tree, node, signature)
+    if c not in view.components:
+        return None
+    comp = signature.components[view.components[0]]
+    if view.kind == "disk":
+        R = comp.radius
+        a0, s = a[0], a[list(view.axes)]
+        pts = _poincare_curve(a0, s, R, n) if view.model == "poincare" else _klein_curve(a0, s, R, n)
+        if pts is None:
+            return None
+        # Keep the samples off the rim, where hyperboloid coordinates blow up.
+        radius = np.hypot(pts[:, 0], pts[:, 1])
+        scale = np.minimum(1.0, R * (1 - RIM_MARGIN) / np.maximum(radius, 1e-300))
+        inside = pts * scale[:, None]
+        if view.model == "poincare":
+            h2 = coords.poincare_to_hyperboloid(inside, curvature=comp.curvature)
+        else:
+            h2 = coords.klein_to_hyperboloid(inside, curvature=comp.curvature)
+        values = np.zeros((n, comp.ambient_dim))
+        values[:, 0] = h2[:, 0]
+        values[:, view.axes[0]] = h2[:, 1]
+        values[:, view.axes[1]] = h2[:, 2]
+        return {"x": pts[:, 0], "y": pts[:, 1]}, values
+    if view.kind == "sphere":
+        unit = _great_circle(a[list(view.axes)], n)
+        if unit is None:
+            return None
+        values = np.zeros((n, comp.ambient_dim))
+        values[:, list(view.axes)] = unit * comp.radius
+        lifted = unit * 1.006  # drawn just above the surface so it is not hidden by it
+        return {"x": lifted[:, 0], "y": lifted[:, 1], "z": lifted[:, 2]}, values
+    if view.kind == "circle":
+        angles = _circle_angles(a)
+        if angles is None:
+            return None
+        values = coords.angle_to_circle(angles, curvature=comp.curvature)
+        return {"theta": np.degrees(angles)}, values
+    if view.kind == "torus":
+        first, second = (signature.components[k] for k in view.components)
+        angles = _circle_angles(a)
+        if angles is None:
+            return None
+        other = np.linspace(-np.pi, np.pi, n)
+        parts_a, parts_b = [], []
+        for t in angles:
+            fixed = np.full(n, t)
+            if c == view.components[0]:
+                parts_a += [fixed, [np.nan]]
+                parts_b += [other, [np.nan]]
+            else:
+                parts_a += [other, [np.nan]]
+                parts_b += [fixed, [np.nan]]
+        ga, gb = np.concatenate(parts_a)[:-1], np.concatenate(parts_b)[:-1]
+        ok = np.isfinite(ga)
+        values = np.full((len(ga), first.ambient_dim + second.ambient_dim), np.nan)
+        values[ok] = np.hstack([
+            coords.angle_to_circle(ga[ok], curvature=first.curvature),
+            coords.angle_to_circle(gb[ok], curvature=second.curvature),
+        ])
+        return torus_xyz(ga, gb, lift=0.02), values
+    if view.kind == "plane":
+        ax = list(view.axes)
+        rest = [k for k in range(comp.ambient_dim) if k not in ax]
+        gamma = const + float(a[rest] @ reference[comp.start + np.asarray(rest, dtype=np.int64)]) if rest else const
+        pts = _clip_line(a[ax], gamma, bounds, n)
+        if pts is None:
+            return None
+        return {"x": pts[:, 0], "y": pts[:, 1]}, pts
+    # line view: one point
+    if comp.kind == "H":
+        if abs(a[1]) <= _COEF_EPS:
+            return None
+        k = -comp.radius * a[0] / a[1]
+        if abs(k) >= comp.radius:
+            return None
+        p = coords.klein_to_poincare(np.array([[k]]), curvature=comp.curvature)[0, 0]
+        values = coords.poincare_to_hyperboloid(np.array([[p]]), curvature=comp.curvature)
+        return {"x": np.array([p])}, values
+    ax = view.axes[0]
+    rest = [k for k in range(comp.ambient_dim) if k != ax]
+    gamma = const + (float(a[rest] @ reference[comp.start + np.asarray(rest, dtype=np.int64)]) if rest else 0.0)
+    if abs(a[ax]) <= _COEF_EPS:
+        return None
+    x = -gamma / a[ax]
+    if bounds and not bounds[0] <= x <= bounds[1]:
+        return None
+    return {"x": np.array([x])}, np.array([[x]])
+
+
+def boundary_curves(
+    tree,
+    signature,
+    view: View,
+    reference: np.ndarray,
+    grid: ViewGrid | None = None,
+    nodes=None,
+    n_points: int = N_CURVE_POINTS,
+    clip: bool = True,
+) -> list[BoundaryCurve]:
+    """Every split boundary of one tree that crosses the picture, as a geodesic.
+
+    Parameters
+    ----------
+    tree : fitted tree estimator or its ``tree_``
+        Needs ``children_left``, ``children_right``, ``component``, ``coords``,
+        ``normal``.
+    signature : str or Signature
+    view : View
+    reference : ndarray of shape (ambient_dim,)
+        Where the components outside the picture are held.
+    grid : ViewGrid, optional
+        Supplies plane / line bounds (defaults to [-1, 1]).
+    nodes : iterable of int, optional
+        Only these nodes (default: every internal node).
+    n_points : int
+        Samples per curve.
+    clip : bool
+        Cut each curve to the part whose points reach its node (the part that
+        is a real decision boundary); ``False`` draws whole geodesics.
+
+    Returns
+    -------
+    list of BoundaryCurve
+        In node order; splits on other components, and splits whose plane
+        misses the picture, are left out.
+    """
+    signature = Signature.parse(signature)
+    _check_view(view, signature)
+    t = tree_arrays(tree)
+    reference = np.asarray(reference, dtype=np.float64)
+    left = np.asarray(t.children_left)
+    internal = np.flatnonzero(left >= 0)
+    if nodes is not None:
+        wanted = {int(v) for v in nodes}
+        internal = np.array([v for v in internal if int(v) in wanted], dtype=np.int64)
+    bounds = grid.bounds if grid is not None else None
+    if bounds is None:
+        bounds = (-1.0, 1.0, -1.0, 1.0) if view.kind == "plane" else (-1.0, 1.0)
+    columns = _component_columns(view, signature)
+    parents = node_parents(t)
+    curves = []
+    for node in internal:
+        found = _curve(view, signature, int(node), t, reference, bounds, int(n_points))
+        if found is None:
+            continue
+        picture, values = found
+        if clip:
+            finite = np.isfinite(values).all(axis=1)
+            rows = np.tile(reference, (len(values), 1))
+            rows[:, columns] = np.where(finite[:, None], values, 0.0)
+            active = reaches_node(t, int(node), rows, signature, parents) & finite
+            if not active.any():
+                continue
+            picture = {k: np.where(active, v, np.nan) for k, v in picture.items()}
+        curves.append(BoundaryCurve(int(node), picture))
+    return curves

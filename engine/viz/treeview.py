@@ -1,0 +1,373 @@
+"""A fitted product tree as a diagram, replayed split by split, and explained per point.
+
+The builder numbers nodes depth-first in the order their splits were chosen, so
+"the first k splits" are the internal nodes with the k smallest ids.
+:func:`first_splits` cuts a fitted tree back to them (a copy whose ``tree_``
+keeps only those splits; every other node becomes or disappears under a leaf),
+so replaying training is predicting with ever larger prefixes of one tree.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from engine.viz.boundaries import node_parents, tree_arrays
+from engine.viz.palette import class_colors
+
+__all__ = [
+    "PrunedTree",
+    "decision_path_nodes",
+    "explain_path",
+    "first_splits",
+    "node_details",
+    "split_order",
+    "tree_figure",
+    "tree_layout",
+]
+
+_NODE_STYLE_COLORS = {"newest": "#FFE100", "path": "#FFFFFF", "selected": "#FF4FD8"}
+# Beyond this many nodes the diagram drops its text labels (hover still works).
+_MAX_LABELLED_NODES = 63
+
+
+@dataclass
+class PrunedTree:
+    """A copy of a fitted tree cut back to its first ``k`` splits.
+
+    Attributes
+    ----------
+    estimator : fitted tree estimator
+        Predicts like the original tree stopped after ``k`` splits.
+    kept : ndarray of int, shape (n_kept,)
+        Original id of every node of the copy (``kept[new_id] = old_id``).
+    k : int
+        Number of splits kept.
+    newest : int or None
+        Original id of the last split kept (the newest one), None for k = 0.
+    """
+
+    estimator: object
+    kept: np.ndarray
+    k: int
+    newest: int | None
+
+    def to_new(self, node: int) -> int | None:
+        """Id in the copy of original node ``node`` (None if it was cut away)."""
+        hits = np.flatnonzero(self.kept == int(node))
+        return int(hits[0]) if len(hits) else None
+
+    def to_old(self, node: int) -> int:
+        """Original id of node ``node`` of the copy."""
+        return int(self.kept[int(node)])
+
+    def restyle(self, styles: dict) -> dict:
+        """Styles keyed by original ids -> keyed by the copy's ids (cut-away nodes dropped)."""
+        out = {}
+        for node, style in styles.items():
+            new = self.to_new(node)
+            if new is not None:
+                out[new] = style
+        return out
+
+
+def split_order(tree) -> np.ndarray:
+    """Ids of the internal nodes in the order their splits were chosen (ascending id)."""
+    return np.flatnonzero(np.asarray(tree_arrays(tree).children_left) >= 0)
+
+
+def first_splits(estimator, k: int) -> PrunedTree:
+    """The tree after its first ``k`` splits.
+
+    Parameters
+    ----------
+    estimator : fitted ProductDecisionTreeClassifier or ProductDecisionTreeRegressor
+    k : int
+        Number of splits to keep, clipped to ``[0, number of splits]``.
+
+    Returns
+    -------
+    PrunedTree
+        Node values are the training statistics the node had when it was a leaf
+        candidate (class fractions or mean target), exactly what a tree stopped at
+        that point would predict.
+    """
+    from engine.trees import Tree
+
+    tree = estimator.tree_
+    order = split_order(tree)
+    k = int(np.clip(k, 0, len(order)))
+    keep_split = np.zeros(tree.node_count, dtype=bool)
+    keep_split[order[:k]] = True
+    # A node survives when all its ancestors are kept splits; ancestors have smaller
+    # ids (depth-first numbering), so one forward pass decides every node.
+    parents = node_parents(tree)
+    alive = np.zeros(tree.node_count, dtype=bool)
+    alive[0] = True
+    for node in range(1, tree.node_count):
+        alive[node] = alive[parents[node]] and keep_split[parents[node]]
+    kept = np.flatnonzero(alive)
+    new_id = np.full(tree.node_count, -1, dtype=np.int64)
+    new_id[kept] = np.arange(len(kept))
+    arrays = {name: np.array(values)[kept] for name, values in tree.to_arrays().items()}
+    split = keep_split[kept]
+    arrays["children_left"] = np.where(split, new_id[np.asarray(tree.children_left)[kept]], -1)
+    arrays["children_right"] = np.where(split, new_id[np.asarray(tree.children_right)[kept]], -1)
+    arrays["feature"] = np.where(split, arrays["feature"], -1)
+    arrays["threshold"] = np.where(split, arrays["threshold"], np.nan)
+    arrays["normal"] = np.where(split[:, None], arrays["normal"], 0.0)
+    arrays["margin"] = np.where(split, arrays["margin"], np.nan)
+    arrays["improvement"] = np.where(split, arrays["improvement"], 0.0)
+    pruned = copy.copy(estimator)
+    pruned.tree_ = Tree(tree.features, arrays, tree.n_outputs)
+    newest = int(order[k - 1]) if k > 0 else None
+    return PrunedTree(pruned, kept, k, newest)
+
+
+def tree_layout(tree) -> tuple[np.ndarray, np.ndarray]:
+    """Diagram positions: leaves evenly spaced left to right, parents centred over children.
+
+    Returns
+    -------
+    x : ndarray of float, shape (n_nodes,)
+    depth : ndarray of int, shape (n_nodes,)
+    """
+    t = tree_arrays(tree)
+    left = np.asarray(t.children_left)
+    right = np.asarray(t.children_right)
+    n = len(left)
+    depth = np.zeros(n, dtype=np.int64)
+    for node in range(n):  # parents precede children
+        if left[node] >= 0:
+            depth[left[node]] = depth[right[node]] = depth[node] + 1
+    x = np.zeros(n)
+    # In-order leaf numbering through an explicit stack (trees can be deep).
+    counter = 0
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        if left[node] < 0:
+            x[node] = counter
+            counter += 1
+        else:
+            stack.append(int(right[node]))
+            stack.append(int(left[node]))
+    for node in range(n - 1, -1, -1):  # children before parents
+        if left[node] >= 0:
+            x[node] = 0.5 * (x[left[node]] + x[right[node]])
+    return x, depth
+
+
+def decision_path_nodes(estimator, row: np.ndarray) -> list[int]:
+    """Node ids visited by one ambient row, root first."""
+    row = np.asarray(row, dtype=np.float64).reshape(1, -1)
+    path = estimator.decision_path(row)
+    return [int(v) for v in np.sort(path.indices)]
+
+
+def _short_label(estimator, node: int, class_names) -> str:
+    tree = estimator.tree_
+    if tree.children_left[node] < 0:
+        value = tree.value[node]
+        if class_names is not None:
+            return str(class_names[int(np.argmax(value))])
+        return f"{value[0]:.3g}"
+    comp = estimator.signature_.components[int(tree.component[node])]
+    i, j = (int(c) for c in tree.coords[node])
+    first = "1" if i < 0 else f"x{i}"
+    return f"{comp.name}·{comp.index + 1} ({first},x{j})" if _repeated(estimator, comp.name) else (
+        f"{comp.name} ({first},x{j})")
+
+
+def _repeated(estimator, name: str) -> bool:
+    return sum(c.name == name for c in estimator.signature_.components) > 1
+
+
+def _renumber(text: str, node: int, id_map) -> str:
+    if id_map is None:
+        return text
+    return text.replace(f"node {node}:", f"node {int(id_map[node])}:", 1)
+
+
+def explain_path(estimator, row: np.ndarray, class_names=None, id_map=None) -> list[str]:
+    """One sentence per node on a row's path: each split with the side taken, then the leaf.
+
+    Parameters
+    ----------
+    estimator : fitted tree estimator
+    row : ndarray of shape (ambient_dim,)
+    class_names : list of str, optional
+    id_map : ndarray of int, optional
+        Original node ids (see :class:`PrunedTree`), used in the sentences.
+    """
+    from engine.trees import describe_split
+
+    path = decision_path_nodes(estimator, row)
+    left = estimator.tree_.children_left
+    lines = []
+    for node, child in itertools.pairwise(path):
+        side = "left" if int(left[node]) == child else "right"
+        lines.append(f"{_renumber(describe_split(estimator, node), node, id_map)} -> {side}")
+    leaf = path[-1]
+    text = _renumber(describe_split(estimator, leaf), leaf, id_map)
+    if class_names is not None and hasattr(estimator, "classes_"):
+        k = int(np.argmax(estimator.tree_.value[leaf]))
+        text += f" (predicts {class_names[k]})"
+    lines.append(text)
+    return lines
+
+
+def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
+    """What the inspector shows about one node.
+
+    Returns
+    -------
+    dict
+        ``node``, ``kind`` ("split" or "leaf"), ``samples``, ``impurity``,
+        ``distribution`` (class -> fraction, classification) or ``value``
+        (regression), and for splits ``component``, ``plane``, ``boundary`` (the
+        equation), ``rule`` (engine's description), ``margin``, ``left``, ``right``.
+    """
+    from engine.trees import describe_split
+
+    tree = estimator.tree_
+    node = int(node)
+    if not 0 <= node < tree.node_count:
+        raise ValueError(f"node must be between 0 and {tree.node_count - 1}, got {node}")
+    shown = node if id_map is None else int(id_map[node])
+    out = {"node": shown, "samples": int(tree.n_node_samples[node]), "impurity": float(tree.impurity[node])}
+    value = np.asarray(tree.value[node], dtype=np.float64)
+    if hasattr(estimator, "classes_"):
+        names = class_names if class_names is not None else [str(c) for c in estimator.classes_]
+        out["distribution"] = {str(n): float(v) for n, v in zip(names, value)}
+    else:
+        out["value"] = float(value[0])
+    out["rule"] = _renumber(describe_split(estimator, node), node, id_map)
+    if tree.children_left[node] < 0:
+        out["kind"] = "leaf"
+        return out
+    comp = estimator.signature_.components[int(tree.component[node])]
+    i, j = (int(c) for c in tree.coords[node])
+    n_i, n_j = (float(v) for v in tree.normal[node])
+    first = "1" if i < 0 else f"x{i}"
+    out.update(
+        kind="split",
+        component=f"{comp} (component {comp.index + 1})",
+        plane=f"({first}, x{j})",
+        boundary=f"{n_i:+.4f}·{first} {n_j:+.4f}·x{j} = 0  (left: <= 0)",
+        margin=float(tree.margin[node]),
+        left=int(tree.children_left[node]) if id_map is None else int(id_map[tree.children_left[node]]),
+        right=int(tree.children_right[node]) if id_map is None else int(id_map[tree.children_right[node]]),
+    )
+    return out
+
+
+def tree_figure(
+    estimator,
+    class_names=None,
+    styles: dict | None = None,
+    id_map: np.ndarray | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """The tree as a node-link diagram (root on top, left children to the left).
+
+    Parameters
+    ----------
+    estimator : fitted tree estimator (possibly a :class:`PrunedTree`'s estimator)
+    class_names : list of str, optional
+        Classification: names in class-index order (leaf colours and labels).
+    styles : dict of int to {"newest", "path", "selected"}, optional
+        Highlight of nodes, keyed by *original* node id.
+    id_map : ndarray of int, optional
+        Original id of each node of ``estimator`` (``PrunedTree.kept``); identity
+        by default. Node ids shown and returned in ``customdata`` are original ids.
+    height : int, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Node markers carry their original id in ``customdata`` (for selection).
+    """
+    tree = estimator.tree_
+    n = tree.node_count
+    ids = np.arange(n) if id_map is None else np.asarray(id_map)
+    styles = styles or {}
+    x, depth = tree_layout(tree)
+    left = np.asarray(tree.children_left)
+    right = np.asarray(tree.children_right)
+    classification = hasattr(estimator, "classes_")
+    if classification and class_names is None:
+        class_names = [str(c) for c in estimator.classes_]
+
+    fig = go.Figure()
+    # Edges in one trace (NaN-separated); edges on a highlighted path in another.
+    ex, ey, hx, hy = [], [], [], []
+    for node in np.flatnonzero(left >= 0):
+        for child in (left[node], right[node]):
+            on_path = styles.get(int(ids[node])) in ("path", "newest") and styles.get(int(ids[child])) in (
+                "path", "newest")
+            xs, ys = (hx, hy) if on_path else (ex, ey)
+            xs += [x[node], x[child], None]
+            ys += [-depth[node], -depth[child], None]
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "#9A9A9A", "width": 1.2},
+                             hoverinfo="skip", showlegend=False))
+    if hx:
+        fig.add_trace(go.Scatter(x=hx, y=hy, mode="lines", line={"color": "#111111", "width": 4},
+                                 hoverinfo="skip", showlegend=False, name="path"))
+
+    value = np.asarray(tree.value)
+    if classification:
+        colors = np.asarray(class_colors(len(class_names)))
+        fill = colors[np.argmax(value, axis=1)]
+    else:
+        fill = value[:, 0].astype(np.float32)
+    from engine.trees import describe_split
+
+    hover = [_renumber(describe_split(estimator, int(v)), int(v), ids) for v in range(n)]
+    outline = ["#222222"] * n
+    widths = [1.0] * n
+    sizes = np.where(left >= 0, 16, 13).astype(float)
+    for v in range(n):
+        style = styles.get(int(ids[v]))
+        if style:
+            outline[v] = "#111111"
+            widths[v] = 3.5
+            sizes[v] += 6
+    marker = {"size": sizes, "line": {"color": outline, "width": widths},
+              "symbol": ["circle" if left[v] >= 0 else "square" for v in range(n)]}
+    if classification:
+        marker["color"] = fill.tolist()
+    else:
+        marker.update(color=fill, colorscale="Viridis", showscale=True,
+                      colorbar={"title": {"text": "value"}, "thickness": 12})
+    labelled = n <= _MAX_LABELLED_NODES
+    fig.add_trace(go.Scatter(
+        x=x, y=-depth, mode="markers+text" if labelled else "markers", marker=marker,
+        text=[_short_label(estimator, v, class_names) for v in range(n)] if labelled else None,
+        textposition="bottom center", textfont={"size": 10}, hovertext=hover, hoverinfo="text",
+        customdata=ids.astype(np.int64), showlegend=False, name="nodes",
+    ))
+    # Halo markers behind highlighted nodes, in the highlight colour.
+    for style, color in _NODE_STYLE_COLORS.items():
+        picked = [v for v in range(n) if styles.get(int(ids[v])) == style]
+        if picked:
+            fig.add_trace(go.Scatter(x=x[picked], y=-depth[picked], mode="markers", hoverinfo="skip",
+                                     marker={"size": sizes[picked] + 12, "color": color,
+                                             "line": {"color": "#111111", "width": 1.5}},
+                                     name={"newest": "newest split", "path": "decision path",
+                                           "selected": "selected node"}[style], showlegend=True))
+            # Move the halo below the node markers.
+            fig.data = (fig.data[-1], *fig.data[:-1])
+    max_depth = int(depth.max()) if n else 0
+    fig.update_layout(
+        height=height or int(np.clip(130 + 95 * max_depth, 260, 900)),
+        xaxis={"visible": False, "range": [float(x.min()) - 0.8, float(x.max()) + 0.8]},
+        yaxis={"visible": False, "range": [-max_depth - 0.7, 0.5]},
+        plot_bgcolor="#FFFFFF", margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        legend={"orientation": "h", "y": 1.02, "x": 0.0}, clickmode="event+select",
+    )
+    return fig

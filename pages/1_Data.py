@@ -1,0 +1,264 @@
+"""Pick a dataset: a synthetic mixture, a built-in dataset, or your own file."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.datasets import load_dataset
+from engine.manifolds import Signature
+from ui import state
+from ui.chrome import page_setup, set_data, set_model
+from ui.data import (
+    MAX_SYNTHETIC_CLASSES,
+    MAX_SYNTHETIC_SAMPLES,
+    build_dataset,
+    builtin_datasets,
+    content_hash,
+    make_record,
+    synthetic_recipe,
+)
+from ui.errors import friendly
+from ui.training import train_from_recipe
+from ui.uploads import (
+    ACCEPTED_TYPES,
+    MAX_ROWS,
+    MAX_UPLOAD_MB,
+    UploadError,
+    convert_upload,
+    coordinate_models,
+    read_table,
+    suggest_mapping,
+    upload_record,
+)
+from ui.widgets import picture_picker, show_picture
+
+page_setup("Data")
+st.title("Data")
+
+DEFAULT_TREE = {"family": "product_tree", "params": {"max_depth": 6, "min_samples_leaf": 3}, "test_size": 0.25,
+                "seed": 0}
+
+
+def signature_box(label: str, key: str, default: str):
+    """A signature text box whose parse error appears right under it."""
+    text = st.text_input(label, value=default, key=key,
+                         help="Components joined by x: H (hyperbolic), S (sphere), E (Euclidean) with a dimension, "
+                              "optional curvature in parentheses and powers, e.g. 'H2 x S2 x E2', 'H2(-0.5) x S1', "
+                              "'(S1)^3'.")
+    try:
+        signature = Signature.parse(text)
+    except (TypeError, ValueError) as exc:
+        st.error(str(exc), icon="✏️")
+        return None
+    st.caption(f"✓ `{signature}`: {len(signature.components)} component(s), dimension {signature.dim}, "
+               f"{signature.ambient_dim} ambient coordinates per row.")
+    return signature
+
+
+def adopt(record, train_now: bool):
+    set_data(record)
+    if train_now:
+        with st.spinner("Training a product decision tree..."):
+            set_model(train_from_recipe(record, DEFAULT_TREE))
+    st.success(f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`.")
+
+
+tab_synthetic, tab_builtin, tab_upload = st.tabs(["Synthetic mixture", "Built-in datasets", "Upload a file"])
+
+# ------------------------------------------------------------------ synthetic
+with tab_synthetic:
+    st.markdown("Gaussian mixtures wrapped onto the manifold (the benchmark of the mixed-curvature paper).")
+    signature = signature_box("Signature", "syn_signature", "H2")
+    c1, c2, c3, c4 = st.columns(4)
+    n_samples = c1.number_input("Points", 10, MAX_SYNTHETIC_SAMPLES, 600, step=100, key="syn_n",
+                                help=f"How many points to sample (up to {MAX_SYNTHETIC_SAMPLES:,}).")
+    task = c2.radio("Task", ["classification", "regression"], key="syn_task", horizontal=True,
+                    help="Classification: each cluster gets a class. Regression: a linear target per cluster.")
+    n_classes = c3.number_input("Classes", 2, MAX_SYNTHETIC_CLASSES, 5, key="syn_classes",
+                                disabled=task == "regression", help="Number of classes (classification).")
+    seed = c4.number_input("Seed", 0, 2**31 - 1, 0, key="syn_seed", help="Same seed, same data.")
+    c5, c6, c7 = st.columns(3)
+    n_clusters = c5.number_input("Clusters", 1, 200, 10, key="syn_clusters",
+                                 help="Mixture components; at least the number of classes.")
+    spread = c6.slider("Cluster spread", 0.05, 2.0, 0.35, step=0.05, key="syn_spread",
+                       help="Scale of each cluster's covariance: small values give tight, separable clusters.")
+    train_now = c7.checkbox("Train a tree right away", value=True, key="syn_train",
+                            help="Fit a default product decision tree so the regions show at once.")
+    if st.button("Generate", type="primary", key="syn_go", disabled=signature is None):
+        with friendly("generate the mixture"):
+            recipe = synthetic_recipe(signature, n_samples, n_classes, task, seed, max(n_clusters, n_classes),
+                                      spread, title=f"Mixture on {signature}")
+            adopt(build_dataset(recipe), train_now)
+
+# ------------------------------------------------------------------- built-in
+with tab_builtin:
+    infos = builtin_datasets()
+    if not infos:
+        st.info("No built-in datasets are installed.")
+    else:
+        pick = st.selectbox("Dataset", range(len(infos)), key="builtin_pick",
+                            format_func=lambda i: f"{infos[i].title} ({infos[i].signature}, {infos[i].task})")
+        info = infos[pick]
+        st.markdown(info.summary)
+        available, hint = info.available()
+        params = {}
+        cols = st.columns(3)
+        for k, spec in enumerate(info.parameters):
+            key = f"builtin_{info.name}_{spec.name}"
+            with cols[k % 3]:
+                if spec.kind == "bool":
+                    params[spec.name] = st.checkbox(spec.name, value=bool(spec.default), help=spec.help, key=key)
+                elif spec.kind == "choice":
+                    choices = list(spec.choices)
+                    params[spec.name] = st.selectbox(spec.name, choices, index=choices.index(spec.default),
+                                                     help=spec.help, key=key)
+                elif spec.kind == "signature":
+                    params[spec.name] = st.text_input(spec.name, value=str(spec.default), help=spec.help, key=key)
+                elif spec.kind in ("int", "seed"):
+                    default = 0 if spec.default is None else int(spec.default)
+                    params[spec.name] = int(st.number_input(
+                        spec.name, int(spec.min) if spec.min is not None else 0,
+                        int(spec.max) if spec.max is not None else 2**31 - 1, default,
+                        step=int(spec.step or 1), help=spec.help, key=key))
+                else:
+                    params[spec.name] = float(st.number_input(
+                        spec.name, float(spec.min) if spec.min is not None else None,
+                        float(spec.max) if spec.max is not None else None, float(spec.default),
+                        step=float(spec.step or 0.1), help=spec.help, key=key))
+        train_builtin = st.checkbox("Train a tree right away", value=True, key="builtin_train")
+        if not available:
+            st.warning(f"This dataset needs an optional package: `{hint}`")
+        if st.button("Load", type="primary", key="builtin_go", disabled=not available):
+            with friendly(f"load {info.title}"):
+                recipe = {"source": "builtin", "name": info.name, "params": params, "title": info.title}
+                if info.slow:
+                    status = st.empty()
+
+                    def report(epoch, value, status=status):
+                        status.caption(f"Working... step {epoch}" + (f", loss {float(value):.4g}" if value is not None
+                                                                      else ""))
+
+                    with st.spinner(f"Loading {info.title} (this one computes an embedding)..."):
+                        record = make_record(load_dataset(info.name, callback=report, **params), recipe)
+                    status.empty()
+                else:
+                    with st.spinner(f"Loading {info.title}..."):
+                        record = build_dataset(recipe)
+                adopt(record, train_builtin)
+
+# --------------------------------------------------------------------- upload
+with tab_upload:
+    st.markdown(
+        f"A table with one row per point: **CSV, TSV** (text, header row) or **NumPy `.npy` / `.npz`** arrays "
+        f"(plain numbers; `.npz` with arrays `X` and `y` works directly). Limits: **{MAX_UPLOAD_MB} MB**, "
+        f"**{MAX_ROWS:,} rows**. Pickled files are refused. Rows are counted from 0 in messages (header excluded). "
+        "Your file stays in this browser session.")
+    up_signature = signature_box("Signature of the data", "up_signature", "H2")
+    uploaded = st.file_uploader("File", type=list(ACCEPTED_TYPES), key="up_file")
+    upload = state.get(state.UPLOAD)
+    if uploaded is None:
+        if upload is not None:
+            state.drop(state.UPLOAD)
+        upload = None
+    else:
+        raw = uploaded.getvalue()
+        digest = content_hash(np.frombuffer(raw, dtype=np.uint8), extra=uploaded.name)
+        if upload is None or upload.get("hash") != digest:
+            upload = {"hash": digest, "name": uploaded.name, "table": None, "error": None, "project": False,
+                      "drop": False}
+            try:
+                upload["table"] = read_table(uploaded.name, raw)
+            except UploadError as exc:
+                upload["error"] = str(exc)
+            state.put(state.UPLOAD, upload)
+    if upload is not None and upload["error"]:
+        st.error(f"Could not read the file: {upload['error']}", icon="⚠️")
+    elif upload is not None and up_signature is not None:
+        table = upload["table"]
+        st.caption(f"**{upload['name']}**: {len(table):,} rows, {table.shape[1]} columns.")
+        st.dataframe(table.head(8), hide_index=False)
+        guess = suggest_mapping(table, up_signature)
+        prefix = f"map_{upload['hash']}_{str(up_signature).replace(' ', '')}"
+        columns = list(table.columns)
+        c1, c2 = st.columns(2)
+        label_options = ["(none)", *columns]
+        label = c1.selectbox("Label column (what to predict)", label_options,
+                             index=label_options.index(guess["label"]) if guess["label"] in columns else 0,
+                             key=f"{prefix}_label")
+        up_task = c2.radio("Task", ["classification", "regression"],
+                           index=0 if guess["task"] == "classification" else 1, key=f"{prefix}_task", horizontal=True)
+        mapping = {"label": None if label == "(none)" else label, "task": up_task, "components": []}
+        for comp, suggestion in zip(up_signature.components, guess["components"]):
+            models = coordinate_models(comp)
+            keys = [m[0] for m in models]
+            c1, c2 = st.columns([1, 2])
+            model_key = c1.selectbox(f"{comp} (component {comp.index + 1}): coordinates given as", keys,
+                                     index=keys.index(suggestion["model"]),
+                                     format_func=lambda k, models=models: next(m[1] for m in models if m[0] == k),
+                                     key=f"{prefix}_model_{comp.index}")
+            need = next(m[2] for m in models if m[0] == model_key)
+            default_cols = suggestion["columns"] if model_key == suggestion["model"] else []
+            chosen = c2.multiselect(f"columns, in order ({need})", columns, default=default_cols[:need],
+                                    max_selections=need, key=f"{prefix}_cols_{comp.index}_{model_key}")
+            mapping["components"].append({"model": model_key, "columns": chosen})
+        result = None
+        with friendly("use these columns"):
+            result = convert_upload(table, up_signature, mapping, project=upload["project"], drop_bad=upload["drop"])
+        if result is not None:
+            st.markdown("#### Validation report")
+            for report in result.reports:
+                if report.ok:
+                    st.markdown(f"✅ **{report.name}** ({report.model}): every row is on the manifold.")
+                else:
+                    st.markdown(f"❌ **{report.name}** ({report.model}): " + "; ".join(report.problems) + ".")
+            if mapping["label"] is not None and not result.label_problems:
+                st.markdown(f"✅ **label** `{mapping['label']}` ({up_task}).")
+            for problem in result.label_problems:
+                st.markdown(f"❌ **label**: {problem}.")
+            for problem in result.general:
+                st.markdown(f"❌ {problem}.")
+            if result.n_projected:
+                st.info(f"{result.n_projected} rows were projected onto the manifold.")
+            if result.n_dropped:
+                st.info(f"{result.n_dropped} rows with problems were dropped.")
+            b1, b2, b3, b4 = st.columns(4)
+            if b1.button("Project onto the manifold", key="up_project",
+                         disabled=upload["project"] or not result.fixable_by_projection,
+                         help="Move off-manifold rows to the nearest point of the manifold (hyperboloid: recompute "
+                              "x0; sphere: rescale; ball coordinates: pull inside the ball; latitudes: clip)."):
+                upload["project"] = True
+                st.rerun()
+            if b2.button("Drop rows with problems", key="up_drop", disabled=upload["drop"] or not result.bad.any(),
+                         help="Leave out every row that is still not usable."):
+                upload["drop"] = True
+                st.rerun()
+            if b3.button("Undo fixes", key="up_undo", disabled=not (upload["project"] or upload["drop"])):
+                upload["project"] = upload["drop"] = False
+                st.rerun()
+            train_upload = b4.checkbox("Train a tree right away", value=True, key="up_train")
+            if result.ok:
+                st.success(f"Ready: {len(result.X):,} rows on `{up_signature}`.")
+                if st.button("Use this dataset", type="primary", key="up_use"):
+                    with friendly("use the uploaded data"):
+                        adopt(upload_record(result, up_signature, up_task, upload["name"], mapping), train_upload)
+            else:
+                st.warning("Fix the problems above (or use the buttons) before training on this file.")
+
+# ------------------------------------------------------------------ preview
+data = state.get(state.DATA)
+st.divider()
+st.subheader(f"Current dataset: {data.title}")
+st.markdown(data.dataset.description)
+st.caption(f"Source: {data.dataset.provenance}")
+names = data.dataset.feature_names or [
+    f"{c.name}#{c.index + 1}:x{k}" for c in data.signature.components for k in range(c.ambient_dim)]
+preview = pd.DataFrame(data.X[:200], columns=list(names))
+preview.insert(0, "label", [str(v) for v in data.y[:200]] if data.task == "classification" else data.y[:200])
+c1, c2 = st.columns([1, 1])
+with c1:
+    st.caption(f"First {len(preview)} of {len(data.X):,} rows (ambient coordinates).")
+    st.dataframe(preview, height=420)
+with c2:
+    picture = picture_picker(data, "data", reference=False, resolution=False)
+    show_picture(data, picture, None, chart_key="data_preview", show_boundaries=False, height=430)
+state.sync_url()

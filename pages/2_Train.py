@@ -1,0 +1,128 @@
+"""Train a model on the current dataset, score it, save it as JSON or load one."""
+
+import hashlib
+
+import streamlit as st
+
+from engine import io as model_io
+from engine.viz import confusion_figure
+from ui import state
+from ui.chrome import metrics_table, page_setup, set_model
+from ui.errors import friendly, message_for
+from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
+from ui.widgets import PLOTLY_CONFIG
+
+page_setup("Train")
+st.title("Train a model")
+
+data = state.get(state.DATA)
+model = state.get(state.MODEL)
+families = families_for(data.task)
+st.markdown(f"On **{data.title}** (`{data.signature}`, {len(data.X):,} rows, {data.task}).")
+
+keys = [f.key for f in families]
+current = model.recipe.get("family") if model is not None and model.source == "trained" else "product_tree"
+family_key = st.selectbox("Model", keys, index=keys.index(current) if current in keys else 0,
+                          format_func=lambda k: FAMILIES[k].title, key="train_family")
+family = FAMILIES[family_key]
+st.caption(family.blurb)
+
+previous = model.recipe if model is not None and model.recipe.get("family") == family_key else {}
+defaults = family.defaults(data.task) | dict(previous.get("params", {}))
+with st.form("train_form"):
+    params = {}
+    cols = st.columns(3)
+    specs = [p for p in family.params if not (p.name == "criterion" and data.task == "regression")]
+    for k, spec in enumerate(specs):
+        key = f"train_{family_key}_{spec.name}"
+        label = spec.label or spec.name
+        value = defaults.get(spec.name, spec.default)
+        with cols[k % 3]:
+            if spec.kind == "choice":
+                choices = [c for c in spec.choices if not (spec.name == "criterion" and c == "squared_error")]
+                shown = "all" if value is None and spec.name == "max_features" else value
+                params[spec.name] = st.selectbox(label, choices, index=choices.index(shown) if shown in choices else 0,
+                                                 help=spec.help, key=key)
+            elif spec.kind == "bool":
+                params[spec.name] = st.checkbox(label, value=bool(value), help=spec.help, key=key)
+            elif spec.kind.endswith("int"):
+                params[spec.name] = int(st.number_input(label, int(spec.min), int(spec.max),
+                                                        int(value or 0), step=int(spec.step or 1), help=spec.help,
+                                                        key=key))
+            else:
+                params[spec.name] = float(st.number_input(label, float(spec.min), float(spec.max), float(value or 0),
+                                                          step=float(spec.step or 0.01), format="%g", help=spec.help,
+                                                          key=key))
+    c1, c2 = st.columns(2)
+    fixed_split = data.dataset.test_mask is not None
+    test_size = c1.slider("Test share", 0.1, 0.5, float(previous.get("test_size", 0.25)), step=0.05,
+                          key="train_test_size", disabled=fixed_split,
+                          help="Share of rows held out to score the model." + (
+                              " This dataset has a fixed test set." if fixed_split else "")
+                          + (" Groups (e.g. cities) stay on one side." if data.dataset.groups is not None else ""))
+    seed = int(c2.number_input("Seed", 0, 2**31 - 1, int(previous.get("seed", 0)), key="train_seed",
+                               help="Seeds the split and the model's randomness: same seed, same model."))
+    submitted = st.form_submit_button("Train", type="primary")
+
+if submitted:
+    with friendly("train the model"):
+        recipe = {"family": family_key, "params": params, "test_size": test_size, "seed": seed}
+        estimator = family.build(data.task, str(data.signature), params, seed)
+        train_idx, test_idx = split_rows(data, test_size, seed)
+        bar = st.progress(0.0, text="Training...")
+
+        def report(done, total):
+            bar.progress(done / total, text=f"Training... {done} of {total} trees" if total > 1 else "Training...")
+
+        estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx], report)
+        bar.empty()
+        record = ModelRecord(estimator, recipe, data.hash, train_idx, test_idx,
+                             evaluate(estimator, data, train_idx, test_idx), seconds)
+        set_model(record)
+        model = record
+        st.success(f"Trained in {seconds:.2f} s.")
+
+if model is not None:
+    st.subheader(f"{model.title}" + (" (uploaded)" if model.source == "uploaded" else ""))
+    left, right = st.columns([1, 2])
+    with left:
+        st.table({"metric": [r[0] for r in metrics_table(model)], "value": [r[1] for r in metrics_table(model)]})
+        if model.source == "uploaded":
+            st.caption("An uploaded model is scored on every row of the current dataset.")
+    with right:
+        if "confusion" in model.metrics:
+            st.plotly_chart(confusion_figure(model.metrics["confusion"], data.class_names, title="Confusion matrix "
+                                             "(test rows)"), key="train_confusion", config=PLOTLY_CONFIG)
+
+    st.subheader("Save or load a model")
+    cache = state.get("model_json", {})
+    if model.model_id not in cache:
+        try:
+            cache = {model.model_id: model_io.dumps(model.estimator)}
+        except TypeError as exc:
+            cache = {model.model_id: None}
+            st.caption(f"This model cannot be saved: {exc}")
+        state.put("model_json", cache)
+    text = cache[model.model_id]
+    if text is not None:
+        st.download_button("Download the model (JSON)", text, file_name=f"{family_key}-{model.model_id}.json",
+                           mime="application/json", key="train_download",
+                           help="Versioned JSON (no pickle): parameters and every tree array.")
+uploaded = st.file_uploader("Load a model (JSON saved by this app)", type=["json"], key="train_upload",
+                            help="Checked field by field before use; it must match the current dataset's signature.")
+if uploaded is not None:
+    raw = uploaded.getvalue()
+    digest = hashlib.sha256(raw).hexdigest()[:16]
+    seen = state.get("model_upload", {})
+    if seen.get("hash") != digest:
+        seen = {"hash": digest, "error": None}
+        try:
+            set_model(adopt_model(model_io.loads(raw), data))
+        except (ValueError, TypeError) as exc:
+            seen["error"] = message_for(exc)
+        state.put("model_upload", seen)
+        if seen["error"] is None:
+            st.rerun()
+    if seen.get("error"):
+        st.error(f"Could not load the model file: {seen['error']}", icon="⚠️")
+state.sync_url()

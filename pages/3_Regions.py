@@ -1,0 +1,41 @@
+"""Decision regions of the current model, one component (or a pair of circles) at a time."""
+
+import streamlit as st
+
+from ui import state
+from ui.chrome import page_setup
+from ui.pictures import boundary_tree
+from ui.widgets import picture_picker, show_picture
+
+page_setup("Decision regions")
+st.title("Decision regions")
+
+data = state.get(state.DATA)
+model = state.get(state.MODEL)
+if model is None:
+    st.info("No model yet: the points are drawn on the bare manifold. Train one on the **Train** page.")
+
+picture = picture_picker(data, "regions")
+col_a, col_b, col_c = st.columns(3)
+with col_a:
+    show_points = st.toggle("Show data points", value=bool(state.pref("points", True)), key="regions_points")
+    state.set_pref("points", show_points)
+tree = None
+with col_b:
+    show_bounds = st.toggle("Show split boundaries", value=bool(state.pref("bounds", True)), key="regions_bounds",
+                            help="Each split of a single tree drawn as the geodesic it is, only where it acts.")
+    state.set_pref("bounds", show_bounds)
+with col_c:
+    forest = getattr(model.estimator, "estimators_", None) if model is not None else None
+    if show_bounds and forest is not None and boundary_tree(model) is not None:
+        index = st.number_input("Boundaries of tree #", 0, len(forest) - 1,
+                                int(min(state.pref("tree", 0) or 0, len(forest) - 1)), key="regions_tree",
+                                help="A forest's regions average many trees; the boundaries drawn are one tree's.")
+        state.set_pref("tree", int(index))
+        tree = boundary_tree(model, int(index))
+    elif model is not None and boundary_tree(model) is None:
+        st.caption("This model has no geodesic splits to draw (not a product tree).")
+
+show_picture(data, picture, model, chart_key="regions_chart", show_points=show_points, show_boundaries=show_bounds,
+             tree=tree)
+state.sync_url()

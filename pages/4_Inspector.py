@@ -1,0 +1,109 @@
+"""Inspect one product tree: its diagram, training replayed split by split, nodes, and a point's path."""
+
+import streamlit as st
+
+from engine import viz
+from ui import state
+from ui.chrome import page_setup, set_model
+from ui.errors import friendly
+from ui.pictures import Picture, boundary_tree
+from ui.training import train_from_recipe
+from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
+
+page_setup("Tree inspector")
+st.title("Tree inspector")
+
+data = state.get(state.DATA)
+model = state.get(state.MODEL)
+tree = boundary_tree(model) if model is not None else None
+if tree is None:
+    st.info("The inspector shows a product decision tree (or one tree of a product forest); the current model "
+            + ("is not one." if model is not None else "is missing."))
+    if st.button("Train a product decision tree now", type="primary", key="insp_train"):
+        with friendly("train a tree"), st.spinner("Training..."):
+            set_model(train_from_recipe(data, {"family": "product_tree",
+                                               "params": {"max_depth": 6, "min_samples_leaf": 3}}))
+            st.rerun()
+    st.stop()
+
+forest = getattr(model.estimator, "estimators_", None)
+tree_index = 0
+if forest is not None:
+    tree_index = int(st.number_input("Tree of the forest", 0, len(forest) - 1,
+                                     int(min(state.pref("tree", 0) or 0, len(forest) - 1)), key="insp_tree"))
+    state.set_pref("tree", tree_index)
+    tree = boundary_tree(model, tree_index)
+
+n_splits = len(viz.split_order(tree))
+k = 0
+if n_splits == 0:
+    st.warning("This tree is a single leaf: it predicts the same for every point.")
+else:
+    saved_k = state.pref("k")
+    k = st.slider("First k splits (replays training)", 0, n_splits,
+                  int(saved_k) if saved_k is not None and 0 <= int(saved_k) <= n_splits else n_splits,
+                  key="insp_k", help="Splits are numbered in the order training chose them; the picture and the "
+                                     "diagram show the tree stopped after k of them. The newest split is highlighted.")
+    state.set_pref("k", int(k))
+pruned = viz.first_splits(tree, k)
+kept_ids = [int(v) for v in pruned.kept]
+
+c1, c2 = st.columns(2)
+explain = c1.toggle("Explain a point", value=state.pref("explain_row") is not None, key="insp_explain",
+                    help="Follow one data row from the root to its leaf, on the diagram and on the manifold.")
+row = None
+if explain:
+    row = int(c2.number_input("Row", 0, len(data.X) - 1, int(min(state.pref("explain_row") or 0, len(data.X) - 1)),
+                              key="insp_row"))
+state.set_pref("explain_row", row)
+
+# Highlights, keyed by original node ids: the newest split, and the explained row's path.
+styles = {}
+if row is not None:
+    for node in viz.decision_path_nodes(pruned.estimator, data.X[row]):
+        styles[pruned.to_old(node)] = "path"
+if pruned.newest is not None:
+    styles[pruned.newest] = "newest"
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**The tree**" + (f" (first {k} of {n_splits} splits)" if k < n_splits else f" ({n_splits} splits)"))
+    selected = state.pref("node")
+    diagram_styles = dict(styles)
+    if selected in kept_ids:
+        diagram_styles.setdefault(int(selected), "selected")
+    fig = viz.tree_figure(pruned.estimator, data.class_names, styles=diagram_styles, id_map=pruned.kept)
+    event = st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
+    points = getattr(getattr(event, "selection", None), "points", None) or []
+    clicked = points[0].get("customdata") if points and isinstance(points[0], dict) else None
+    if clicked is not None and int(clicked) in kept_ids:
+        selected = int(clicked)
+    node = st.selectbox("Node", kept_ids, index=kept_ids.index(selected) if selected in kept_ids else 0,
+                        key=f"insp_node_{model.model_id}_{tree_index}_{k}_{selected}",
+                        help="Click a node in the diagram, or pick its id here.")
+    state.set_pref("node", int(node))
+    details = viz.node_details(pruned.estimator, pruned.to_new(node), data.class_names, id_map=pruned.kept)
+    if details["kind"] == "split":
+        st.markdown(f"**Node {node}: split** on {details['component']}, plane {details['plane']}  \n"
+                    f"boundary `{details['boundary']}`  \n"
+                    f"margin {details['margin']:.4g} · impurity {details['impurity']:.4g} · "
+                    f"{details['samples']} training rows · children {details['left']} (left), {details['right']} "
+                    "(right)")
+    else:
+        st.markdown(f"**Node {node}: leaf** · impurity {details['impurity']:.4g} · {details['samples']} training rows")
+    if "distribution" in details:
+        st.bar_chart({"fraction": details["distribution"]}, height=200, horizontal=True)
+    else:
+        st.markdown(f"mean target **{details['value']:.4g}**")
+
+with right:
+    chosen = picture_picker(data, "insp", resolution=False)
+    picture = Picture(chosen.view, chosen.ref_mode, chosen.ref_row, 120)
+    show_picture(data, picture, model, estimator=pruned.estimator, model_key=f"{model.model_id}:t{tree_index}:k{k}",
+                 chart_key="insp_regions", tree=pruned.estimator, styles=pruned.restyle(styles), marked_row=row)
+
+if row is not None:
+    st.markdown(f"**Path of row {row}** (label `{data.y[row]}`):")
+    lines = viz.explain_path(pruned.estimator, data.X[row], data.class_names, id_map=pruned.kept)
+    st.markdown("\n".join(f"- {line}" for line in lines))
+state.sync_url()

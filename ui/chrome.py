@@ -1,0 +1,132 @@
+"""What every page does first: page config, restoring state (URL or default demo), the sidebar."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import streamlit as st
+
+from ui import cache, state
+from ui.data import DEFAULT_DEMO, DEMOS
+from ui.errors import message_for
+
+__all__ = ["load_demo", "page_setup", "set_data", "set_model", "sidebar"]
+
+APP_NAME = "Curved trees"
+
+
+def page_setup(title: str, icon: str = "🌳") -> None:
+    """Page config, state restored (URL, else the default demo), sidebar status."""
+    st.set_page_config(page_title=f"{title} · {APP_NAME}", page_icon=icon, layout="wide")
+    if state.get(state.DATA) is None:
+        _restore()
+    sidebar()
+
+
+def _restore() -> None:
+    """First page view of a session: rebuild the view from the link, or open the default demo."""
+    params = state.url_params()
+    prefs = {}
+    for name, cast in (("view", str), ("ref", str), ("row", int), ("res", int), ("tree", int)):
+        if params.get(name) is not None:
+            try:
+                prefs[name] = cast(params[name])
+            except ValueError:
+                pass
+    if params.get("data"):
+        try:
+            recipe = state.decode_param(params["data"], "dataset")
+            with st.spinner("Rebuilding the dataset and model from the link..."):
+                data = cache.recipe_data(state.encode_param(recipe))
+                set_data(data)
+                if params.get("model"):
+                    model_recipe = state.decode_param(params["model"], "model")
+                    set_model(cache.recipe_model(state.encode_param(model_recipe), data.hash, data))
+            state.put(state.PREFS, prefs)
+            return
+        except Exception as exc:  # a bad link falls back to the demo, with the reason
+            st.warning(f"The link's dataset or model could not be rebuilt ({message_for(exc)}); showing the "
+                       "default demo instead.")
+    load_demo(DEFAULT_DEMO)
+    if prefs:
+        state.put(state.PREFS, state.get(state.PREFS, {}) | prefs)
+
+
+def load_demo(key: str) -> None:
+    """Load a demo's dataset and model (cached across sessions: demos are public and deterministic)."""
+    demo = DEMOS[key]
+    data = cache.recipe_data(json.dumps(demo.data, sort_keys=True))
+    set_data(data)
+    set_model(cache.recipe_model(json.dumps(demo.model, sort_keys=True), data.hash, data))
+    state.put(state.PREFS, {"view": demo.view} if demo.view else {})
+
+
+def set_data(record) -> None:
+    """Make ``record`` the current dataset; a model trained on other data is dropped."""
+    state.put(state.DATA, record)
+    model = state.get(state.MODEL)
+    if model is not None and model.data_hash != record.hash:
+        state.drop(state.MODEL)
+    prefs = dict(state.get(state.PREFS, {}))
+    prefs.pop("row", None)
+    state.put(state.PREFS, prefs)
+
+
+def set_model(record) -> None:
+    state.put(state.MODEL, record)
+
+
+def _data_line(data) -> str:
+    task = data.task
+    if task == "classification":
+        task += f", {len(data.class_names or [])} classes"
+    return f"**{data.title}**  \n`{data.signature}` · {len(data.X):,} rows · {task}"
+
+
+def _model_line(model) -> str:
+    m = model.metrics
+    if "accuracy" in m:
+        score = f"test accuracy {m['accuracy']:.3f}"
+    elif "r2" in m:
+        score = f"test R² {m['r2']:.3f}"
+    else:
+        score = "not scored"
+    est = model.estimator
+    shape = ""
+    if hasattr(est, "get_depth"):
+        shape = f" · depth {est.get_depth()}, {est.get_n_leaves()} leaves"
+    elif hasattr(est, "estimators_") and isinstance(est.estimators_, list):
+        shape = f" · {len(est.estimators_)} trees"
+    source = " (uploaded)" if model.source == "uploaded" else ""
+    return f"**{model.title}**{source}  \n{score}{shape}"
+
+
+def sidebar() -> None:
+    """Current dataset and model, and a way back to the default demo."""
+    data = state.get(state.DATA)
+    model = state.get(state.MODEL)
+    with st.sidebar:
+        st.caption("Current dataset")
+        st.markdown(_data_line(data) if data is not None else "none")
+        st.caption("Current model")
+        st.markdown(_model_line(model) if model is not None else "none yet: train one on the **Train** page")
+        if st.button("Back to the default demo", key="sidebar_reset", help="Load the mixture on the Poincaré disk "
+                     "and its trained tree."):
+            load_demo(DEFAULT_DEMO)
+            st.rerun()
+
+
+def metrics_table(model) -> list[tuple[str, str]]:
+    """(name, formatted value) pairs of a model's scores."""
+    m = model.metrics
+    rows = []
+    for key, label in (("accuracy", "test accuracy"), ("f1_micro", "F1 (micro)"), ("f1_macro", "F1 (macro)"),
+                       ("train_accuracy", "training accuracy"), ("rmse", "test RMSE"), ("r2", "test R²"),
+                       ("train_r2", "training R²")):
+        if key in m and m[key] is not None and np.isfinite(m[key]):
+            rows.append((label, f"{m[key]:.3f}"))
+    rows.append(("rows (train / test)", f"{m.get('n_train', 0):,} / {m.get('n_test', 0):,}"))
+    if model.source == "trained":
+        rows.append(("fit time", f"{model.fit_seconds:.2f} s"))
+    return rows

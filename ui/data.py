@@ -1,0 +1,253 @@
+"""Datasets of the app: records, recipes that rebuild them, and the one-click demos.
+
+Pure module (no Streamlit): the pages call it, the tests call it directly.
+
+A *recipe* is a small JSON-able dict that says how to rebuild a dataset
+(``{"source": "synthetic", "signature": "H2", ...}`` or ``{"source": "builtin",
+"name": "landmasses", "params": {...}}``); it is what the URL carries so that a
+view can be shared. Uploaded files have a recipe too (``{"source": "upload",
+...}``) but cannot be rebuilt from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.manifolds import Signature
+
+__all__ = [
+    "DEFAULT_DEMO",
+    "DEMOS",
+    "DataRecord",
+    "Demo",
+    "available_demos",
+    "build_dataset",
+    "builtin_datasets",
+    "content_hash",
+    "make_record",
+    "synthetic_recipe",
+]
+
+# Synthetic mixtures: bounds of the form on the Data page (also enforced here,
+# since recipes can come from a URL).
+MAX_SYNTHETIC_SAMPLES = 20_000
+MAX_SYNTHETIC_CLASSES = 20
+
+
+@dataclass
+class DataRecord:
+    """The current dataset with what the app needs around it.
+
+    Attributes
+    ----------
+    dataset : engine.datasets.Dataset
+        X (ambient coordinates), y, signature, task, description, provenance,
+        optional groups / test mask (respected by the train/test split).
+    recipe : dict
+        How to rebuild it (JSON-able); ``source`` is "synthetic", "builtin" or "upload".
+    hash : str
+        Content hash of X, y and the signature (cache key).
+    class_names : list of str or None
+        Classification: display name of each class, in ``np.unique(y)`` order.
+    """
+
+    dataset: object
+    recipe: dict
+    hash: str
+    class_names: list[str] | None = field(default=None)
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.dataset.X
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.dataset.y
+
+    @property
+    def signature(self) -> Signature:
+        return self.dataset.signature
+
+    @property
+    def task(self) -> str:
+        return "regression" if self.dataset.task == "regression" else "classification"
+
+    @property
+    def title(self) -> str:
+        return self.recipe.get("title") or self.dataset.name
+
+    def class_index(self, labels=None) -> np.ndarray:
+        """Index of each label (default: ``y``) among the dataset's classes."""
+        classes = np.unique(self.y)
+        labels = self.y if labels is None else np.asarray(labels)
+        return np.searchsorted(classes, labels)
+
+
+def content_hash(*arrays, extra: str = "") -> str:
+    """SHA-256 (hex, 16 characters) of arrays' dtype, shape and bytes plus a text."""
+    digest = hashlib.sha256(extra.encode())
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        if array.dtype == object:
+            digest.update(json.dumps([str(v) for v in array.ravel()]).encode())
+        else:
+            digest.update(str(array.dtype).encode() + str(array.shape).encode())
+            digest.update(array.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def make_record(dataset, recipe: dict) -> DataRecord:
+    """Wrap an ``engine.datasets.Dataset`` with its recipe, hash and class names."""
+    class_names = None
+    if dataset.task != "regression":
+        classes = np.unique(dataset.y)
+        names = dataset.target_names
+        class_names = [
+            str(names[int(c)]) if names is not None and np.issubdtype(type(c), np.integer) and 0 <= c < len(names)
+            else str(c)
+            for c in classes
+        ]
+    digest = content_hash(dataset.X, dataset.y, extra=f"{dataset.signature}|{dataset.task}")
+    return DataRecord(dataset, dict(recipe), digest, class_names)
+
+
+def synthetic_recipe(signature="H2", n_samples=600, n_classes=5, task="classification", seed=0,
+                     n_clusters=None, cov_scale=0.35, title=None) -> dict:
+    """A recipe for a Gaussian mixture (``engine.sampling``), with the app's defaults."""
+    recipe = {"source": "synthetic", "signature": str(Signature.parse(signature)), "n_samples": int(n_samples),
+              "n_classes": int(n_classes), "task": task, "seed": int(seed),
+              "n_clusters": int(n_clusters if n_clusters is not None else max(int(n_classes), 2 * int(n_classes))),
+              "cov_scale": float(cov_scale)}
+    if title:
+        recipe["title"] = title
+    return recipe
+
+
+def _build_synthetic(recipe: dict):
+    from engine.datasets import Dataset
+    from engine.sampling import make_classification, make_regression
+
+    signature = Signature.parse(recipe["signature"])
+    n_samples = int(recipe["n_samples"])
+    if not 10 <= n_samples <= MAX_SYNTHETIC_SAMPLES:
+        raise ValueError(f"n_samples must be between 10 and {MAX_SYNTHETIC_SAMPLES}, got {n_samples}")
+    task = recipe.get("task", "classification")
+    seed = int(recipe.get("seed", 0))
+    n_clusters = int(recipe.get("n_clusters", 10))
+    cov_scale = float(recipe.get("cov_scale", 0.35))
+    if task == "classification":
+        n_classes = int(recipe.get("n_classes", 5))
+        if not 2 <= n_classes <= MAX_SYNTHETIC_CLASSES:
+            raise ValueError(f"n_classes must be between 2 and {MAX_SYNTHETIC_CLASSES}, got {n_classes}")
+        X, y = make_classification(signature, n_samples=n_samples, n_classes=n_classes,
+                                   n_clusters=max(n_clusters, n_classes), cov_scale=cov_scale, random_state=seed)
+        what = f"{n_classes} classes from a mixture of {max(n_clusters, n_classes)} wrapped normal clusters"
+    elif task == "regression":
+        X, y = make_regression(signature, n_samples=n_samples, n_clusters=n_clusters, cov_scale=cov_scale,
+                               random_state=seed)
+        what = f"a piecewise-linear target over {n_clusters} wrapped normal clusters"
+    else:
+        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+    return Dataset(
+        X=X, y=y, signature=signature, task=task, name=f"mixture on {signature}",
+        description=f"{n_samples} points on {signature}: {what} (seed {seed}).",
+        provenance="Generated by engine.sampling (the mixed-curvature paper's benchmark mixture).",
+    )
+
+
+def _build_builtin(recipe: dict):
+    from engine.datasets import load_dataset
+
+    return load_dataset(recipe["name"], **dict(recipe.get("params", {})))
+
+
+def build_dataset(recipe: dict) -> DataRecord:
+    """Rebuild a dataset from its recipe.
+
+    Raises
+    ------
+    ValueError
+        For an unknown source, an upload (not rebuildable) or bad parameters.
+    """
+    if not isinstance(recipe, dict):
+        raise ValueError("a dataset recipe must be a mapping")
+    source = recipe.get("source")
+    if source == "synthetic":
+        return make_record(_build_synthetic(recipe), recipe)
+    if source == "builtin":
+        return make_record(_build_builtin(recipe), recipe)
+    if source == "upload":
+        raise ValueError("an uploaded dataset cannot be rebuilt from a link: upload the file again")
+    raise ValueError(f"unknown dataset source {source!r}")
+
+
+def builtin_datasets() -> list:
+    """Registry entries of ``engine.datasets`` (empty if it is unavailable)."""
+    try:
+        from engine.datasets import list_datasets
+    except ImportError:
+        return []
+    return list(list_datasets())
+
+
+# ------------------------------------------------------------------- demos
+@dataclass(frozen=True)
+class Demo:
+    """A one-click example: a dataset recipe, a model recipe and the picture to open."""
+
+    key: str
+    title: str
+    blurb: str
+    data: dict
+    model: dict
+    view: str | None = None  # View.key to show first; the first view otherwise
+    requires_builtin: str | None = None
+
+
+def _tree(max_depth=6, **extra) -> dict:
+    params = {"max_depth": max_depth, "pairs": "base", "min_samples_leaf": 3} | extra
+    return {"family": "product_tree", "params": params, "test_size": 0.25, "seed": 0}
+
+
+DEMOS = {
+    demo.key: demo
+    for demo in (
+        Demo("poincare", "Mixture on the Poincaré disk",
+             "Five classes on the hyperbolic plane H2; splits are geodesics (circular arcs).",
+             synthetic_recipe("H2", 600, 5, seed=3, cov_scale=0.3, title="Mixture on the Poincaré disk"),
+             _tree(6), "disk:0:1-2:poincare"),
+        Demo("sphere", "Mixture on the sphere",
+             "Five classes on S2; every split is a great circle.",
+             synthetic_recipe("S2", 600, 5, seed=1, cov_scale=0.25, title="Mixture on the sphere"),
+             _tree(6), "sphere:0:0-1-2:poincare"),
+        Demo("torus", "Torus S1 x S1",
+             "Two circles: splits cut the torus along circles of constant angle.",
+             synthetic_recipe("S1 x S1", 600, 4, seed=2, cov_scale=0.3, title="Torus S1 x S1"),
+             _tree(6), "torus:0-1::poincare"),
+        Demo("product", "Product H2 x S2 x E2",
+             "A mixed-curvature product: one tree splits whichever component helps most.",
+             synthetic_recipe("H2 x S2 x E2", 800, 5, seed=4, cov_scale=0.3, title="Product H2 x S2 x E2"),
+             _tree(8), None),
+        Demo("landmass", "Landmasses",
+             "Land or water on the globe (S2) from a real land mask.",
+             {"source": "builtin", "name": "landmasses", "params": {}, "title": "Landmasses"},
+             _tree(10), "sphere:0:0-1-2:poincare", requires_builtin="landmasses"),
+        Demo("temperatures", "City temperatures",
+             "Monthly temperatures of cities: position on the globe (S2) times the month (S1); regression.",
+             {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
+             {"family": "product_tree", "params": {"max_depth": 8, "min_samples_leaf": 3}, "test_size": 0.25,
+              "seed": 0}, "sphere:0:0-1-2:poincare", requires_builtin="city_temperatures"),
+    )
+}
+DEFAULT_DEMO = "poincare"
+
+
+def available_demos() -> list[Demo]:
+    """The demos whose datasets exist in this installation."""
+    names = {info.name for info in builtin_datasets()}
+    return [d for d in DEMOS.values() if d.requires_builtin is None or d.requires_builtin in names]
+

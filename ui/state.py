@@ -1,0 +1,96 @@
+"""Session state through a few named helpers, and the URL mirror of the main choices.
+
+Dataset, model and view choices live in *non-widget* session-state keys (widget
+state is dropped when the user switches pages); each browser session has its
+own. The choices that make a view reproducible (dataset recipe, model recipe,
+view, reference point, resolution) are mirrored into ``st.query_params`` so a
+link opens the same view (uploads excepted: their data is not in the link).
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+__all__ = ["DATA", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "get", "pref", "put", "set_pref", "sync_url",
+           "url_params"]
+
+_PREFIX = "ct:"
+DATA = "data"  # ui.data.DataRecord
+MODEL = "model"  # ui.training.ModelRecord
+UPLOAD = "upload"  # the table being mapped on the Data page
+PREFS = "prefs"  # view choices: view key, reference, resolution, ...
+
+
+def get(key: str, default=None):
+    """Value of a non-widget session key (``default`` when unset)."""
+    return st.session_state.get(_PREFIX + key, default)
+
+
+def put(key: str, value) -> None:
+    """Store a non-widget session value."""
+    st.session_state[_PREFIX + key] = value
+
+
+def drop(*keys: str) -> None:
+    """Forget session values."""
+    for key in keys:
+        st.session_state.pop(_PREFIX + key, None)
+
+
+def pref(name: str, default=None):
+    """One view preference (kept across pages)."""
+    return get(PREFS, {}).get(name, default)
+
+
+def set_pref(name: str, value) -> None:
+    prefs = dict(get(PREFS, {}))
+    prefs[name] = value
+    put(PREFS, prefs)
+
+
+# ------------------------------------------------------------------ URL
+def encode_param(value) -> str:
+    """Compact JSON for the URL."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def decode_param(text: str, what: str) -> dict:
+    """Parse a JSON object from the URL (ValueError with a readable reason)."""
+    if len(text) > 4000:
+        raise ValueError(f"the link's {what} is too long")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError(f"the link's {what} is not readable") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"the link's {what} is not a description")
+    return value
+
+
+def url_params() -> dict:
+    """The current query parameters as plain strings."""
+    return {k: st.query_params.get(k) for k in st.query_params.keys()}
+
+
+def sync_url() -> None:
+    """Write the shareable choices into the URL (only keys whose value changed)."""
+    data = get(DATA)
+    model = get(MODEL)
+    wanted: dict[str, str] = {}
+    if data is not None and data.recipe.get("source") in ("synthetic", "builtin"):
+        wanted["data"] = encode_param({k: v for k, v in data.recipe.items() if k != "title"})
+        if model is not None and model.source == "trained":
+            wanted["model"] = encode_param(model.recipe)
+    prefs = get(PREFS, {})
+    for name in ("view", "ref", "row", "res", "tree"):
+        if prefs.get(name) is not None:
+            wanted[name] = str(prefs[name])
+    current = url_params()
+    for key in list(current):
+        if key not in wanted:
+            del st.query_params[key]
+    for key, value in wanted.items():
+        if current.get(key) != value:
+            st.query_params[key] = value

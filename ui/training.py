@@ -1,0 +1,383 @@
+"""Model families, the train/test split, fitting with progress, and metrics.
+
+Pure module (no Streamlit). A *model recipe* ``{"family": key, "params": {...},
+"test_size": 0.25, "seed": 0}`` says how to rebuild a model from a dataset; it is
+JSON-able so the URL can carry it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "FAMILIES",
+    "ModelFamily",
+    "ModelRecord",
+    "ParamSpec",
+    "adopt_model",
+    "evaluate",
+    "families_for",
+    "fit_model",
+    "normalise_recipe",
+    "split_rows",
+    "train_from_recipe",
+]
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One hyperparameter, described well enough to render a form field.
+
+    ``kind``: "int", "float", "bool", "choice", "optional_int" (0 means None:
+    "no limit"), "optional_float" (0 means None).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    min: float | None = None
+    max: float | None = None
+    choices: tuple = ()
+    step: float | None = None
+    label: str | None = None
+
+    def coerce(self, value):
+        """The value the estimator receives (or ValueError naming the parameter)."""
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise ValueError(f"{self.name} must be one of {list(self.choices)}, got {value!r}")
+            return None if value == "all" and self.name == "max_features" else value
+        if self.kind == "bool":
+            return bool(value)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.name} must be a number, got {value!r}") from None
+        if not np.isfinite(number):
+            raise ValueError(f"{self.name} must be finite, got {value!r}")
+        if self.kind.startswith("optional") and number == 0:
+            return None
+        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+            raise ValueError(f"{self.name} must be between {self.min} and {self.max}, got {value!r}")
+        if self.kind.endswith("int"):
+            if number != int(number):
+                raise ValueError(f"{self.name} must be a whole number, got {value!r}")
+            return int(number)
+        return number
+
+
+@dataclass(frozen=True)
+class ModelFamily:
+    """A kind of model the Train page offers."""
+
+    key: str
+    title: str
+    blurb: str
+    module: str
+    classifier: str | None
+    regressor: str | None
+    params: tuple[ParamSpec, ...] = ()
+    seeded: bool = True  # takes random_state
+    forest: bool = False
+    tree: bool = False
+
+    def available(self) -> bool:
+        try:
+            importlib.import_module(self.module)
+        except ImportError:
+            return False
+        return True
+
+    def supports(self, task: str) -> bool:
+        return (self.classifier if task == "classification" else self.regressor) is not None
+
+    def defaults(self, task: str) -> dict:
+        return {p.name: _default_for(p, task) for p in self.params}
+
+    def build(self, task: str, signature: str, params: dict, seed: int):
+        """An unfitted estimator; unknown or bad parameters raise ValueError."""
+        name = self.classifier if task == "classification" else self.regressor
+        if name is None:
+            raise ValueError(f"{self.title} does not do {task}")
+        cls = getattr(importlib.import_module(self.module), name)
+        specs = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(specs))
+        if unknown:
+            raise ValueError(f"{self.title} has no parameter {unknown[0]!r}")
+        kwargs = {}
+        for key, spec in specs.items():
+            value = params.get(key, _default_for(spec, task))
+            if key == "criterion":
+                value = _criterion_for(value, task)
+            kwargs[key] = spec.coerce(value) if key != "criterion" else value
+        if self.seeded:
+            kwargs["random_state"] = int(seed)
+        return cls(signature=str(signature), **kwargs)
+
+
+def _criterion_for(value, task):
+    if task == "regression":
+        return "squared_error"
+    return value if value in ("gini", "entropy") else "gini"
+
+
+def _default_for(spec: ParamSpec, task: str):
+    if spec.name == "criterion":
+        return "gini" if task == "classification" else "squared_error"
+    return spec.default
+
+
+_TREE_PARAMS = (
+    ParamSpec("max_depth", "optional_int", 6, "Deepest level a split may sit at. 0 = grow until leaves are pure "
+              "(or too small to split).", 0, 40, step=1, label="max_depth (0 = no limit)"),
+    ParamSpec("pairs", "choice", "base", "Which coordinate planes a split may use. 'base': x0 with each other "
+              "coordinate of a component (the papers' splits; for H, a Klein-coordinate threshold). 'all': every "
+              "pair of coordinates inside a component (more, rotated splits; slower).", choices=("base", "all")),
+    ParamSpec("criterion", "choice", "gini", "Impurity to minimise: Gini or entropy for classification; "
+              "regression always uses squared error.", choices=("gini", "entropy", "squared_error")),
+    ParamSpec("min_samples_split", "int", 2, "A node with fewer training rows is not split.", 2, 10_000, step=1),
+    ParamSpec("min_samples_leaf", "int", 1, "Every leaf keeps at least this many training rows (smooths the "
+              "regions).", 1, 10_000, step=1),
+    ParamSpec("min_impurity_decrease", "float", 0.0, "A split must lower the weighted impurity by at least "
+              "this much.", 0.0, 1.0, step=0.001),
+)
+_FOREST_PARAMS = (
+    ParamSpec("n_estimators", "int", 50, "Number of trees; their votes (or means) are averaged.", 1, 500, step=1),
+    *[p for p in _TREE_PARAMS if p.name != "max_depth"],
+    ParamSpec("max_depth", "optional_int", 0, "Deepest level of each tree; 0 = no limit (usual for forests).", 0,
+              40, step=1, label="max_depth (0 = no limit)"),
+    ParamSpec("max_features", "choice", "sqrt", "Split planes each node may try: a random subset of sqrt or "
+              "log2 of them, or all.", choices=("sqrt", "log2", "all")),
+    ParamSpec("bootstrap", "bool", True, "Grow each tree on a bootstrap sample of the training rows."),
+    ParamSpec("max_samples", "optional_float", 0.0, "Size of each bootstrap sample as a fraction of the training "
+              "rows; 0 = as many as there are rows.", 0.0, 1.0, step=0.05, label="max_samples (0 = all)"),
+)
+
+FAMILIES = {
+    family.key: family
+    for family in (
+        ModelFamily("product_tree", "Product decision tree",
+                    "One tree whose splits are geodesic hyperplanes of any component (the mixed-curvature paper).",
+                    "engine.trees", "ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor", _TREE_PARAMS,
+                    tree=True),
+        ModelFamily("product_forest", "Product random forest",
+                    "Many product trees on bootstrap samples with random plane subsets, averaged.",
+                    "engine.trees", "ProductRandomForestClassifier", "ProductRandomForestRegressor", _FOREST_PARAMS,
+                    forest=True),
+        ModelFamily("knn", "Geodesic k nearest neighbours (baseline)",
+                    "Vote (or mean) of the k nearest training points under the product geodesic distance.",
+                    "engine.baselines", "GeodesicKNNClassifier", "GeodesicKNNRegressor",
+                    (ParamSpec("n_neighbors", "int", 5, "How many neighbours vote.", 1, 200, step=1),
+                     ParamSpec("weights", "choice", "uniform", "'distance' weighs near neighbours more.",
+                               choices=("uniform", "distance"))), seeded=False),
+        ModelFamily("ambient", "Ambient-coordinates tree (baseline)",
+                    "scikit-learn's decision tree on the raw ambient coordinates, ignoring the geometry.",
+                    "engine.baselines", "AmbientClassifier", "AmbientRegressor", (), seeded=False),
+        ModelFamily("tangent", "Tangent-plane tree (baseline)",
+                    "scikit-learn's decision tree after the logarithmic map at the origin.",
+                    "engine.baselines", "TangentClassifier", "TangentRegressor", (), seeded=False),
+        ModelFamily("perceptron", "Product perceptron (baseline)",
+                    "The product-space-form kernel perceptron of Tabaghi et al. (2021), one-vs-rest.",
+                    "engine.baselines", "ProductPerceptronClassifier", None,
+                    (ParamSpec("max_iter", "int", 50, "Passes over the training rows.", 1, 1000, step=1),)),
+        ModelFamily("svm", "Product-kernel SVM (baseline)",
+                    "scikit-learn's SVM on a positive semi-definite product kernel.",
+                    "engine.baselines", "ProductSVMClassifier", "ProductSVMRegressor",
+                    (ParamSpec("C", "float", 1.0, "Inverse regularisation strength.", 1e-4, 1e4, step=0.1),),
+                    seeded=False),
+    )
+}
+
+
+def _register_klein_families():
+    """Klein-model wrappers, when engine.klein provides them (optional)."""
+    try:
+        klein = importlib.import_module("engine.klein")
+    except ImportError:
+        return
+    candidates = (
+        ("klein_tree", "Klein-wrapped tree", "KleinDecisionTreeClassifier", "KleinDecisionTreeRegressor", False),
+        ("klein_forest", "Klein-wrapped forest", "KleinRandomForestClassifier", "KleinRandomForestRegressor", True),
+    )
+    for key, title, clf, reg, forest in candidates:
+        if hasattr(klein, clf) or hasattr(klein, reg):
+            params = (
+                (ParamSpec("n_estimators", "int", 50, "Number of trees.", 1, 500, step=1),) if forest else ()
+            ) + (ParamSpec("max_depth", "optional_int", 6 if not forest else 0, "Deepest split level; 0 = no "
+                           "limit.", 0, 40, step=1, label="max_depth (0 = no limit)"),)
+            FAMILIES[key] = ModelFamily(
+                key, f"{title} (Fast-HyperDT)", "A scikit-learn tree on Klein coordinates with thresholds moved to "
+                "geodesic midpoints (the Fast-HyperDT paper).", "engine.klein",
+                clf if hasattr(klein, clf) else None, reg if hasattr(klein, reg) else None, params)
+
+
+def families_for(task: str) -> list[ModelFamily]:
+    """Families that are installed and can do ``task``."""
+    _register_klein_families()
+    return [f for f in FAMILIES.values() if f.supports(task) and f.available()]
+
+
+# -------------------------------------------------------------- training
+@dataclass
+class ModelRecord:
+    """A fitted model and how it came to be."""
+
+    estimator: Any
+    recipe: dict
+    data_hash: str
+    train_idx: np.ndarray
+    test_idx: np.ndarray
+    metrics: dict
+    fit_seconds: float
+    model_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    source: str = "trained"  # or "uploaded"
+
+    @property
+    def family(self):
+        return FAMILIES.get(self.recipe.get("family"))
+
+    @property
+    def is_tree(self) -> bool:
+        return hasattr(self.estimator, "tree_")
+
+    @property
+    def is_forest(self) -> bool:
+        return hasattr(self.estimator, "estimators_") and all(
+            hasattr(t, "tree_") for t in getattr(self.estimator, "estimators_", [])[:1])
+
+    @property
+    def title(self) -> str:
+        family = self.family
+        return family.title if family else type(self.estimator).__name__
+
+
+def split_rows(data, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Train/test row indices (respecting a dataset's groups or predefined test rows)."""
+    test_size = float(test_size)
+    if not 0.05 <= test_size <= 0.9:
+        raise ValueError(f"test share must be between 0.05 and 0.9, got {test_size}")
+    return data.dataset.split_indices(test_size=test_size, random_state=int(seed))
+
+
+def fit_model(estimator, X: np.ndarray, y: np.ndarray, progress: Callable[[int, int], None] | None = None,
+              chunks: int = 10):
+    """Fit, reporting progress tree by tree for the product forests.
+
+    Forests grow in ``chunks`` steps through ``warm_start`` (the engine draws the
+    same per-tree seeds whether a forest grows in one call or in steps, so the
+    result is identical to one fit).
+
+    Returns
+    -------
+    estimator, seconds
+    """
+    start = time.perf_counter()
+    params = estimator.get_params(deep=False)
+    if "warm_start" in params and "n_estimators" in params and progress is not None:
+        total = int(params["n_estimators"])
+        steps = sorted({max(1, round(total * (k + 1) / chunks)) for k in range(chunks)})
+        estimator.set_params(warm_start=True)
+        for n in steps:
+            estimator.set_params(n_estimators=n)
+            estimator.fit(X, y)
+            progress(n, total)
+        estimator.set_params(warm_start=False)
+    else:
+        estimator.fit(X, y)
+        if progress is not None:
+            progress(1, 1)
+    return estimator, time.perf_counter() - start
+
+
+def evaluate(estimator, data, train_idx: np.ndarray, test_idx: np.ndarray) -> dict:
+    """Scores on the test rows (and accuracy or R2 on the training rows).
+
+    Returns
+    -------
+    dict
+        Classification: ``accuracy``, ``f1_micro``, ``f1_macro``, ``train_accuracy``,
+        ``confusion`` (list of lists, rows true, columns predicted, in class
+        order). Regression: ``rmse``, ``r2``, ``train_r2``.
+    """
+    from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, mean_squared_error, r2_score
+
+    X, y = data.X, data.y
+    out: dict = {"n_train": len(train_idx), "n_test": len(test_idx)}
+    if len(test_idx) == 0:
+        return out
+    pred = estimator.predict(X[test_idx])
+    if data.task == "classification":
+        classes = np.unique(y)
+        out["accuracy"] = float(accuracy_score(y[test_idx], pred))
+        out["f1_micro"] = float(f1_score(y[test_idx], pred, average="micro"))
+        out["f1_macro"] = float(f1_score(y[test_idx], pred, average="macro", labels=classes, zero_division=0))
+        if len(train_idx):
+            out["train_accuracy"] = float(accuracy_score(y[train_idx], estimator.predict(X[train_idx])))
+        out["confusion"] = confusion_matrix(y[test_idx], pred, labels=classes).tolist()
+    else:
+        out["rmse"] = float(np.sqrt(mean_squared_error(y[test_idx], pred)))
+        out["r2"] = float(r2_score(y[test_idx], pred)) if len(test_idx) > 1 else float("nan")
+        if len(train_idx) > 1:
+            out["train_r2"] = float(r2_score(y[train_idx], estimator.predict(X[train_idx])))
+    return out
+
+
+def normalise_recipe(recipe: dict, task: str) -> dict:
+    """Check a model recipe (it may come from a URL) and fill in defaults."""
+    if not isinstance(recipe, dict):
+        raise ValueError("a model recipe must be a mapping")
+    families_for(task)  # registers optional families
+    family = FAMILIES.get(recipe.get("family"))
+    if family is None:
+        raise ValueError(f"unknown model family {recipe.get('family')!r}")
+    if not family.supports(task):
+        raise ValueError(f"{family.title} does not do {task}")
+    params = family.defaults(task) | dict(recipe.get("params") or {})
+    out = {"family": family.key, "params": params, "test_size": float(recipe.get("test_size", 0.25)),
+           "seed": int(recipe.get("seed", 0))}
+    return out
+
+
+def train_from_recipe(data, recipe: dict, progress=None) -> ModelRecord:
+    """Split, build, fit and score a model described by ``recipe`` on ``data``."""
+    recipe = normalise_recipe(recipe, data.task)
+    family = FAMILIES[recipe["family"]]
+    estimator = family.build(data.task, str(data.signature), recipe["params"], recipe["seed"])
+    train_idx, test_idx = split_rows(data, recipe["test_size"], recipe["seed"])
+    estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx], progress)
+    metrics = evaluate(estimator, data, train_idx, test_idx)
+    return ModelRecord(estimator, recipe, data.hash, np.asarray(train_idx), np.asarray(test_idx), metrics, seconds)
+
+
+def adopt_model(estimator, data) -> ModelRecord:
+    """Wrap an uploaded model for the current dataset (checked to fit its signature)."""
+    signature = getattr(estimator, "signature_", None) or getattr(estimator, "signature", None)
+    if signature is None:
+        raise ValueError("the model does not say which signature it was trained on")
+    from engine.manifolds import Signature
+
+    if Signature.parse(signature) != data.signature:
+        raise ValueError(
+            f"the model was trained on {Signature.parse(signature)} but the current dataset lives on "
+            f"{data.signature}: load a matching dataset first")
+    if not hasattr(estimator, "n_features_in_") and not hasattr(estimator, "tree_"):
+        raise ValueError("the model file holds an unfitted model: train it first")
+    is_clf = hasattr(estimator, "classes_")
+    if is_clf != (data.task == "classification"):
+        raise ValueError(f"the model is a {'classifier' if is_clf else 'regressor'} but the dataset is a "
+                         f"{data.task} task")
+    family = next((f.key for f in FAMILIES.values() if type(estimator).__name__ in (f.classifier, f.regressor)),
+                  "uploaded")
+    rows = np.arange(len(data.X))
+    metrics = evaluate(estimator, data, np.array([], dtype=np.int64), rows)
+    return ModelRecord(estimator, {"family": family, "params": {}, "test_size": 0.0, "seed": 0}, data.hash,
+                       np.array([], dtype=np.int64), rows, metrics, 0.0, source="uploaded")
+

@@ -1,0 +1,127 @@
+"""Widgets shared by several pages: the picture picker and the region chart."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from engine import viz
+from ui import cache, state
+from ui.errors import friendly
+from ui.pictures import Picture, picture_figure, reference_note
+
+__all__ = ["PLOTLY_CONFIG", "picture_picker", "show_picture"]
+
+PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"], "toImageButtonOptions":
+                 {"format": "png", "scale": 2}}
+RESOLUTIONS = (40, 300)
+
+
+def _axes_widgets(view: viz.View, signature, prefix: str) -> viz.View:
+    """Slice axes of a higher-dimensional component (H3+, S3+, E3+)."""
+    comp = signature.components[view.components[0]]
+    if view.kind == "disk" and comp.dim > 2:
+        options, n = list(range(1, comp.dim + 1)), 2
+    elif view.kind == "sphere" and comp.dim > 2:
+        options, n = list(range(0, comp.dim + 1)), 3
+    elif view.kind == "plane" and comp.dim > 2:
+        options, n = list(range(0, comp.dim)), 2
+    else:
+        return view
+    saved = state.pref(f"axes:{comp.index}") or list(view.axes)
+    saved = [a for a in saved if a in options][:n]
+    if len(saved) < n:
+        saved = options[:n]
+    chosen = st.multiselect(
+        f"Slice of {comp.name}: {n} axes", options, default=saved, max_selections=n, key=f"{prefix}_axes",
+        format_func=lambda a: f"x{a}",
+        help=f"{comp.name} has more than two dimensions: the picture shows the 2-D slice spanned by these axes "
+             "(for H and S through the origin, every other coordinate 0).")
+    if len(chosen) != n:
+        st.caption(f"Pick {n} axes; showing x{', x'.join(str(a) for a in saved)} meanwhile.")
+        chosen = saved
+    state.set_pref(f"axes:{comp.index}", list(chosen))
+    return viz.View(view.kind, view.components, tuple(chosen), view.model)
+
+
+def picture_picker(data, prefix: str, reference: bool = True, resolution: bool = True,
+                   default_resolution: int = 150) -> Picture:
+    """Widgets choosing the picture; choices are kept in the session and mirrored to the URL."""
+    signature = data.signature
+    views = viz.available_views(signature)
+    titles = [viz.describe_view(v, signature)[0] for v in views]
+    saved = state.pref("view")
+    index = 0
+    if saved and saved.count(":") >= 1:
+        kind, comps = saved.split(":")[:2]
+        for i, v in enumerate(views):
+            if v.kind == kind and "-".join(str(c) for c in v.components) == comps:
+                index = i
+    cols = st.columns([3, 2, 2] if reference else [3, 2])
+    with cols[0]:
+        pick = st.selectbox("Picture", range(len(views)), index=index, format_func=lambda i: titles[i],
+                            key=f"{prefix}_view", help="Which component to draw; a torus shows two circles at once.")
+    view = views[pick]
+    if view.kind == "disk":
+        klein = st.toggle("Klein disk", value=bool(saved and saved.endswith(":klein")), key=f"{prefix}_klein",
+                          help="Poincaré disk: conformal, geodesics are circular arcs. Klein disk: geodesics are "
+                               "straight chords.")
+        view = view.with_model("klein" if klein else "poincare")
+    view = _axes_widgets(view, signature, prefix)
+    state.set_pref("view", view.key)
+
+    ref_mode, ref_row = "origin", 0
+    if reference:
+        with cols[1]:
+            modes = ["origin", "mean", "point"]
+            labels = {"origin": "origin", "mean": "data mean", "point": "a data point"}
+            saved_mode = state.pref("ref", "origin")
+            ref_mode = st.radio("Other components held at", modes, index=modes.index(saved_mode) if saved_mode in
+                                modes else 0, format_func=labels.get, key=f"{prefix}_ref", horizontal=True,
+                                help="A picture shows one component; every other component of the product is "
+                                     "fixed at this point while the model is evaluated.")
+            if ref_mode == "point":
+                ref_row = int(st.number_input("Row", 0, len(data.X) - 1, int(min(state.pref("row", 0) or 0,
+                                                                                 len(data.X) - 1)),
+                                              key=f"{prefix}_row"))
+        state.set_pref("ref", ref_mode)
+        state.set_pref("row", ref_row if ref_mode == "point" else None)
+    res = default_resolution
+    if resolution:
+        with cols[-1]:
+            res = st.slider("Grid resolution", *RESOLUTIONS, int(state.pref("res", default_resolution) or
+                                                               default_resolution), step=10, key=f"{prefix}_res",
+                            help="Cells per side of the region grid (the sphere and torus: per angle). Finer is "
+                                 "sharper but slower to draw.")
+        state.set_pref("res", int(res))
+    return Picture(view, ref_mode, ref_row, int(res))
+
+
+def show_picture(data, picture: Picture, model=None, *, estimator=None, model_key: str | None = None,
+                 chart_key: str = "regions", caption: bool = True, **figure_kwargs):
+    """Predict (cached) and draw one picture; notes about the slice and reference point below it."""
+    title, note = viz.describe_view(picture.view, data.signature)
+    grid_regions = None
+    started = time.perf_counter()
+    with friendly("draw the decision regions") as outcome:
+        est = estimator if estimator is not None else (model.estimator if model is not None else None)
+        if est is not None:
+            key = model_key or model.model_id
+            grid_regions = cache.regions(key, picture.key(data), est, data, picture)
+        fig = picture_figure(data, picture, model, grid_regions, title=title, **figure_kwargs)
+    if not outcome.ok:
+        return None
+    st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch")
+    if caption:
+        notes = [note]
+        ref = reference_note(data, picture)
+        if ref:
+            notes.append(ref)
+        if grid_regions is None and est is None:
+            notes.append("No model yet: the points on the bare manifold.")
+        elif data.task == "classification" and est is not None:
+            notes.append("Colour: predicted class; pale means the model is less sure (lower winning probability).")
+        notes.append(f"Computed in {time.perf_counter() - started:.2f} s.")
+        st.caption(" ".join(notes))
+    return fig
