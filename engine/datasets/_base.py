@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -394,10 +395,20 @@ class DatasetInfo:
 
     def available(self) -> tuple[bool, str]:
         """``(True, "")`` when every optional package imports, else ``(False, pip hint)``."""
-        missing = [m for m in self.requires if importlib.util.find_spec(m) is None]
+        missing = [m for m in self.requires if not _importable(m)]
         if missing:
             return False, "pip install " + " ".join(_PIP_NAMES.get(m, m) for m in missing)
         return True, ""
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (torch takes seconds)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None  # None marks a module known to be missing
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 _REGISTRY: dict[str, DatasetInfo] = {}
