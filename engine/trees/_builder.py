@@ -541,25 +541,50 @@ def build_tree(
 
 
 # ---------------------------------------------------------------------- routing
+def pack_nodes(children_left, children_right, feature, kinds, col_i, col_j, threshold, normal):
+    """Node records for routing: one row per node keeps each visit within a cache line.
+
+    Returns ``int_part`` of shape (n_nodes, 4): left, right, kind, col_i, with col_j in
+    a fifth column, and ``float_part`` of shape (n_nodes, 3): threshold, normal.
+    """
+    n = children_left.shape[0]
+    internal = children_left != -1
+    f = np.where(internal, feature, 0)
+    int_part = np.zeros((n, 5), dtype=np.int64)
+    int_part[:, 0] = children_left
+    int_part[:, 1] = children_right
+    int_part[:, 2] = np.where(internal, kinds[f], 0)
+    int_part[:, 3] = np.where(internal, col_i[f], 0)
+    int_part[:, 4] = np.where(internal, col_j[f], 0)
+    float_part = np.zeros((n, 3))
+    float_part[:, 0] = threshold
+    float_part[:, 1:] = normal
+    return int_part, float_part
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_node(X, r, node, int_part, float_part):
+    if _goes_left(X, r, int_part[node, 2], int_part[node, 3], int_part[node, 4], float_part[node, 0],
+                  float_part[node, 1], float_part[node, 2]):
+        return int_part[node, 0]
+    return int_part[node, 1]
+
+
 @njit(cache=True, nogil=True)
-def apply_tree(X, children_left, children_right, feature, kinds, col_i, col_j, threshold, normal):
-    """Leaf index of every row of ``X`` (ambient coordinates)."""
+def apply_tree(X, int_part, float_part):
+    """Leaf index of every row of ``X`` (ambient coordinates); nodes from :func:`pack_nodes`."""
     n = X.shape[0]
     out = np.empty(n, dtype=np.int64)
     for r in range(n):
         node = 0
-        while children_left[node] != -1:
-            f = feature[node]
-            if _goes_left(X, r, kinds[f], col_i[f], col_j[f], threshold[node], normal[node, 0], normal[node, 1]):
-                node = children_left[node]
-            else:
-                node = children_right[node]
+        while int_part[node, 0] != -1:
+            node = _next_node(X, r, node, int_part, float_part)
         out[r] = node
     return out
 
 
 @njit(cache=True, nogil=True)
-def decision_path_tree(X, children_left, children_right, feature, kinds, col_i, col_j, threshold, normal, max_len):
+def decision_path_tree(X, int_part, float_part, max_len):
     """CSR arrays (indptr, indices) of the nodes each row visits, root first."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -570,12 +595,8 @@ def decision_path_tree(X, children_left, children_right, feature, kinds, col_i, 
         while True:
             indices[pos] = node
             pos += 1
-            if children_left[node] == -1:
+            if int_part[node, 0] == -1:
                 break
-            f = feature[node]
-            if _goes_left(X, r, kinds[f], col_i[f], col_j[f], threshold[node], normal[node, 0], normal[node, 1]):
-                node = children_left[node]
-            else:
-                node = children_right[node]
+            node = _next_node(X, r, node, int_part, float_part)
         indptr[r + 1] = pos
     return indptr, indices[:pos].copy()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from engine.trees._builder import apply_tree, decision_path_tree
+from engine.trees._builder import apply_tree, decision_path_tree, pack_nodes
 from engine.trees._features import CIRCULAR, SplitFeatures
 from engine.trees._margin import geodesic_margin
 
@@ -82,6 +82,7 @@ class Tree:
             internal[:, None], np.stack([features.local_i[f], features.local_j[f]], axis=1), -1
         ).astype(np.int64)
         self.linear = internal & (features.kind[f] != CIRCULAR)
+        self._packed = None  # routing records, built on first use (see _route_args)
 
     @classmethod
     def from_builder(cls, features, raw, n_outputs, is_classifier):
@@ -158,9 +159,12 @@ class Tree:
         return int(depth.max())
 
     def _route_args(self):
-        f = self.features
-        return (self.children_left, self.children_right, self.feature, f.kind, f.col_i, f.col_j, self.threshold,
-                self.normal)
+        # Packed once per tree and reused: routing reads one record per visited node.
+        if getattr(self, "_packed", None) is None:
+            f = self.features
+            self._packed = pack_nodes(self.children_left, self.children_right, self.feature, f.kind, f.col_i,
+                                      f.col_j, self.threshold, self.normal)
+        return self._packed
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Leaf id of each row of ``X`` (validated ambient coordinates, float64)."""
