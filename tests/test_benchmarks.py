@@ -279,3 +279,40 @@ def test_notebook_preset_uses_the_notebook_sampler():
     assert datasets[0].load(0).X.shape == (100, 6)
     with pytest.raises(ValueError, match="protocol"):
         gaussian_mixture("H2", "classification", protocol="nope")
+
+
+HAS_DATASETS = importlib.util.find_spec("engine.datasets") is not None
+
+
+@pytest.mark.skipif(not HAS_DATASETS, reason="engine.datasets has not landed")
+def test_real_datasets_keep_the_papers_row_names():
+    from engine.benchmarks.real import real_datasets
+
+    specs = {spec.name: spec for spec in real_datasets()}
+    assert specs["Landmasses"].section == "Other" and specs["Landmasses"].signature == "S2"
+    assert specs["Karate Club"].task == "link_prediction" and specs["Karate Club"].learned_curvature
+    data = real_datasets(n_samples=120, names=["Landmasses"])[0].load(3)
+    assert data.X.shape == (120, 3) and not data.has_split
+
+
+@pytest.mark.skipif(not HAS_DATASETS, reason="engine.datasets has not landed")
+def test_real_datasets_use_their_own_test_set(monkeypatch):
+    import engine.datasets
+    from engine.benchmarks.real import load_real
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(10), rng.normal(size=(10, 2))])
+    X[:, 0] = np.sqrt(2 + (X[:, 1:] ** 2).sum(axis=1))  # on H2 with K = -0.5
+    mask = np.zeros(10, dtype=bool)
+    mask[[2, 5]] = True
+    labels = np.arange(10) % 2
+    record = engine.datasets.Dataset(X, labels, "H2(-0.5)", "link_prediction", "fake", "", "", test_mask=mask)
+    monkeypatch.setattr(engine.datasets, "load_dataset", lambda name, **params: record)
+    data = load_real(1, name="karate_club", params={})
+    assert data.has_split and len(data.X) == 8 and len(data.X_test) == 2
+    np.testing.assert_array_equal(data.X_test, X[[2, 5]])
+    # A learned curvature passes the check of kinds and dimensions only.
+    learned = DatasetSpec("G", lambda seed: data, signature="H2", task="link_prediction", learned_curvature=True)
+    assert learned.load(0) is data
+    with pytest.raises(ValueError, match="expected H2"):
+        DatasetSpec("G", lambda seed: data, signature="H2", task="link_prediction").load(0)

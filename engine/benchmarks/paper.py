@@ -128,6 +128,10 @@ def parse_table5(text: str) -> pd.DataFrame:
             task = _TASKS[cells[2].strip()]
         label = cells[3].strip()
         signature = parse_signature_label(label)
+        if task == "link_prediction":
+            # Table 5 prints the embedding's signature P; the rows fed to the models are
+            # (x_i, x_j, dist(x_i, x_j)) on P x P x E1 (Appendix E.2).
+            signature = f"{signature} x {signature} x E1"
         for model, cell in zip(models, cells[4:]):
             if not cell.strip():
                 continue
