@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from engine.manifolds._common import CHECK_RTOL, PDIST_CHUNK_BYTES, as_generator, as_points, format_rows
+from engine.manifolds._common import CHECK_RTOL, as_generator, as_points, format_rows
 
 __all__ = ["ComponentManifold"]
 
@@ -122,8 +122,8 @@ class ComponentManifold:
         """(ok mask of shape (n,), per-row description of the failure)."""
         raise NotImplementedError
 
-    def _pdist_block(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Distances between every row of ``x`` (a) and of ``y`` (b), shape (a, b)."""
+    def _pdist_squared_into(self, X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
+        """Add the squared distances between every row of ``X`` (n, ·) and of ``Y`` (m, ·) to ``out`` (n, m)."""
         raise NotImplementedError
 
     # -------------------------------------------------------- shared behaviour
@@ -149,19 +149,17 @@ class ComponentManifold:
         Returns
         -------
         ndarray, shape (n, m)
-            Computed in blocks of rows so that temporaries stay below
-            ``PDIST_CHUNK_BYTES``; the diagonal of ``pdist(X)`` is exactly 0.
+            Compiled pair-by-pair kernels (H, S) or row blocks (E) keep the
+            extra memory below ``PDIST_CHUNK_BYTES``; the diagonal of
+            ``pdist(X)`` is exactly 0.
         """
         X = self._points(X, "X")
         Y = X if Y is None else self._points(Y, "Y")
         if X.ndim != 2 or Y.ndim != 2:
             raise ValueError(f"pdist needs 2-D arrays, got shapes {X.shape} and {Y.shape}")
-        out = np.empty((X.shape[0], Y.shape[0]))
-        # About 8 temporaries of (rows, m, ambient_dim) float64 values per block.
-        rows = max(1, int(PDIST_CHUNK_BYTES // (8 * 8 * max(1, Y.shape[0]) * self.ambient_dim)))
-        for start in range(0, X.shape[0], rows):
-            out[start : start + rows] = self._pdist_block(X[start : start + rows], Y)
-        return out
+        out = np.zeros((X.shape[0], Y.shape[0]))
+        self._pdist_squared_into(X, Y, out)
+        return np.sqrt(out, out=out)
 
     def check_point(self, X, explain: bool = False, rtol: float = CHECK_RTOL):
         """Whether every row of ``X`` lies on this manifold.

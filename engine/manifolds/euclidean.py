@@ -6,7 +6,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_dot, row_norm
+from engine.manifolds._common import row_blocks, row_dot, row_norm
 
 __all__ = ["Euclidean"]
 
@@ -38,8 +38,10 @@ class Euclidean(ComponentManifold):
     def dist(self, x, y) -> np.ndarray:
         return row_norm(self._points(y, "y") - self._points(x, "x"))
 
-    def _pdist_block(self, x, y):
-        return cdist(x, y)
+    def _pdist_squared_into(self, X, Y, out):
+        # cdist returns a full block: take rows in chunks so the temporary stays bounded.
+        for block in row_blocks(len(X), len(Y)):
+            out[block] += cdist(X[block], Y, "sqeuclidean")
 
     def expmap(self, x, u) -> np.ndarray:
         return self._points(x, "x") + self._points(u, "u")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_dot, row_norm, safe_divide, sinhc
+from engine.manifolds._common import row_blocks, row_dot, row_norm, safe_divide, sinhc
 
 __all__ = ["Hyperbolic"]
 
@@ -202,8 +202,16 @@ class Hyperbolic(ComponentManifold):
     def dist(self, x, y) -> np.ndarray:
         return self.radius * _unit_dist(self._unit(x, "x"), self._unit(y, "y"))
 
-    def _pdist_block(self, x, y):
-        return self.radius * _unit_dist(x[:, None, 1:] / self.radius, y[None, :, 1:] / self.radius)
+    def _pdist_squared_into(self, X, Y, out):
+        from engine.manifolds._kernels import hyperbolic_half_chords  # compiled on first use
+
+        A, B = X[:, 1:] / self.radius, Y[:, 1:] / self.radius
+        for block in row_blocks(len(A), len(B)):
+            half = np.empty((block.stop - block.start, len(B)))
+            hyperbolic_half_chords(A[block], B, half)
+            distance = np.arcsinh(np.sqrt(half, out=half), out=half)
+            distance *= 2.0 * self.radius
+            out[block] += np.square(distance, out=distance)
 
     def expmap(self, x, u) -> np.ndarray:
         xs = self._unit(x, "x")

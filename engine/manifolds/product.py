@@ -14,7 +14,6 @@ import numpy as np
 from engine.manifolds._base import ComponentManifold
 from engine.manifolds._common import (
     CHECK_RTOL,
-    PDIST_CHUNK_BYTES,
     as_generator,
     as_points,
     format_rows,
@@ -172,7 +171,7 @@ class ProductManifold:
         return np.sqrt(np.sum(self.component_dist(x, y) ** 2, axis=-1))
 
     def pdist(self, X, Y=None) -> np.ndarray:
-        """Pairwise product distances, shape ``(n, m)``, computed in row blocks (bounded memory).
+        """Pairwise product distances, shape ``(n, m)``, accumulated in place (memory: the output).
 
         Parameters
         ----------
@@ -183,16 +182,10 @@ class ProductManifold:
         Y = X if Y is None else self._points(Y, "Y")
         if X.ndim != 2 or Y.ndim != 2:
             raise ValueError(f"pdist needs 2-D arrays, got shapes {X.shape} and {Y.shape}")
-        out = np.empty((X.shape[0], Y.shape[0]))
-        widest = max(c.ambient_dim for c in self.components)
-        rows = max(1, int(PDIST_CHUNK_BYTES // (8 * 8 * max(1, Y.shape[0]) * (widest + 1))))
-        for start in range(0, X.shape[0], rows):
-            block = X[start : start + rows]
-            squared = np.zeros((block.shape[0], Y.shape[0]))
-            for component, s in zip(self.components, self._slices):
-                squared += component._pdist_block(block[:, s], Y[:, s]) ** 2
-            out[start : start + rows] = np.sqrt(squared)
-        return out
+        out = np.zeros((X.shape[0], Y.shape[0]))
+        for component, s in zip(self.components, self._slices):
+            component._pdist_squared_into(X[:, s], Y[:, s], out)
+        return np.sqrt(out, out=out)
 
     def expmap(self, x, u) -> np.ndarray:
         """Component-wise exponential map; shape ``(..., ambient_dim)``."""

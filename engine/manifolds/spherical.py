@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_dot, row_norm, safe_divide, sinc
+from engine.manifolds._common import row_blocks, row_dot, row_norm, safe_divide, sinc
 
 __all__ = ["Spherical"]
 
@@ -35,6 +35,14 @@ def _unit(x):
     fallback = np.zeros(x.shape[-1])
     fallback[0] = 1.0
     return np.where(norm > 0, x / np.where(norm > 0, norm, 1.0), fallback)
+
+
+def _nonzero(x):
+    """C-contiguous copy of ``x`` with zero rows replaced by the unit origin (1, 0, ..., 0)."""
+    x = np.array(x, dtype=np.float64, order="C")
+    zero = ~np.any(x != 0, axis=-1)
+    x[zero, 0] = 1.0
+    return x
 
 
 def _chords(x, y):
@@ -116,8 +124,18 @@ class Spherical(ComponentManifold):
     def dist(self, x, y) -> np.ndarray:
         return self.radius * _unit_dist(self._points(x, "x"), self._points(y, "y"))
 
-    def _pdist_block(self, x, y):
-        return self.radius * _unit_dist(x[:, None, :], y[None, :, :])
+    def _pdist_squared_into(self, X, Y, out):
+        from engine.manifolds._kernels import spherical_chords  # compiled on first use
+
+        # The kernel needs non-zero rows; a zero vector stands for the origin, as in ``dist``.
+        A, B = _nonzero(X), _nonzero(Y)
+        for block in row_blocks(len(A), len(B), buffers=2):
+            minus = np.empty((block.stop - block.start, len(B)))
+            plus = np.empty_like(minus)
+            spherical_chords(A[block], B, minus, plus)
+            angle = np.arctan2(np.sqrt(minus, out=minus), np.sqrt(plus, out=plus), out=minus)
+            angle *= 2.0 * self.radius
+            out[block] += np.square(angle, out=angle)
 
     def expmap(self, x, u) -> np.ndarray:
         """``cos(|u|/R) x + R sin(|u|/R) u / |u|``, renormalised onto the sphere."""

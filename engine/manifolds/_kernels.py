@@ -1,0 +1,92 @@
+"""Compiled pairwise-distance kernels (numba) for ``pdist``.
+
+They evaluate exactly the formulas of ``hyperbolic._unit_half_chord`` and
+``spherical._chords`` pair by pair, so no ``(n, m, ambient_dim)`` temporaries
+are needed. They stop before the transcendental step (``asinh`` / ``atan2``),
+which NumPy then applies to whole blocks about ten times faster than a scalar
+call per pair.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["hyperbolic_half_chords", "spherical_chords"]
+
+
+@njit(cache=True, nogil=True)
+def _row_norms(A):
+    out = np.empty(A.shape[0])
+    for i in range(A.shape[0]):
+        total = 0.0
+        for k in range(A.shape[1]):
+            total += A[i, k] * A[i, k]
+        out[i] = math.sqrt(total)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def hyperbolic_half_chords(A, B, out):
+    """``out[i, j] = sinh^2(d(A_i, B_j) / 2)`` for unit-hyperboloid spatial parts ``A`` (n, d), ``B`` (m, d)."""
+    n, d = A.shape
+    m = B.shape[0]
+    norm_a = _row_norms(A)
+    norm_b = _row_norms(B)
+    cosh_a = np.sqrt(1.0 + norm_a * norm_a)
+    cosh_b = np.sqrt(1.0 + norm_b * norm_b)
+    for i in range(n):
+        for j in range(m):
+            # The larger-norm point plays ``a`` (as in the NumPy kernel, for symmetry).
+            if norm_b[j] > norm_a[i]:
+                a, b, na, nb, ca, cb = B[j], A[i], norm_b[j], norm_a[i], cosh_b[j], cosh_a[i]
+            else:
+                a, b, na, nb, ca, cb = A[i], B[j], norm_a[i], norm_b[j], cosh_a[i], cosh_b[j]
+            dot = 0.0
+            for k in range(d):
+                dot += (a[k] - b[k]) * (a[k] + b[k])
+            denominator = na * cb + nb * ca
+            s = dot / denominator if denominator > 0.0 else 0.0
+            half = s * s / (2.0 * (1.0 + math.sqrt(1.0 + s * s)))
+            if nb > 0.0:
+                b_hat_scale = dot / ((na + nb) * nb)  # delta / |b|, with delta = |a| - |b|
+                ww = 0.0
+                for k in range(d):
+                    w = (a[k] - b[k]) - b_hat_scale * b[k]
+                    ww += w * w
+                half += nb / na * ww * 0.25
+            out[i, j] = half
+
+
+@njit(cache=True, nogil=True)
+def spherical_chords(A, B, minus, plus):
+    """Squared chords ``|A_i^ - B_j^|^2 |A_i|^2`` and ``|A_i^ + B_j^|^2 |A_i|^2`` for non-zero rows.
+
+    (The common factor ``|A_i|^2`` cancels in ``atan2(sqrt(minus), sqrt(plus))``.)
+    """
+    n, d = A.shape
+    m = B.shape[0]
+    na_all = _row_norms(A)
+    nb_all = _row_norms(B)
+    for i in range(n):
+        x = A[i]
+        nx = na_all[i]
+        for j in range(m):
+            y = B[j]
+            ny = nb_all[j]
+            dot = 0.0
+            for k in range(d):
+                dot += (x[k] - y[k]) * (x[k] + y[k])
+            y_hat_scale = dot / ((nx + ny) * ny)  # delta / |y|, with delta = |x| - |y|
+            mm = 0.0
+            pp = 0.0
+            for k in range(d):
+                correction = y_hat_scale * y[k]
+                t = (x[k] - y[k]) - correction
+                mm += t * t
+                t = (x[k] + y[k]) + correction
+                pp += t * t
+            minus[i, j] = mm
+            plus[i, j] = pp

@@ -1,0 +1,147 @@
+"""Gaussian-mixture samplers (the paper's Appendix A)."""
+
+import numpy as np
+import pytest
+
+from engine.manifolds import ProductManifold
+from engine.sampling import as_generator, gaussian_mixture, make_classification, make_regression
+
+SIGNATURES = ["H2 x S2 x E2", "H2(-4) x S2(0.25)", "(S1)^3 x E1", "H4(-0.25)", "S4(4)", "E4", "H2 x H2"]
+
+
+@pytest.mark.parametrize("signature", SIGNATURES)
+def test_classification_points_lie_on_the_manifold(signature):
+    M = ProductManifold(signature)
+    X, y = make_classification(signature, n_samples=400, n_classes=5, n_clusters=12, random_state=0)
+    assert X.shape == (400, M.ambient_dim) and X.dtype == np.float64 and X.flags.c_contiguous
+    assert y.shape == (400,) and y.dtype == np.int64
+    assert M.check_point(X, explain=True) == (True, None)
+    assert sorted(np.unique(y)) == [0, 1, 2, 3, 4]
+
+
+def test_defaults_follow_the_paper():
+    X, y = make_classification("H2 x S2 x E2", random_state=1)
+    assert X.shape == (1000, 8)
+    assert sorted(np.unique(y)) == list(range(8))
+    mixture = gaussian_mixture("H2 x S2 x E2", random_state=1)
+    assert len(mixture.weights) == 32 and mixture.means.shape == (32, 8)
+    assert mixture.tangent.shape == (1000, 6)
+
+
+def test_same_seed_same_output_and_global_state_untouched():
+    state = np.random.get_state()[1].copy()  # noqa: NPY002 - checking that global state is untouched
+    a = make_classification("H2 x S1", n_samples=200, n_clusters=10, n_classes=3, random_state=7)
+    b = make_classification("H2 x S1", n_samples=200, n_clusters=10, n_classes=3, random_state=7)
+    c = make_classification("H2 x S1", n_samples=200, n_clusters=10, n_classes=3, random_state=8)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+    r1 = make_regression("E2", n_samples=100, n_clusters=5, random_state=np.random.default_rng(3))
+    r2 = make_regression("E2", n_samples=100, n_clusters=5, random_state=np.random.default_rng(3))
+    assert np.array_equal(r1[1], r2[1])
+    make_regression("E2", n_samples=100, n_clusters=5, random_state=np.random.RandomState(0))
+    assert np.array_equal(np.random.get_state()[1], state)  # noqa: NPY002
+
+
+def test_every_cluster_gets_at_least_two_points():
+    # With 2 * n_clusters samples every cluster gets exactly two, including clusters whose weight
+    # is tiny (the reference implementation's check missed clusters that were never drawn).
+    mixture = gaussian_mixture("S2", n_samples=64, n_clusters=32, random_state=0)
+    assert np.array_equal(np.bincount(mixture.cluster, minlength=32), np.full(32, 2))
+    for seed in range(20):
+        mixture = gaussian_mixture("H2 x E1", n_samples=100, n_clusters=40, random_state=seed)
+        assert np.bincount(mixture.cluster, minlength=40).min() >= 2
+    assert mixture.weights.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="n_samples must be >= 80"):
+        gaussian_mixture("E2", n_samples=79, n_clusters=40)
+
+
+def test_first_clusters_map_to_their_classes():
+    X, y = make_classification("H2 x E2", n_samples=300, n_classes=4, n_clusters=9, random_state=5)
+    # make_classification draws the mixture first from the same generator.
+    mixture = gaussian_mixture("H2 x E2", n_samples=300, n_clusters=9, random_state=5)
+    assert np.array_equal(mixture.X, X)
+    for cluster in range(4):
+        assert np.all(y[mixture.cluster == cluster] == cluster)
+    for cluster in range(9):
+        assert len(np.unique(y[mixture.cluster == cluster])) == 1
+    with pytest.raises(ValueError, match="n_clusters=3 must be >= n_classes=4"):
+        make_classification("E2", n_classes=4, n_clusters=3)
+
+
+def test_points_are_drawn_around_their_cluster_means():
+    M = ProductManifold("H2 x S2(4) x E2")
+    mixture = gaussian_mixture(M.signature, n_samples=3000, n_clusters=6, cov_scale=0.01, random_state=2)
+    assert M.check_point(mixture.means)
+    spread = M.dist(mixture.X, mixture.means[mixture.cluster])
+    between = M.pdist(mixture.means)[np.triu_indices(6, 1)]
+    assert np.median(spread) < 0.5 * np.median(between)
+    # The tangent samples are exactly the offsets at the means: their length is the distance.
+    lengths = np.sqrt(
+        sum(
+            (mixture.tangent[:, s] ** 2).sum(axis=1) * (c.radius**2 if c.kind != "E" else 1.0)
+            for c, s in zip(M.components, [slice(0, 2), slice(2, 4), slice(4, 6)])
+        )
+    )
+    np.testing.assert_allclose(spread, lengths, rtol=1e-9)
+
+
+def test_curvature_rescaling():
+    # Components are sampled at |K| = 1 with variances scaled by sqrt|K|, then mapped to radius R:
+    # the same seed gives tangent samples scaled by |K|^(1/4), and Euclidean components are unaffected.
+    unit = gaussian_mixture("H2 x E2", n_samples=200, n_clusters=5, random_state=3)
+    curved = gaussian_mixture("H2(-4) x E2", n_samples=200, n_clusters=5, random_state=3)
+    np.testing.assert_allclose(curved.tangent[:, :2], unit.tangent[:, :2] * 4**0.25, rtol=1e-12)
+    np.testing.assert_array_equal(curved.X[:, 3:], unit.X[:, 3:])
+    # Intrinsic distances from the origin scale by R * |K|^(1/4) = |K|^(-1/4) in distribution.
+    r_unit = np.median(ProductManifold("H2").dist(ProductManifold("H2").origin(), unit.X[:, :3]))
+    H = ProductManifold("H2(-4)")
+    r_curved = np.median(H.dist(H.origin(), curved.X[:, :3]))
+    assert 0.4 < r_curved / r_unit < 1.0
+
+
+def test_regression_targets():
+    X, y = make_regression("H2 x S2 x E2", n_samples=500, n_clusters=10, random_state=4)
+    assert X.shape == (500, 8) and y.dtype == np.float64
+    assert y.min() == 0.0 and y.max() == 1.0
+    # Without noise the target is an exact affine function of the tangent sample within a cluster.
+    _, y = make_regression("S2 x E1", n_samples=300, n_clusters=5, noise=0.0, random_state=6)
+    mixture = gaussian_mixture("S2 x E1", n_samples=300, n_clusters=5, random_state=6)
+    for cluster in range(5):
+        rows = mixture.cluster == cluster
+        design = np.column_stack([mixture.tangent[rows], np.ones(rows.sum())])
+        coef, *_ = np.linalg.lstsq(design, y[rows], rcond=None)
+        np.testing.assert_allclose(design @ coef, y[rows], atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"signature": "H2 x", "n_samples": 100}, "malformed signature"),
+        ({"signature": "E2", "n_samples": 0}, "n_samples must be an integer >= 1"),
+        ({"signature": "E2", "n_samples": 100.0}, "n_samples must be an integer"),
+        ({"signature": "E2", "cov_scale": 0.0}, "cov_scale must be finite and > 0"),
+        ({"signature": "E2", "cov_scale": float("nan")}, "cov_scale"),
+        ({"signature": "E2", "n_clusters": 0}, "n_clusters"),
+        ({"signature": "E2", "random_state": "x"}, "random_state"),
+    ],
+)
+def test_bad_arguments(kwargs, fragment):
+    with pytest.raises(ValueError) as info:
+        make_classification(**{"n_clusters": 8, "n_classes": 2, **kwargs})
+    assert fragment in str(info.value)
+
+
+def test_regression_rejects_negative_noise():
+    with pytest.raises(ValueError, match="noise"):
+        make_regression("E2", noise=-1.0)
+
+
+def test_as_generator():
+    g = np.random.default_rng(0)
+    assert as_generator(g) is g
+    assert as_generator(3).integers(1000) == np.random.default_rng(3).integers(1000)
+    assert isinstance(as_generator(None), np.random.Generator)
+    assert isinstance(as_generator(np.random.RandomState(1)), np.random.Generator)
+    for bad in [-1, 1.5, True, "seed"]:
+        with pytest.raises(ValueError, match="random_state"):
+            as_generator(bad)
