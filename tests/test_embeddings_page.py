@@ -1,0 +1,64 @@
+"""The Embeddings page: embed a graph, train the VAE, adopt the results (Streamlit AppTest, tiny epochs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("geoopt")
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "6_Embeddings.py")
+
+
+def _current_data(at):
+    return at.session_state["ct:data"]
+
+
+@pytest.mark.slow
+def test_embed_a_graph_and_use_it_as_the_current_dataset():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    assert not at.exception
+    at.slider(key="emb_graph_epochs").set_value(50)
+    at.button(key="emb_graph_go").click()
+    at.run()
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert "Average distortion" in labels and "Mean average precision" in labels
+    at.checkbox(key="emb_graph_train").uncheck()
+    at.button(key="emb_graph_use").click()
+    at.run()
+    assert not at.exception
+    data = _current_data(at)
+    assert data.dataset.name == "karate_club" and len(data.X) == 34
+    assert data.recipe["source"] == "builtin" and data.recipe["params"]["n_epochs"] == 50
+
+
+@pytest.mark.slow
+def test_train_the_vae_and_see_its_latents():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    at.slider(key="emb_vae_epochs").set_value(5)
+    at.text_input(key="emb_vae_signature").set_value("H2 x E2")
+    at.button(key="emb_vae_go").click()
+    at.run()
+    assert not at.exception
+    assert "Held-out ELBO" in [m.label for m in at.metric]
+    at.checkbox(key="emb_vae_train").uncheck()
+    at.button(key="emb_vae_use").click()
+    at.run()
+    assert not at.exception
+    assert str(_current_data(at).signature) == "H2 x E2"
+
+
+def test_a_bad_signature_is_explained_and_disables_the_button():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    at.text_input(key="emb_graph_signature").set_value("H2 x Q3")
+    at.run()
+    assert not at.exception
+    assert any("Q3" in e.value for e in at.error)
+    assert at.button(key="emb_graph_go").disabled
