@@ -316,3 +316,29 @@ def test_real_datasets_use_their_own_test_set(monkeypatch):
     assert learned.load(0) is data
     with pytest.raises(ValueError, match="expected H2"):
         DatasetSpec("G", lambda seed: data, signature="H2", task="link_prediction").load(0)
+
+
+def test_stored_runs_round_trip(tmp_path):
+    from engine.benchmarks.figures import score_figure, timing_figure
+    from engine.benchmarks.report import write_report
+    from engine.benchmarks.stored import list_runs, load_run
+
+    results = run_benchmark(_datasets(), _models(), n_trials=2, random_state=1)
+    written = write_report(results, tmp_path, "smoke", "blobs", compress=True)
+    assert written["results"].name == "smoke.csv.gz"
+    runs = list_runs(tmp_path)
+    assert [r["stem"] for r in runs] == ["smoke"] and runs[0]["n_trials"] == 2
+    run = load_run("smoke", tmp_path, with_results=True)
+    pd.testing.assert_frame_equal(run["results"][STABLE], results[STABLE], check_dtype=False)
+    assert (run["summary"]["marks"] == "").all() and "## Results" in run["markdown"]
+    with pytest.raises(FileNotFoundError, match="no stored run"):
+        load_run("missing", tmp_path)
+    with pytest.raises(ValueError, match="not a run name"):
+        load_run("../etc", tmp_path)
+    one_row = run["summary"][run["summary"]["task"] == "classification"]
+    figure = score_figure(one_row)
+    assert list(figure.data[0].x) == ["Ambient DT", "Ambient RF", "Ambient k-NN"]
+    assert figure.data[0].y[0] == pytest.approx(100 * one_row["mean"].iloc[0])
+    with pytest.raises(ValueError, match="one metric"):
+        score_figure(run["summary"])
+    assert len(timing_figure(run["summary"]).data) == 2

@@ -83,6 +83,7 @@ def _parser():
     parser.add_argument("--keep-going", action="store_true", help="record failed fits instead of stopping")
     parser.add_argument("--no-paper", action="store_true", help="leave out the comparison with the paper's Table 5")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--gzip", action="store_true", help="write the per-trial results as NAME.csv.gz")
     parser.add_argument(
         "--parse-paper",
         metavar="PAPER_TXT",
@@ -154,7 +155,7 @@ def main(argv=None) -> int:
     paper = None
     if preset.paper and not args.no_paper and PAPER_TABLE5_PATH.exists():
         paper = load_paper_table5()
-    written = write_report(results, args.out, args.name or preset.name, preset.description, paper)
+    written = write_report(results, args.out, args.name or preset.name, preset.description, paper, compress=args.gzip)
     for kind in ("results", "summary", "pairs", "markdown", "meta"):
         print(f"wrote {written[kind]}")
     skipped = results.attrs.get("skipped_models") or {}

@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.benchmarks.specs import BenchmarkData, DatasetSpec
 
-__all__ = ["REAL_DATASETS", "load_real", "real_datasets"]
+__all__ = ["REAL_DATASETS", "dataset_spec", "load_real", "real_datasets"]
 
 
 def load_real(random_state, name, params):
@@ -120,3 +120,43 @@ def real_datasets(n_samples=None, names=None) -> list[DatasetSpec]:
             )
         )
     return specs
+
+
+def _load_fixed(random_state, dataset, test_size):
+    split = getattr(dataset, "split_indices", None)
+    if split is None or (getattr(dataset, "groups", None) is None and getattr(dataset, "test_mask", None) is None):
+        # Plain rows: let the runner draw its own random split.
+        return BenchmarkData(dataset.X, dataset.y, dataset.signature, dataset.task)
+    # The dataset's own rule (a fixed test set, or whole groups on one side), seeded per trial.
+    train, test = split(test_size=test_size, random_state=random_state)
+    return BenchmarkData(
+        dataset.X[train], dataset.y[train], dataset.signature, dataset.task, dataset.X[test], dataset.y[test]
+    )
+
+
+def dataset_spec(dataset, name=None, section="", test_size=0.2) -> DatasetSpec:
+    """A :class:`DatasetSpec` for data already in memory (an :class:`engine.datasets.Dataset` or alike).
+
+    Every trial uses the same rows; the train/test split changes with the
+    trial's seed. A dataset with a fixed test set keeps it; one with groups
+    (e.g. the cities of the temperature data) keeps each group on one side.
+
+    Parameters
+    ----------
+    dataset : object with X, y, signature, task (and optionally split_indices, groups, test_mask)
+    name : str, optional
+        Defaults to ``dataset.name``.
+    section : str
+    test_size : float
+        Used by grouped splits (the runner's own ``test_size`` drives plain ones).
+    """
+    from engine.manifolds.signature import Signature
+
+    return DatasetSpec(
+        name=name or getattr(dataset, "name", "dataset"),
+        loader=partial(_load_fixed, dataset=dataset, test_size=test_size),
+        signature=str(Signature.parse(dataset.signature)),
+        task=dataset.task,
+        section=section,
+        description=getattr(dataset, "description", ""),
+    )

@@ -270,10 +270,12 @@ def benchmark_markdown(
     return "\n".join(lines)
 
 
-def write_report(results: pd.DataFrame, out_dir, name: str, description: str = "", paper=None, alpha=0.05):
+def write_report(
+    results: pd.DataFrame, out_dir, name: str, description: str = "", paper=None, alpha=0.05, compress=False
+):
     """Write a run's files into ``out_dir``.
 
-    ``NAME.csv`` (tidy results), ``NAME_summary.csv`` (per row and model),
+    ``NAME.csv`` (tidy results; ``NAME.csv.gz`` with ``compress``), ``NAME_summary.csv`` (per row and model),
     ``NAME_pairs.csv`` (Wilcoxon tests), ``NAME.md`` (the report) and
     ``NAME.json`` (the run's parameters: trials, seed, backend, wall time).
 
@@ -292,7 +294,7 @@ def write_report(results: pd.DataFrame, out_dir, name: str, description: str = "
     summary = summarize(results, alpha=alpha)
     pairs = pairwise_tests(results, alpha=alpha)
     paths = {
-        "results": out / f"{name}.csv",
+        "results": out / (f"{name}.csv.gz" if compress else f"{name}.csv"),
         "summary": out / f"{name}_summary.csv",
         "pairs": out / f"{name}_pairs.csv",
         "markdown": out / f"{name}.md",
