@@ -27,7 +27,7 @@ demos = available_demos()
 columns = st.columns(len(demos))
 for column, demo in zip(columns, demos):
     with column:
-        if st.button(demo.title, key=f"demo_{demo.key}", help=demo.blurb, width="stretch"):
+        if st.button(demo.short, key=f"demo_{demo.key}", help=f"{demo.title}: {demo.blurb}", width="stretch"):
             with st.spinner(f"Loading {demo.title} and training its model..."):
                 load_demo(demo.key)
             st.rerun()
@@ -39,7 +39,7 @@ st.caption(data.dataset.description)
 
 left, right = st.columns([3, 1])
 with left:
-    picture = picture_picker(data, "home", reference=len(data.signature.components) > 1, resolution=False)
+    picture = picture_picker(data, "home", resolution=False)
     show_picture(data, picture, model, chart_key="home_regions")
 with right:
     if model is not None:
@@ -48,9 +48,9 @@ with right:
             st.markdown(f"{name}: **{value}**")
     else:
         st.info("No model yet: train one on the Train page.")
-    st.page_link("pages/1_Data.py", label="Pick or upload data", icon="📂")
-    st.page_link("pages/2_Train.py", label="Train a model", icon="🏋️")
-    st.page_link("pages/3_Regions.py", label="Decision regions", icon="🗺️")
-    st.page_link("pages/4_Inspector.py", label="Tree inspector", icon="🔍")
+    st.page_link("pages/1_Data.py", label="Pick or upload data", icon=":material/folder_open:")
+    st.page_link("pages/2_Train.py", label="Train a model", icon=":material/model_training:")
+    st.page_link("pages/3_Regions.py", label="Decision regions", icon=":material/map:")
+    st.page_link("pages/4_Inspector.py", label="Tree inspector", icon=":material/account_tree:")
 
 state.sync_url()

@@ -218,9 +218,11 @@ with tab_upload:
             for problem in result.general:
                 st.markdown(f"❌ {problem}.")
             if result.n_projected:
-                st.info(f"{result.n_projected} rows were projected onto the manifold.")
+                st.info(f"{result.n_projected} {'row was' if result.n_projected == 1 else 'rows were'} projected onto "
+                        "the manifold.")
             if result.n_dropped:
-                st.info(f"{result.n_dropped} rows with problems were dropped.")
+                st.info(f"{result.n_dropped} {'row' if result.n_dropped == 1 else 'rows'} with problems "
+                        f"{'was' if result.n_dropped == 1 else 'were'} dropped.")
             b1, b2, b3, b4 = st.columns(4)
             if b1.button("Project onto the manifold", key="up_project",
                          disabled=upload["project"] or not result.fixable_by_projection,

@@ -92,7 +92,8 @@ if model is not None:
     with right:
         if "confusion" in model.metrics:
             st.plotly_chart(confusion_figure(model.metrics["confusion"], data.class_names, title="Confusion matrix "
-                                             "(test rows)"), key="train_confusion", config=PLOTLY_CONFIG)
+                                             "(test rows)"), key="train_confusion", config=PLOTLY_CONFIG,
+                            width="content")
 
     st.subheader("Save or load a model")
     cache = state.get("model_json", {})

@@ -60,6 +60,7 @@ def load_demo(key: str) -> None:
     set_data(data)
     set_model(cache.recipe_model(json.dumps(demo.model, sort_keys=True), data.hash, data))
     state.put(state.PREFS, {"view": demo.view} if demo.view else {})
+    state.forget_widgets()
 
 
 def set_data(record) -> None:
@@ -69,12 +70,24 @@ def set_data(record) -> None:
     if model is not None and model.data_hash != record.hash:
         state.drop(state.MODEL)
     prefs = dict(state.get(state.PREFS, {}))
-    prefs.pop("row", None)
+    for name in ("row", "k", "node", "tree", "explain_row"):
+        prefs.pop(name, None)
+    if prefs.get("view"):
+        from ui.pictures import resolve_view
+
+        prefs["view"] = resolve_view(record.signature, prefs["view"]).key
     state.put(state.PREFS, prefs)
+    state.forget_widgets()
 
 
 def set_model(record) -> None:
+    """Make ``record`` the current model (the inspector starts again from its full tree)."""
     state.put(state.MODEL, record)
+    prefs = dict(state.get(state.PREFS, {}))
+    for name in ("k", "node", "tree"):
+        prefs.pop(name, None)
+    state.put(state.PREFS, prefs)
+    state.forget_widgets(picture=False)
 
 
 def _data_line(data) -> str:

@@ -201,6 +201,7 @@ class Demo:
 
     key: str
     title: str
+    short: str
     blurb: str
     data: dict
     model: dict
@@ -216,27 +217,27 @@ def _tree(max_depth=6, **extra) -> dict:
 DEMOS = {
     demo.key: demo
     for demo in (
-        Demo("poincare", "Mixture on the Poincaré disk",
+        Demo("poincare", "Mixture on the Poincaré disk", "Poincaré disk",
              "Five classes on the hyperbolic plane H2; splits are geodesics (circular arcs).",
              synthetic_recipe("H2", 600, 5, seed=3, cov_scale=0.3, title="Mixture on the Poincaré disk"),
              _tree(6), "disk:0:1-2:poincare"),
-        Demo("sphere", "Mixture on the sphere",
+        Demo("sphere", "Mixture on the sphere", "Sphere",
              "Five classes on S2; every split is a great circle.",
              synthetic_recipe("S2", 600, 5, seed=1, cov_scale=0.25, title="Mixture on the sphere"),
              _tree(6), "sphere:0:0-1-2:poincare"),
-        Demo("torus", "Torus S1 x S1",
+        Demo("torus", "Torus S1 x S1", "Torus",
              "Two circles: splits cut the torus along circles of constant angle.",
              synthetic_recipe("S1 x S1", 600, 4, seed=2, cov_scale=0.3, title="Torus S1 x S1"),
              _tree(6), "torus:0-1::poincare"),
-        Demo("product", "Product H2 x S2 x E2",
+        Demo("product", "Product H2 x S2 x E2", "H2 x S2 x E2",
              "A mixed-curvature product: one tree splits whichever component helps most.",
              synthetic_recipe("H2 x S2 x E2", 800, 5, seed=4, cov_scale=0.3, title="Product H2 x S2 x E2"),
              _tree(8), None),
-        Demo("landmass", "Landmasses",
+        Demo("landmass", "Landmasses", "Landmasses",
              "Land or water on the globe (S2) from a real land mask.",
              {"source": "builtin", "name": "landmasses", "params": {}, "title": "Landmasses"},
              _tree(10), "sphere:0:0-1-2:poincare", requires_builtin="landmasses"),
-        Demo("temperatures", "City temperatures",
+        Demo("temperatures", "City temperatures", "Temperatures",
              "Monthly temperatures of cities: position on the globe (S2) times the month (S1); regression.",
              {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
              {"family": "product_tree", "params": {"max_depth": 8, "min_samples_leaf": 3}, "test_size": 0.25,

@@ -13,8 +13,8 @@ import json
 
 import streamlit as st
 
-__all__ = ["DATA", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "get", "pref", "put", "set_pref", "sync_url",
-           "url_params"]
+__all__ = ["DATA", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "forget_widgets", "get", "pref", "put",
+           "set_pref", "sync_url", "url_params"]
 
 _PREFIX = "ct:"
 DATA = "data"  # ui.data.DataRecord
@@ -37,6 +37,24 @@ def drop(*keys: str) -> None:
     """Forget session values."""
     for key in keys:
         st.session_state.pop(_PREFIX + key, None)
+
+
+# Widgets whose value mirrors a preference; forgotten when the preference changes
+# from elsewhere (a demo, new data), so that they show the new value.
+_PICTURE_PAGES = ("home", "regions", "insp", "data")
+_PICTURE_WIDGETS = ("view", "klein", "axes", "ref", "row", "res")
+_MODEL_WIDGETS = ("insp_k", "insp_tree", "insp_row", "insp_explain", "regions_tree")
+
+
+def forget_widgets(picture: bool = True, model: bool = True) -> None:
+    """Drop widget state that mirrors preferences, so widgets rebuild from the preferences."""
+    names = []
+    if picture:
+        names += [f"{page}_{widget}" for page in _PICTURE_PAGES for widget in _PICTURE_WIDGETS]
+    if model:
+        names += list(_MODEL_WIDGETS)
+    for name in names:
+        st.session_state.pop(name, None)
 
 
 def pref(name: str, default=None):

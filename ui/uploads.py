@@ -212,6 +212,16 @@ def _model_columns(component, model: str) -> int:
     raise ValueError(f"{component.name}: unknown coordinate model {model!r}")
 
 
+def _mostly_numeric(column: pd.Series) -> bool:
+    """Numbers, or text that is numbers apart from a few typos (those are reported, not silently skipped)."""
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    present = column.dropna()
+    if present.empty or pd.api.types.is_bool_dtype(column):
+        return False
+    return pd.to_numeric(present, errors="coerce").notna().mean() >= 0.8
+
+
 def suggest_mapping(table: pd.DataFrame, signature) -> dict:
     """A first guess of the label column, the task and each component's columns.
 
@@ -225,7 +235,7 @@ def suggest_mapping(table: pd.DataFrame, signature) -> dict:
     names = list(table.columns)
     lowered = {n.lower(): n for n in names}
     label = next((lowered[k] for k in _LABEL_NAMES if k in lowered), None)
-    numeric = [n for n in names if pd.api.types.is_numeric_dtype(table[n])]
+    numeric = [n for n in names if _mostly_numeric(table[n])]
     if label is None:
         non_numeric = [n for n in names if n not in numeric]
         label = non_numeric[-1] if non_numeric else (names[-1] if len(names) > 1 else None)
@@ -311,9 +321,14 @@ class UploadResult:
         return any(r.max_error > 0 for r in self.reports)
 
 
+def _n_rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
 def _format_rows(rows: np.ndarray, limit: int = 6) -> str:
+    """``"row 4"`` or ``"rows 3, 7, ..."``."""
     shown = ", ".join(str(int(r)) for r in rows[:limit])
-    return shown + (", ..." if len(rows) > limit else "")
+    return ("row " if len(rows) == 1 else "rows ") + shown + (", ..." if len(rows) > limit else "")
 
 
 def _relative_error(component, block: np.ndarray) -> np.ndarray:
@@ -339,7 +354,7 @@ def _numeric(table: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, list[
         text_bad = values.isna() & raw.notna()
         if text_bad.any():
             where = np.flatnonzero(text_bad.to_numpy())
-            problems.append(f"column {name!r} has {len(where)} non-numeric entries (rows {_format_rows(where)}), "
+            problems.append(f"column {name!r} has {len(where)} non-numeric entries ({_format_rows(where)}), "
                             f"such as {str(raw.iloc[where[0]])!r}")
         out[:, k] = values.to_numpy(dtype=np.float64)
     return out, problems
@@ -386,7 +401,7 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
         if outside.any():
             rows = np.flatnonzero(outside)
             ball = "Poincaré" if model == "poincare" else "Klein"
-            problems.append(f"{len(rows)} rows outside the {ball} ball of radius {R:g} (rows {_format_rows(rows)}, "
+            problems.append(f"{_n_rows(len(rows))} outside the {ball} ball of radius {R:g} ({_format_rows(rows)}, "
                             f"largest norm {norms[outside].max():.4g})")
             error[outside] = norms[outside] / R - 1 + CHECK_RTOL * 2
     elif model == "latlon":
@@ -402,7 +417,7 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
             block[good] = coords.latlon_to_sphere(values[good], curvature=component.curvature)
         if beyond.any():
             rows = np.flatnonzero(beyond)
-            problems.append(f"{len(rows)} rows with a latitude beyond ±90 degrees (rows {_format_rows(rows)})")
+            problems.append(f"{_n_rows(len(rows))} with a latitude beyond ±90 degrees ({_format_rows(rows)})")
             error[beyond] = 1.0
     elif model == "angle":
         if finite.any():
@@ -414,7 +429,7 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
         raise ValueError(f"{component.name}: unknown coordinate model {model!r}")
     if not finite.all():
         rows = np.flatnonzero(~finite)
-        problems.insert(0, f"{len(rows)} rows with a missing, NaN or infinite coordinate (rows {_format_rows(rows)})")
+        problems.insert(0, f"{_n_rows(len(rows))} with a missing, NaN or infinite coordinate ({_format_rows(rows)})")
     if model == "ambient" and component.kind != "E":
         off_rows = np.flatnonzero(finite & (error > CHECK_RTOL))
         if len(off_rows):
@@ -422,8 +437,8 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
             lower = np.flatnonzero(finite & (np.nan_to_num(block[:, 0], nan=1.0) <= 0)) if component.kind == "H" \
                 else []
             detail = f" ({len(lower)} on the lower sheet, x0 <= 0)" if len(lower) else ""
-            problems.append(f"{len(off_rows)} rows {where}{detail}, largest relative error "
-                            f"{np.max(error[off_rows]):.3g} (rows {_format_rows(off_rows)})")
+            problems.append(f"{_n_rows(len(off_rows))} {where}{detail}, largest relative error "
+                            f"{np.max(error[off_rows]):.3g} ({_format_rows(off_rows)})")
     return block, error, problems, projected
 
 
@@ -504,15 +519,15 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
             not_num = ~np.isfinite(y_num)
             if not_num.any():
                 rows = np.flatnonzero(not_num)
-                label_problems.append(f"{len(rows)} rows whose label is missing or not a number (rows "
-                                      f"{_format_rows(rows)})")
+                label_problems.append(f"{_n_rows(len(rows))} whose label is missing or not a number "
+                                      f"({_format_rows(rows)})")
             bad |= not_num
             y = y_num
         else:
             missing = raw.isna().to_numpy()
             if missing.any():
                 rows = np.flatnonzero(missing)
-                label_problems.append(f"{len(rows)} rows without a label (rows {_format_rows(rows)})")
+                label_problems.append(f"{_n_rows(len(rows))} without a label ({_format_rows(rows)})")
             bad |= missing
             y = _tidy_labels(raw)
 

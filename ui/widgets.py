@@ -58,7 +58,7 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
         for i, v in enumerate(views):
             if v.kind == kind and "-".join(str(c) for c in v.components) == comps:
                 index = i
-    cols = st.columns([3, 2, 2] if reference else [3, 2])
+    cols = st.columns([3, 3, 2])
     with cols[0]:
         pick = st.selectbox("Picture", range(len(views)), index=index, format_func=lambda i: titles[i],
                             key=f"{prefix}_view", help="Which component to draw; a torus shows two circles at once.")
@@ -72,6 +72,9 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
     state.set_pref("view", view.key)
 
     ref_mode, ref_row = "origin", 0
+    # A reference point matters only when something outside the picture is held fixed.
+    comp = signature.components[view.components[0]]
+    reference = reference and (len(signature.components) > len(view.components) or (comp.kind == "E" and comp.dim > 2))
     if reference:
         with cols[1]:
             modes = ["origin", "mean", "point"]

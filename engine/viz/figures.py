@@ -505,9 +505,10 @@ def confusion_figure(matrix: np.ndarray, class_names: list[str], title: str | No
     ))
     size = min(80 + 42 * len(names), 640)
     fig.update_layout(
-        xaxis={"title": {"text": "predicted"}, "type": "category", "side": "bottom"},
-        yaxis={"title": {"text": "true"}, "type": "category", "autorange": "reversed", "scaleanchor": "x"},
-        height=size + 80, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10}, title=title,
+        xaxis={"title": {"text": "predicted"}, "type": "category", "side": "bottom", "showgrid": False},
+        yaxis={"title": {"text": "true"}, "type": "category", "autorange": "reversed", "showgrid": False},
+        height=size + 80, width=size + 100, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        title=title, plot_bgcolor="#FFFFFF",
     )
     return fig
 

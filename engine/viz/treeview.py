@@ -31,8 +31,9 @@ __all__ = [
 ]
 
 _NODE_STYLE_COLORS = {"newest": "#FFE100", "path": "#FFFFFF", "selected": "#FF4FD8"}
-# Beyond this many nodes the diagram drops its text labels (hover still works).
-_MAX_LABELLED_NODES = 63
+# Trees with more leaves than this label only their top levels (hover shows every node).
+_MAX_LABELLED_LEAVES = 20
+_LABELLED_LEVELS = 3
 
 
 @dataclass
@@ -344,10 +345,13 @@ def tree_figure(
     else:
         marker.update(color=fill, colorscale="Viridis", showscale=True,
                       colorbar={"title": {"text": "value"}, "thickness": 12})
-    labelled = n <= _MAX_LABELLED_NODES
+    # Labels only where they fit: every node of a small tree, the top levels of a big one.
+    n_leaves = int(np.sum(left < 0))
+    labelled = [n_leaves <= _MAX_LABELLED_LEAVES or (left[v] >= 0 and depth[v] < _LABELLED_LEVELS)
+                for v in range(n)]
     fig.add_trace(go.Scatter(
-        x=x, y=-depth, mode="markers+text" if labelled else "markers", marker=marker,
-        text=[_short_label(estimator, v, class_names) for v in range(n)] if labelled else None,
+        x=x, y=-depth, mode="markers+text", marker=marker,
+        text=[_short_label(estimator, v, class_names) if labelled[v] else "" for v in range(n)],
         textposition="bottom center", textfont={"size": 10}, hovertext=hover, hoverinfo="text",
         customdata=ids.astype(np.int64), showlegend=False, name="nodes",
     ))
