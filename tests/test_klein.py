@@ -1,0 +1,343 @@
+"""Klein-model wrappers: routing is preserved, margins are maximal, inputs and curvatures agree."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from engine import coords
+from engine.klein import (
+    KleinCorrectionWarning,
+    KleinTreeClassifier,
+    KleinTreeRegressor,
+    klein_features,
+    make_backend,
+)
+from engine.manifolds import ProductManifold
+
+SIG = "H2(-0.5) x E1 x H1(-2)"
+
+xgboost = pytest.importorskip("xgboost")
+lightgbm = pytest.importorskip("lightgbm")
+
+
+@pytest.fixture(scope="module")
+def data():
+    manifold = ProductManifold(SIG)
+    X = manifold.random_normal(600, std=1.2, random_state=0)
+    y = (X[:, 1] + 0.5 * X[:, 3] > 0).astype(int) + (X[:, 5] > 0.3).astype(int) + 2 * (X[:, 2] > 0.4)
+    target = np.sin(X[:, 1]) + X[:, 3] + 0.3 * X[:, 5]
+    return X, y, target
+
+
+def _leaves(model, features, rows=None):
+    """The library's own routing of training rows (leaf ids, one column per tree)."""
+    est = model.estimator_
+    features = features if rows is None else features[rows]
+    if hasattr(est, "get_booster"):
+        return est.get_booster().predict(xgboost.DMatrix(features.astype(np.float32)), pred_leaf=True)
+    if hasattr(est, "booster_"):
+        return est.booster_.predict(features, pred_leaf=True)
+    if hasattr(est, "apply"):
+        return est.apply(features)
+    # HistGradientBoosting has no apply: its raw scores change if any row changes leaf.
+    return est._raw_predict(features)
+
+
+CLASSIFIERS = [
+    DecisionTreeClassifier(random_state=0),
+    DecisionTreeClassifier(max_depth=4, random_state=0),
+    RandomForestClassifier(n_estimators=8, random_state=0),
+    RandomForestClassifier(n_estimators=8, max_samples=0.5, random_state=0),
+    ExtraTreesClassifier(n_estimators=8, random_state=0),
+    GradientBoostingClassifier(n_estimators=10, max_depth=3, random_state=0),
+    HistGradientBoostingClassifier(max_iter=10, random_state=0),
+    xgboost.XGBClassifier(n_estimators=10, max_depth=4, random_state=0, n_jobs=1),
+    lightgbm.LGBMClassifier(n_estimators=10, num_leaves=15, random_state=0, verbose=-1, n_jobs=1),
+]
+REGRESSORS = [
+    DecisionTreeRegressor(max_depth=6, random_state=0),
+    RandomForestRegressor(n_estimators=8, random_state=0),
+    GradientBoostingRegressor(n_estimators=10, random_state=0),
+    HistGradientBoostingRegressor(max_iter=10, random_state=0),
+    xgboost.XGBRegressor(n_estimators=10, max_depth=4, random_state=0, n_jobs=1),
+    lightgbm.LGBMRegressor(n_estimators=10, num_leaves=15, random_state=0, verbose=-1, n_jobs=1),
+]
+
+
+def _in_bag(model, n):
+    est = model.estimator_
+    if isinstance(est, (RandomForestClassifier, RandomForestRegressor)):
+        return [np.unique(s) for s in est.estimators_samples_]
+    return None
+
+
+@pytest.mark.parametrize("backend", CLASSIFIERS + REGRESSORS, ids=lambda e: type(e).__name__)
+def test_no_training_row_changes_leaf(data, backend):
+    X, y, target = data
+    wrapper = (
+        KleinTreeRegressor
+        if isinstance(backend, (DecisionTreeRegressor,)) or "Regressor" in type(backend).__name__
+        else KleinTreeClassifier
+    )
+    labels = target if wrapper is KleinTreeRegressor else y
+    plain = wrapper(clone(backend), signature=SIG, max_margin=False).fit(X, labels)
+    fitted = wrapper(clone(backend), signature=SIG).fit(X, labels)
+    assert fitted.n_thresholds_moved_ > 0
+    assert fitted.n_thresholds_kept_ == 0
+    features = fitted.transform_features(X)
+    bags = _in_bag(fitted, len(X))
+    if bags is None:
+        np.testing.assert_array_equal(_leaves(fitted, features), _leaves(plain, features))
+        # Same partition of the training rows, so the same training predictions.
+        np.testing.assert_array_equal(fitted.predict(X), plain.predict(X))
+    else:
+        # A forest tree is only bound to its own (in-bag) rows.
+        for t, rows in enumerate(bags):
+            before = plain.estimator_.estimators_[t].apply(features[rows].astype(np.float32))
+            after = fitted.estimator_.estimators_[t].apply(features[rows].astype(np.float32))
+            np.testing.assert_array_equal(after, before)
+
+
+def _node_rows(tree, features):
+    """Rows reaching each node of a fitted scikit-learn tree (via decision_path)."""
+    path = tree.decision_path(features.astype(np.float32)).tocsc()
+    return [path.indices[path.indptr[v] : path.indptr[v + 1]] for v in range(tree.tree_.node_count)]
+
+
+def _hyperbolic_margin(x0, xj, t, radius):
+    return np.min(radius * np.arcsinh(np.abs(xj - t * x0) / (radius * np.sqrt(1 - t * t))))
+
+
+def test_thresholds_are_maximum_margin(data):
+    X, y, _ = data
+    model = KleinTreeClassifier(DecisionTreeClassifier(max_depth=5, random_state=0), signature=SIG).fit(X, y)
+    plain = KleinTreeClassifier(DecisionTreeClassifier(max_depth=5, random_state=0), signature=SIG, max_margin=False)
+    plain.fit(X, y)
+    tree = model.estimator_.tree_
+    features = model.transform_features(X)
+    ambient = model.layout_.to_hyperboloid(X)
+    rows_of = _node_rows(model.estimator_, features)
+    layout = model.layout_
+    checked = 0
+    for node in np.flatnonzero(tree.children_left != -1):
+        f = tree.feature[node]
+        rows = rows_of[node]
+        left = features[rows, f] <= tree.threshold[node]
+        if layout.feat_x0[f] < 0:
+            continue  # E splits: see test_euclidean_thresholds_are_cart_midpoints
+        col0 = layout.h_columns[layout.feat_x0[f]]
+        colj = layout.h_columns[layout.feat_xj[f]]
+        x0, xj = ambient[rows, col0], ambient[rows, colj]
+        radius = layout.feat_radius[f]
+        lo, hi = features[rows[left], f].max(), features[rows[~left], f].min()
+        best = _hyperbolic_margin(x0, xj, tree.threshold[node], radius)
+        np.testing.assert_allclose(best, model.margins_[0][node], rtol=1e-9)
+        # No threshold in the gap does better (grid search), and the library's midpoint does worse or equal.
+        grid = np.linspace(lo, hi, 401)[1:-1]
+        assert all(_hyperbolic_margin(x0, xj, t, radius) <= best * (1 + 1e-9) for t in grid)
+        assert _hyperbolic_margin(x0, xj, plain.estimator_.tree_.threshold[node], radius) <= best * (1 + 1e-9)
+        # Equidistant: the nearest rows on both sides are at the same geodesic distance.
+        side_l = _hyperbolic_margin(x0[left], xj[left], tree.threshold[node], radius)
+        side_r = _hyperbolic_margin(x0[~left], xj[~left], tree.threshold[node], radius)
+        np.testing.assert_allclose(side_l, side_r, rtol=1e-6)
+        checked += 1
+    assert checked >= 5
+
+
+def test_euclidean_thresholds_are_cart_midpoints(data):
+    X, y, _ = data
+    model = KleinTreeClassifier(DecisionTreeClassifier(max_depth=5, random_state=0), signature=SIG).fit(X, y)
+    plain = KleinTreeClassifier(DecisionTreeClassifier(max_depth=5, random_state=0), signature=SIG, max_margin=False)
+    plain.fit(X, y)
+    euclidean = [f for f, name in enumerate(model.klein_feature_names_) if name.startswith("E")]
+    internal = model.estimator_.tree_.children_left != -1
+    on_e = internal & np.isin(model.estimator_.tree_.feature, euclidean)
+    assert on_e.any()
+    np.testing.assert_allclose(
+        model.estimator_.tree_.threshold[on_e], plain.estimator_.tree_.threshold[on_e], rtol=1e-6, atol=1e-7
+    )
+
+
+def test_klein_tree_matches_product_tree_split_for_split():
+    trees = pytest.importorskip("engine.trees")
+    signature = "H3(-0.7)"
+    X = ProductManifold(signature).random_normal(400, std=1.0, random_state=5)
+    y = ((X[:, 1] > 0.1) ^ (X[:, 2] + X[:, 3] > 0)).astype(int) + (X[:, 3] > 0.5)
+    product = trees.ProductDecisionTreeClassifier(signature=signature, max_depth=4, random_state=0).fit(X, y)
+    klein = KleinTreeClassifier(DecisionTreeClassifier(max_depth=4, random_state=0), signature=signature).fit(X, y)
+    # Same partition of the training rows into leaves (leaf ids may be numbered differently).
+    pairs = set(zip(product.apply(X).tolist(), klein.apply(X).tolist()))
+    assert len(pairs) == len(set(product.apply(X).tolist())) == len(set(klein.apply(X).tolist()))
+    # Same thresholds at the same splits (both trees number nodes depth-first).
+    a, b = product.tree_, klein.estimator_.tree_
+    internal = a.children_left != -1
+    np.testing.assert_array_equal(a.children_left, b.children_left)
+    np.testing.assert_array_equal(a.coords[internal, 1] - 1, b.feature[internal])
+    np.testing.assert_allclose(a.threshold[internal], b.threshold[internal], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.margin[internal], klein.margins_[0][internal], rtol=1e-6)
+
+
+def test_input_models_give_identical_models(data):
+    X, y, _ = data
+    manifold = ProductManifold(SIG)
+    parts = manifold.factorize(X)
+    curvatures = [-0.5, 0.0, -2.0]
+    poincare = np.column_stack([coords.hyperboloid_to_poincare(p, k) if k else p for p, k in zip(parts, curvatures)])
+    klein = np.column_stack([coords.hyperboloid_to_klein(p, k) if k else p for p, k in zip(parts, curvatures)])
+    models = [
+        KleinTreeClassifier(RandomForestClassifier(n_estimators=5, random_state=0), signature=SIG, input_model=m).fit(
+            data_, y
+        )
+        for m, data_ in (("hyperboloid", X), ("poincare", poincare), ("klein", klein))
+    ]
+    reference = models[0]
+    for model, data_ in zip(models[1:], (poincare, klein)):
+        np.testing.assert_allclose(model.transform_features(data_), reference.transform_features(X), rtol=1e-12)
+        for a, b in zip(model.estimator_.estimators_, reference.estimator_.estimators_):
+            np.testing.assert_array_equal(a.tree_.children_left, b.tree_.children_left)
+            np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+            np.testing.assert_allclose(a.tree_.threshold, b.tree_.threshold, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(model.predict(data_), reference.predict(X))
+    # The features are x_j / x_0: the Klein coordinate divided by the radius.
+    np.testing.assert_allclose(klein_features(klein, SIG, "klein")[:, :2], klein[:, :2] * np.sqrt(0.5), rtol=1e-12)
+
+
+@pytest.mark.parametrize("curvature", [-0.05, -1.0, -7.0])
+def test_any_curvature(curvature):
+    signature = f"H2({curvature})"
+    X = ProductManifold(signature).random_normal(300, std=1.5, random_state=2)
+    y = (X[:, 1] > 0).astype(int) + (X[:, 2] > 0.2)
+    for backend in (DecisionTreeClassifier(random_state=0), xgboost.XGBClassifier(n_estimators=10, n_jobs=1)):
+        model = KleinTreeClassifier(backend, signature=signature).fit(X, y)
+        margins = np.concatenate(model.margins_)
+        moved = margins[np.isfinite(margins)]
+        assert moved.size > 0 and np.all(moved > 0)
+        assert model.score(X, y) > 0.9
+        assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+def test_far_points_and_float32_crowding():
+    # Points 15 units from the origin have Klein ratios within 1e-12 of +-1, beyond float32's
+    # resolution: splits there must still keep every row on its side.
+    signature = "H1"
+    distance = np.concatenate([np.linspace(-16, -12, 40), np.linspace(-1, 1, 40), np.linspace(12, 16, 40)])
+    X = np.column_stack([np.cosh(distance), np.sinh(distance)])
+    y = (np.arange(len(distance)) % 3 == 0).astype(int)
+    for backend in ("decision_tree", "xgboost", "lightgbm"):
+        model = KleinTreeClassifier(backend, signature=signature).fit(X, y)
+        plain = KleinTreeClassifier(backend, signature=signature, max_margin=False).fit(X, y)
+        np.testing.assert_array_equal(model.predict(X), plain.predict(X))
+
+
+def test_clone_get_params_and_grid_search(data):
+    X, y, _ = data
+    model = KleinTreeClassifier(DecisionTreeClassifier(random_state=0), signature=SIG)
+    params = model.get_params()
+    assert params["signature"] == SIG and "estimator__max_depth" in params
+    copy = clone(model)
+    assert copy.get_params()["estimator__max_depth"] is None and copy.estimator is not model.estimator
+    search = GridSearchCV(model, {"estimator__max_depth": [2, 6], "max_margin": [True, False]}, cv=3).fit(X, y)
+    assert search.best_params_["estimator__max_depth"] == 6
+    assert search.best_estimator_.n_thresholds_moved_ > 0 or not search.best_params_["max_margin"]
+
+
+def test_sample_weight_zero_rows_are_not_training_rows(data):
+    X, y, _ = data
+    weight = np.ones(len(X))
+    weight[::3] = 0.0
+    model = KleinTreeClassifier(DecisionTreeClassifier(random_state=0), signature=SIG).fit(X, y, sample_weight=weight)
+    assert model.n_thresholds_kept_ == 0
+    plain = KleinTreeClassifier(DecisionTreeClassifier(random_state=0), signature=SIG, max_margin=False)
+    plain.fit(X, y, sample_weight=weight)
+    rows = np.flatnonzero(weight > 0)
+    np.testing.assert_array_equal(model.apply(X[rows]), plain.apply(X[rows]))
+
+
+def test_warns_when_rows_are_not_recorded(data):
+    X, y, _ = data
+    with pytest.warns(KleinCorrectionWarning, match="all rows"):
+        KleinTreeClassifier(
+            GradientBoostingClassifier(n_estimators=5, subsample=0.5, random_state=0), signature=SIG
+        ).fit(X, y)
+    with pytest.warns(KleinCorrectionWarning, match="all rows"):
+        KleinTreeClassifier(xgboost.XGBClassifier(n_estimators=3, subsample=0.5), signature=SIG).fit(X, y)
+    with pytest.warns(KleinCorrectionWarning, match="all rows"):
+        KleinTreeClassifier(
+            lightgbm.LGBMClassifier(n_estimators=3, subsample=0.5, subsample_freq=1, verbose=-1), signature=SIG
+        ).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KleinCorrectionWarning)
+        KleinTreeClassifier(RandomForestClassifier(n_estimators=3, random_state=0), signature=SIG).fit(X, y)
+
+
+def test_bad_input(data):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=r"spherical.*product trees"):
+        KleinTreeClassifier(signature="H2 x S2").fit(np.zeros((3, 6)), [0, 1, 0])
+    with pytest.raises(ValueError, match="needs 6"):
+        KleinTreeClassifier(signature=SIG).fit(X[:, :5], y)
+    bad = X.copy()
+    bad[7, 0] += 0.1
+    with pytest.raises(ValueError, match="row 7"):
+        KleinTreeClassifier(signature=SIG).fit(bad, y)
+    ball = np.column_stack([np.full(4, 0.5), np.full(4, 1.5), np.zeros(4), np.zeros(4)])  # norm 1.58 > R = 1.41
+    with pytest.raises(ValueError, match="outside the open Poincare ball"):
+        KleinTreeClassifier(signature="H2(-0.5) x E1 x H1(-2)", input_model="poincare").fit(ball, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="input_model"):
+        KleinTreeClassifier(signature=SIG, input_model="upper_half").fit(X, y)
+    with pytest.raises(ValueError, match="cannot correct"):
+        KleinTreeClassifier(estimator=_NotATree(), signature=SIG).fit(X, y)
+    with pytest.raises(ValueError, match="needs a classifier"):
+        KleinTreeClassifier(DecisionTreeRegressor(), signature=SIG).fit(X, y)
+    with pytest.raises(ValueError, match="unknown estimator name"):
+        KleinTreeClassifier("catboost", signature=SIG).fit(X, y)
+
+
+def test_missing_optional_package_says_how_to_install(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "xgboost":
+            raise ImportError("no xgboost here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(ImportError, match="pip install xgboost"):
+        make_backend("xgboost", classifier=True)
+
+
+class _NotATree:
+    """A classifier the wrapper cannot correct."""
+
+    _estimator_type = "classifier"
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        return self
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier", target_tags=TargetTags(required=True), classifier_tags=ClassifierTags()
+        )
