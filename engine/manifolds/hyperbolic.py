@@ -120,22 +120,67 @@ def _unit_logmap(xs, ys):
     return (1.0 / sinhc(d))[..., None] * vs
 
 
+def _to_origin(xs, vs):
+    """Parallel transport of the tangent vector ``v`` at ``x`` to the origin, as a spatial vector.
+
+    The geodesic from ``x`` to the origin lies in the plane of ``e_0`` and
+    ``x_hat = x_s / |x_s|``: tangent directions orthogonal to that plane are
+    carried unchanged, and the radial unit vector at ``x`` (spatial part
+    ``x0 x_hat``) becomes ``x_hat``. So ``v_s = a x_hat + v_perp`` maps to
+    ``v_perp + (a / x0) x_hat``: no cancellation however far ``x`` is.
+    """
+    _, x_hat = _direction(xs)
+    a = row_dot(x_hat, vs)
+    return vs + (a / _time(xs) - a)[..., None] * x_hat
+
+
+def _from_origin(ys, ws):
+    """Spatial part of the parallel transport of the spatial vector ``w`` from the origin to ``y``."""
+    _, y_hat = _direction(ys)
+    b = row_dot(y_hat, ws)
+    return ws + (b * _time(ys) - b)[..., None] * y_hat
+
+
 def _unit_transp(xs, ys, vs):
     """Spatial part of the parallel transport of ``v`` (tangent at ``x``) to ``y``.
 
-    ``PT(v) = v + <y, v>_L / (1 - <x, y>_L) (x + y)``. Since ``<x, v>_L = 0``,
-    ``<y, v>_L = <y - x, v>_L``, small when ``y`` is near ``x``; the time
-    difference ``y0 - x0`` is taken as ``(y_s - x_s).(y_s + x_s) / (x0 + y0)``;
-    and ``1 - <x, y>_L = 1 + cosh d = 2 (1 + sinh^2(d/2))``.
+    The textbook ``v + <y, v>_L / (1 - <x, y>_L) (x + y)`` subtracts terms of size
+    ``x0 |v|`` (relative error ~1e-16 x0^2: 1e-3 fifteen units out). Instead the
+    transport goes through the origin, whose legs are exact (``_to_origin``,
+    ``_from_origin``), and corrects by the holonomy of the geodesic triangle
+    (origin, x, y): a rotation of the plane spanned by ``x_hat`` and ``y_hat`` by
+    minus the triangle's area ``A`` (Gauss-Bonnet with K = -1), where
+
+        tan(A / 2) = p sin(theta) / (1 - p cos(theta)),  p = tanh(r_x / 2) tanh(r_y / 2),
+
+    with ``theta`` the angle between ``x_hat`` and ``y_hat`` and every term computed
+    without cancellation (``1 - p`` from ``x0 y0 - |x_s||y_s| = (1 + |x_s|^2 + |y_s|^2) /
+    (x0 y0 + |x_s||y_s|)``, the half-angle from the chords of the directions).
     """
-    x0, y0 = _time(xs), _time(ys)
-    delta_s = ys - xs
-    sum_s = ys + xs
-    delta_0 = row_dot(delta_s, sum_s) / (x0 + y0)
-    v0 = row_dot(xs, vs) / x0
-    numerator = row_dot(delta_s, vs) - delta_0 * v0
-    denominator = 2.0 * (1.0 + _unit_half_chord(xs, ys))
-    return vs + (numerator / denominator)[..., None] * sum_s
+    nx, x_hat = _direction(xs)
+    ny = row_norm(ys)
+    cx, cy = _time(xs), _time(ys)
+    # Chords of the directions: y^ - x^ = ((y - x) - x^ (|y| - |x|)) / |y|, and likewise y^ + x^.
+    delta = safe_divide(row_dot(ys - xs, ys + xs), nx + ny)  # |y_s| - |x_s|
+    minus = safe_divide((ys - xs) - delta[..., None] * x_hat, ny[..., None])
+    plus = safe_divide((ys + xs) + delta[..., None] * x_hat, ny[..., None])
+    sin_half, cos_half = row_norm(minus) / 2.0, row_norm(plus) / 2.0
+    p = nx * ny / ((cx + 1.0) * (cy + 1.0))
+    one_minus_p = ((1.0 + nx * nx + ny * ny) / (cx * cy + nx * ny) + cx + cy + 1.0) / ((cx + 1.0) * (cy + 1.0))
+    area = 2.0 * np.arctan2(p * 2.0 * sin_half * cos_half, one_minus_p + p * 2.0 * sin_half * sin_half)
+    # Orthonormal basis (x^, e2) of the triangle's plane; e2 = 0 (no rotation) when the triangle is flat.
+    e2 = minus - row_dot(minus, x_hat)[..., None] * x_hat
+    e2 = safe_divide(e2, row_norm(e2)[..., None])
+    w = _to_origin(xs, vs)
+    w1, w2 = row_dot(w, x_hat), row_dot(w, e2)
+    shrink = -2.0 * np.sin(-area / 2.0) ** 2  # cos(phi) - 1 without cancellation, phi = -area
+    turn = np.sin(-area)
+    w = (
+        w
+        + (shrink * w1 - turn * w2)[..., None] * x_hat
+        + (shrink * w2 + turn * w1)[..., None] * e2
+    )
+    return _from_origin(ys, w)
 
 
 # ------------------------------------------------------------------------ class
