@@ -7,6 +7,7 @@ from engine.benchmarks.datasets import gaussian_mixture
 from engine.benchmarks.figures import score_figure, timing_figure
 from engine.benchmarks.real import dataset_spec
 from engine.benchmarks.report import format_value
+from engine.benchmarks.runner import check_models
 from engine.manifolds import Signature
 from ui import state
 from ui.chrome import page_setup
@@ -69,6 +70,11 @@ if spec is not None:
     task = spec.task
     kinds = {c.kind for c in Signature.parse(spec.signature)}
     choices = [k for k, m in MODELS.items() if m.supports(task) and not (m.group == "klein" and "S" in kinds)]
+    # Offer only models whose modules are installed (each is built once, cheaply, to find out).
+    missing = check_models([spec], [MODELS[k] for k in choices])
+    choices = [k for k in choices if MODELS[k].name not in missing]
+    if missing:
+        st.caption("Not available here: " + ", ".join(sorted(missing)) + ".")
     defaults = [k for k in PAPER_MODELS if k in choices]
     with st.form("cmp_form"):
         chosen = st.multiselect("Models", choices, default=defaults, format_func=lambda k: MODELS[k].name,
