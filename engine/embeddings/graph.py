@@ -11,6 +11,13 @@ learning rate, then coordinates and (optionally) radii together. Several random
 restarts keep the lowest average distortion. At the end the points are scaled
 to the project's ambient conventions (hyperboloid ``x0^2 - |x|^2 = R^2``, sphere
 ``|x| = R``), and the learned curvatures go into the returned signature.
+
+Reference levels (Karate Club in H2, seed 0, learned curvature; checked by
+``tests/test_embeddings.py``): D_avg 0.177 / mAP 0.49 after 300 epochs, 0.159 /
+0.53 after 1000, 0.147 / 0.57 after 3000 (the paper's 10 x 3000 gives the same
+0.147, about 80 s on one core). The learned curvature keeps growing (-3 after 300
+epochs, -81 after 3000): the graph is tree-like and asks for ever more negative
+curvature.
 """
 
 from __future__ import annotations
