@@ -149,8 +149,7 @@ def gaussian_mixture(
         z = rng.standard_normal((n_samples, dim))
         v = np.einsum("nij,nj->ni", factors[cluster], z)
         at_mean = cluster_means[cluster]
-        origin = np.broadcast_to(unit.origin(), at_mean.shape)
-        sample = unit.expmap(at_mean, unit.transp(origin, at_mean, unit._embed_tangent0(v)))
+        sample = unit.expmap(at_mean, unit.transp0(at_mean, unit._embed_tangent0(v)))
         radius = 1.0 if component.kind == "E" else component.radius  # Eq. 40: back to curvature K
         points.append(radius * sample)
         means.append(radius * cluster_means)

@@ -138,6 +138,8 @@ def test_maps_at_the_origin_match_the_general_maps(M):
     U = M.logmap0(Y)
     np.testing.assert_allclose(M.expmap0(U), M.expmap(origin, U), atol=1e-12)
     np.testing.assert_allclose(M.expmap0(U), Y, atol=1e-11)
+    V = tangent(M, origin, 16)
+    np.testing.assert_allclose(M.transp0(Y, V), M.transp(origin, Y, V), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("M", ALL, ids=ids)

@@ -7,7 +7,7 @@ Signature, Component
 Hyperbolic, Spherical, Euclidean
     Component manifolds (hyperboloid model, sphere, flat space) with geoopt's
     vocabulary: ``inner, norm, dist, pdist, expmap, logmap, expmap0, logmap0,
-    transp, projx, proju, origin, check_point, random_normal``.
+    transp, transp0, projx, proju, origin, check_point, random_normal``.
 ProductManifold
     Their product, plus ``factorize``, ``pack``, ``component_dist`` and
     ``validate`` (user-input checking with precise error messages).

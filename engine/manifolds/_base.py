@@ -137,6 +137,12 @@ class ComponentManifold:
         y = self._points(y, "y")
         return self.logmap(np.broadcast_to(self.origin(), y.shape), y)
 
+    def transp0(self, y, u) -> np.ndarray:
+        """``transp(origin(), y, u)``: parallel transport of ``u`` (tangent at the origin) to ``y``."""
+        y, u = self._points(y, "y"), self._points(u, "u")
+        shape = np.broadcast_shapes(y.shape, u.shape)
+        return self.transp(np.broadcast_to(self.origin(), shape), y, u)
+
     def pdist(self, X, Y=None) -> np.ndarray:
         """Pairwise geodesic distances.
 
@@ -244,5 +250,4 @@ class ComponentManifold:
         if mean is None:
             return self.expmap0(u)
         mean = np.broadcast_to(self._points(mean, "mean"), u.shape)
-        origin = np.broadcast_to(self.origin(), u.shape)
-        return self.expmap(mean, self.transp(origin, mean, u))
+        return self.expmap(mean, self.transp0(mean, u))

@@ -60,6 +60,10 @@ class Euclidean(ComponentManifold):
         x, y, v = self._points(x, "x"), self._points(y, "y"), self._points(v, "v")
         return np.broadcast_to(v, np.broadcast_shapes(x.shape, y.shape, v.shape)).copy()
 
+    def transp0(self, y, u) -> np.ndarray:
+        y, u = self._points(y, "y"), self._points(u, "u")
+        return np.broadcast_to(u, np.broadcast_shapes(y.shape, u.shape)).copy()
+
     def projx(self, x) -> np.ndarray:
         return self._points(x, "x").copy()
 

@@ -288,6 +288,13 @@ class Hyperbolic(ComponentManifold):
         xs, ys, vs = np.broadcast_arrays(xs, ys, vs)
         return self._tangent(ys, _unit_transp(xs, ys, vs))
 
+    def transp0(self, y, u) -> np.ndarray:
+        # From the origin the transport is exact and cheap (see ``_from_origin``).
+        ys = self._unit(y, "y")
+        us = self._points(u, "u")[..., 1:]
+        ys, us = np.broadcast_arrays(ys, us)
+        return self._tangent(ys, _from_origin(ys, us))
+
     def projx(self, x) -> np.ndarray:
         """Keep the spatial coordinates and set ``x0 = sqrt(R^2 + |x_s|^2)``.
 

@@ -207,6 +207,10 @@ class ProductManifold:
         """Component-wise parallel transport of ``v`` from ``x`` to ``y``."""
         return self._map("transp", x, y, v)
 
+    def transp0(self, y, u) -> np.ndarray:
+        """Component-wise parallel transport of ``u`` from the origin to ``y``."""
+        return self._map("transp0", y, u)
+
     def projx(self, x) -> np.ndarray:
         """Component-wise projection onto the manifold (see each component's ``projx``)."""
         return self._map("projx", x)
