@@ -681,7 +681,7 @@ def test_validate_returns_float64_c_contiguous(product):
         (np.zeros((4, 7)), ["X has 7 columns", "'H2 x S2 x E2' needs 8 ambient coordinates", "(H2: 3, S2: 3, E2: 2)"]),
         (np.zeros((4, 6)), ["6 is the intrinsic dimension"]),
         (np.zeros(8), ["2-D array", "shape (8,)", "reshape(1, -1)"]),
-        (np.zeros(5), ["2-D array", "reshape(-1, 1)"]),
+        (np.zeros(5), ["2-D array", "1-D array of shape (5,)"]),
         (np.zeros((2, 2, 8)), ["3-D array"]),
         (np.zeros((0, 8)), ["no rows"]),
         ([["a"] * 8], ["must be numeric", "(0, 0)", "'a'"]),
@@ -719,6 +719,11 @@ def test_validate_checks_manifold_membership(product):
     with pytest.raises(ValueError, match=r"off the manifold 'H2 x S2 x E2': component 1 \(H2\): row 5 has x0"):
         product.validate(X)
     assert product.validate(X, check_manifold=False)[5, 0] == X[5, 0]
+
+
+def test_validate_hint_for_one_dimensional_euclidean_input():
+    with pytest.raises(ValueError, match=r"reshape\(-1, 1\)"):
+        ProductManifold("E1").validate(np.arange(4.0))
 
 
 def test_validate_rejects_sparse_input(product):

@@ -18,6 +18,8 @@ polar terms (``sinh r = |x_s| / R``), where all terms are positive:
   ``asinh`` subtraction identity (no cancellation near zero distance);
 * the tangent metric, ``<u, v> = u_perp . v_perp + a_u a_v R^2 / x0^2`` where
   ``a_u`` is the component of ``u_s`` along ``x_s`` (exact for tangent vectors);
+* parallel transport, through the origin (both legs are exact rescalings of the
+  radial component) followed by the holonomy rotation of the geodesic triangle;
 * the time coordinate of every output point is recomputed as
   ``sqrt(R^2 + |x_s|^2)`` and that of every output tangent vector from
   tangency (``u0 = x_s . u_s / x0``), so outputs lie on the manifold to
@@ -300,9 +302,9 @@ class Hyperbolic(ComponentManifold):
 
         The hyperboloid is the graph of that function over the spatial
         coordinates, so this is the nearest manifold point along the time axis
-        (geoopt's convention). The Euclidean-nearest point is not used: it is
-        not unique (on the axis, every ``x0 > 2R`` has a whole ring of nearest
-        points) and it moves well-placed far points by ``O(1)`` intrinsically.
+        (geoopt's convention), defined for every input. The Euclidean-nearest
+        point is not used: it needs a root search and is not even unique (for
+        ``(x0, 0, ..., 0)`` with ``x0 > 2R`` a whole ring is nearest).
         """
         return self._point(self._unit(x, "x"))
 

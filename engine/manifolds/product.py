@@ -318,12 +318,10 @@ class ProductManifold:
         array = _as_numeric(X, name)
         if array.ndim != 2:
             hint = ""
-            if array.ndim == 1:
-                hint = (
-                    f"; for a single point use {name}.reshape(1, -1)"
-                    if array.shape[0] == self.ambient_dim
-                    else f"; for a single feature use {name}.reshape(-1, 1)"
-                )
+            if array.ndim == 1 and self.ambient_dim == 1:
+                hint = f"; for one coordinate per sample use {name}.reshape(-1, 1)"
+            elif array.ndim == 1 and array.shape[0] == self.ambient_dim:
+                hint = f"; for a single point use {name}.reshape(1, -1)"
             raise ValueError(
                 f"{name} must be a 2-D array of shape (n_samples, {self.ambient_dim}), got a {array.ndim}-D array "
                 f"of shape {array.shape}{hint}"
