@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import engine.manifolds._common as common
@@ -403,6 +403,14 @@ def test_no_warnings_at_degenerate_inputs():
         assert E.dist(np.zeros(2), np.zeros(2)) == 0
 
 
+def test_hyperbolic_exponential_map_refuses_to_overflow():
+    H = Hyperbolic(2, -4.0)
+    with pytest.raises(ValueError, match="range of float64 for 1 row"):
+        H.expmap0(np.array([[0.0, 1.0, 0.0], [0.0, 400.0, 0.0]]))
+    with pytest.raises(ValueError, match="700 radii"):
+        H.expmap(H.origin(), np.array([0.0, 0.0, 1e4]))
+
+
 # --------------------------------------------------------------------------- hypothesis
 finite = st.floats(-1.0, 1.0, allow_nan=False)
 
@@ -442,6 +450,35 @@ def test_properties_over_curvatures_and_radii(kind, magnitude, dim, raw, spread_
     v = M.proju(x, np.concatenate([[0.0], raw[:dim]]) + 0.5)
     w = M.transp(x, y, v)
     assert M.inner(y, w, w) == pytest.approx(M.inner(x, v, v), rel=1e-9 + 1e-15 * scale, abs=1e-10)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.floats(0.01, 100.0),
+    st.integers(1, 5),
+    # Squared distances underflow below ~1e-154 (as any sum of squares does): stay above 1e-12.
+    st.one_of(st.just(0.0), st.floats(1e-12, 30.0)),
+    st.one_of(st.just(0.0), st.floats(1e-12, 30.0)),
+    st.lists(st.floats(-1.0, 1.0), min_size=10, max_size=10),
+)
+def test_hyperbolic_properties_out_to_thirty_radii(magnitude, dim, r1, r2, raw):
+    # Points r radii from the origin in arbitrary directions: x0 up to 5e12 R. Distances from the
+    # origin are exact; any two points satisfy both triangle inequalities through the origin.
+    H = Hyperbolic(dim, -magnitude)
+    raw = np.array(raw)
+    d1, d2 = raw[:dim], raw[5 : 5 + dim]
+    assume(np.linalg.norm(d1) > 1e-3)
+    d1 = d1 / np.linalg.norm(d1)
+    d2 = d2 / np.linalg.norm(d2) if np.linalg.norm(d2) > 1e-3 else d1
+    R = H.radius
+    x = H.expmap0(np.concatenate([[0.0], r1 * R * d1]))
+    y = H.expmap0(np.concatenate([[0.0], r2 * R * d2]))
+    assert H.check_point(np.stack([x, y]))
+    assert H.dist(H.origin(), x) == pytest.approx(r1 * R, rel=1e-13, abs=1e-300)
+    dxy = H.dist(x, y)
+    assert dxy == H.dist(y, x)
+    assert dxy <= (r1 + r2) * R * (1 + 1e-12)
+    assert dxy >= abs(r1 - r2) * R * (1 - 1e-12) - 1e-15 * R
 
 
 # ------------------------------------------------------------------------------- geoopt
@@ -623,7 +660,7 @@ def test_check_point_explains_each_failing_component():
     bad[17, 3:6] *= 1.31
     ok, reason = M.check_point(bad, explain=True)
     assert not ok
-    assert reason == "component 2 (S2): row 17 has norm 1.31, expected 1 +- 1e-06 relative"
+    assert reason == "component 2 (S2): row 17 has norm 1.31, expected 1 +- 1e-6 relative"
     bad[[2, 5], 0] = -bad[[2, 5], 0]
     ok, reason = M.check_point(bad, explain=True)
     assert reason.startswith("component 1 (H2): row 2 has x0 = ")

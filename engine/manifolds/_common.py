@@ -15,6 +15,7 @@ __all__ = [
     "PDIST_CHUNK_BYTES",
     "as_generator",
     "as_points",
+    "format_number",
     "format_rows",
     "row_blocks",
     "row_dot",
@@ -121,6 +122,16 @@ def as_generator(random_state) -> np.random.Generator:
     raise ValueError(
         f"random_state must be None, an int, a numpy Generator or RandomState, got {type(random_state).__name__}"
     )
+
+
+def format_number(value: float) -> str:
+    """Six significant digits without exponent padding: ``1.31``, ``1e-6``, ``5.3e+12`` -> ``5.3e12``."""
+    text = f"{float(value):.6g}"
+    mantissa, sep, exponent = text.partition("e")
+    if not sep:
+        return text
+    sign = "-" if exponent.startswith("-") else ""
+    return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
 
 
 def format_rows(rows, limit: int = 5) -> str:

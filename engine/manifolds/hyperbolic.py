@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_blocks, row_dot, row_norm, safe_divide, sinhc
+from engine.manifolds._common import format_number, format_rows, row_blocks, row_dot, row_norm, safe_divide, sinhc
 
 __all__ = ["Hyperbolic"]
 
@@ -229,6 +229,24 @@ class Hyperbolic(ComponentManifold):
         """Ambient point of radius R from a unit spatial part (time recomputed)."""
         return self.radius * np.concatenate([_time(unit_s)[..., None], unit_s], axis=-1)
 
+    def _reachable(self, compute, *args):
+        """Run an exponential map; a ValueError instead of inf when the result overflows float64.
+
+        cosh(t) overflows beyond t ~ 710: no float64 point lies ~710 radii from the origin.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            unit_s = compute(*args)
+            point = self._point(unit_s)
+        bad = ~np.isfinite(point).all(axis=-1)
+        if np.any(bad):
+            rows = np.flatnonzero(np.reshape(bad, -1))
+            raise ValueError(
+                f"{self.name}: the exponential map leaves the range of float64 for {len(rows)} row(s) "
+                f"(flat indices {format_rows(rows)}); points ~700 radii ({700 * self.radius:g} units) or more "
+                "from the origin cannot be represented in ambient coordinates"
+            )
+        return point
+
     def _tangent(self, unit_xs, us):
         """Ambient tangent vector at the point with unit spatial part ``unit_xs``."""
         u0 = row_dot(unit_xs, us) / _time(unit_xs)
@@ -263,12 +281,12 @@ class Hyperbolic(ComponentManifold):
     def expmap(self, x, u) -> np.ndarray:
         xs = self._unit(x, "x")
         us = self._points(u, "u")[..., 1:] / self.radius
-        return self._point(_unit_expmap(xs, us))
+        return self._reachable(_unit_expmap, xs, us)
 
     def expmap0(self, u) -> np.ndarray:
         # At the origin x_s = 0: exp_0(u) has spatial part sinh(|u|) u / |u|.
         us = self._points(u, "u")[..., 1:] / self.radius
-        return self._point(sinhc(row_norm(us))[..., None] * us)
+        return self._reachable(lambda v: sinhc(row_norm(v))[..., None] * v, us)
 
     def logmap(self, x, y) -> np.ndarray:
         xs = self._unit(x, "x")
@@ -325,15 +343,20 @@ class Hyperbolic(ComponentManifold):
         ok = np.abs(x[:, 0] - expected) <= rtol * expected
 
         def describe(row):
-            if x[row, 0] <= 0:
+            x0 = x[row, 0]
+            if x0 <= 0:
                 return (
-                    f"has x0 = {x[row, 0]:.6g} <= 0; hyperboloid points have a positive first (timelike) "
+                    f"has x0 = {format_number(x0)} <= 0; hyperboloid points have a positive first (timelike) "
                     "coordinate"
                 )
-            return (
-                f"has x0 = {x[row, 0]:.6g}, expected sqrt(1/|K| + |x_1..|^2) = {expected[row]:.6g} "
-                f"+- {rtol:g} relative (curvature {self.curvature:g}; Minkowski norm "
-                f"{np.sqrt(abs(x[row, 0] ** 2 - row_dot(x[row, 1:], x[row, 1:]))):.6g}, expected {self.radius:.6g})"
+            message = (
+                f"has x0 = {format_number(x0)}, expected sqrt(1/|K| + |x_1..|^2) = {format_number(expected[row])} "
+                f"+- {format_number(rtol)} relative (curvature {format_number(self.curvature)}"
             )
+            # The Minkowski norm is only informative where x0^2 - |x_s|^2 keeps some digits.
+            if x0 < 1e4 * self.radius:
+                minkowski = np.sqrt(abs(x0**2 - row_dot(x[row, 1:], x[row, 1:])))
+                message += f"; Minkowski norm {format_number(minkowski)}, expected {format_number(self.radius)}"
+            return message + ")"
 
         return ok, describe

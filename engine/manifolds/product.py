@@ -254,7 +254,7 @@ class ProductManifold:
         X : array-like, shape (n, ambient_dim) or (ambient_dim,)
         explain : bool
             Return ``(ok, reason)``; ``reason`` lists every failing component, e.g.
-            ``"component 2 (S2): row 17 has norm 1.31, expected 1 +- 1e-06 relative"``.
+            ``"component 2 (S2): row 17 has norm 1.31, expected 1 +- 1e-6 relative"``.
         rtol : float
             Relative tolerance (see ``engine.manifolds._common.CHECK_RTOL``).
 

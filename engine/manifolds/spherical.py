@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_blocks, row_dot, row_norm, safe_divide, sinc
+from engine.manifolds._common import format_number, row_blocks, row_dot, row_norm, safe_divide, sinc
 
 __all__ = ["Spherical"]
 
@@ -196,6 +196,9 @@ class Spherical(ComponentManifold):
         ok = np.abs(norms - self.radius) <= rtol * self.radius
 
         def describe(row):
-            return f"has norm {norms[row]:.6g}, expected {self.radius:.6g} +- {rtol:g} relative"
+            return (
+                f"has norm {format_number(norms[row])}, expected {format_number(self.radius)} "
+                f"+- {format_number(rtol)} relative"
+            )
 
         return ok, describe
