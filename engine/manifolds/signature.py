@@ -190,26 +190,28 @@ class Signature:
 
     @staticmethod
     def _parse_string(text: str) -> list[tuple[str, int, float]]:
-        compact = re.sub(r"\s+", "", text).upper().replace("×", "X")
+        # Match on an upper-cased copy; report tokens as the user wrote them.
+        original = re.sub(r"\s+", "", text).replace("×", "x")
+        compact = original.upper()
         if not compact:
             raise ValueError("empty signature: expected factors such as 'H2 x S2 x E2'")
         # Split on the product sign "x" outside parentheses. Curvatures never contain an X
         # (only digits, sign, dot and an exponent E), so a plain scan is enough.
-        tokens, depth, current = [], 0, ""
-        for char in compact:
+        tokens, spans, depth, begin = [], [], 0, 0
+        for position, char in enumerate(compact):
             if char == "(":
                 depth += 1
             elif char == ")":
                 depth -= 1
             if char == "X" and depth == 0:
-                tokens.append(current)
-                current = ""
-            else:
-                current += char
-        tokens.append(current)
+                tokens.append(compact[begin:position])
+                spans.append(original[begin:position])
+                begin = position + 1
+        tokens.append(compact[begin:])
+        spans.append(original[begin:])
 
         parsed = []
-        for token in tokens:
+        for token, as_written in zip(tokens, spans):
             if not token:
                 raise ValueError(
                     f"malformed signature {text!r}: an empty factor next to 'x'; expected factors such as "
@@ -221,18 +223,20 @@ class Signature:
                 base = power.group("base") if power.group("base") is not None else power.group("bare")
                 repeat = int(power.group("exp") or power.group("exp2"))
                 if repeat < 1:
-                    raise ValueError(f"malformed signature {text!r}: power in {token!r} must be at least 1")
+                    raise ValueError(f"malformed signature {text!r}: power in {as_written!r} must be at least 1")
                 token = base
             match = _FACTOR_RE.match(token)
             if not match:
                 raise ValueError(
-                    f"malformed signature {text!r}: cannot read the factor {token!r}; expected a kind H, S or E, "
+                    f"malformed signature {text!r}: cannot read the factor {as_written!r}; expected a kind H, S or E, "
                     "a positive dimension and an optional curvature, such as 'H2', 'S2(0.5)' or 'E3'"
                 )
             kind = match.group("kind")
             dim = int(match.group("dim"))
             if dim < 1:
-                raise ValueError(f"malformed signature {text!r}: factor {token!r} has dimension 0; expected at least 1")
+                raise ValueError(
+                    f"malformed signature {text!r}: factor {as_written!r} has dimension 0; expected at least 1"
+                )
             curvature = float(match.group("curv")) if match.group("curv") else _DEFAULT_CURVATURE[kind]
             parsed.extend([(kind, dim, curvature)] * repeat)
         return parsed
@@ -275,11 +279,7 @@ class Signature:
         return self._components[index]
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            try:
-                other = Signature.parse(other)
-            except (TypeError, ValueError):
-                return False
+        # Only signatures compare equal (not their strings), so that equal objects hash equally.
         return isinstance(other, Signature) and self._key() == other._key()
 
     def __hash__(self) -> int:
