@@ -35,6 +35,9 @@ from ui.widgets import picture_picker, show_picture
 page_setup("Data")
 st.title("Data")
 
+# Material icons ship with Streamlit (emoji depend on the system's fonts).
+OK = ":green[:material/check_circle:]"
+BAD = ":red[:material/cancel:]"
 DEFAULT_TREE = {"family": "product_tree", "params": {"max_depth": 6, "min_samples_leaf": 3}, "test_size": 0.25,
                 "seed": 0}
 
@@ -48,7 +51,7 @@ def signature_box(label: str, key: str, default: str):
     try:
         signature = Signature.parse(text)
     except (TypeError, ValueError) as exc:
-        st.error(str(exc), icon="✏️")
+        st.error(str(exc), icon=":material/edit:")
         return None
     st.caption(f"✓ `{signature}`: {len(signature.components)} component(s), dimension {signature.dim}, "
                f"{signature.ambient_dim} ambient coordinates per row.")
@@ -172,7 +175,7 @@ with tab_upload:
                 upload["error"] = str(exc)
             state.put(state.UPLOAD, upload)
     if upload is not None and upload["error"]:
-        st.error(f"Could not read the file: {upload['error']}", icon="⚠️")
+        st.error(f"Could not read the file: {upload['error']}", icon=":material/warning:")
     elif upload is not None and up_signature is not None:
         table = upload["table"]
         st.caption(f"**{upload['name']}**: {len(table):,} rows, {table.shape[1]} columns.")
@@ -208,15 +211,15 @@ with tab_upload:
             st.markdown("#### Validation report")
             for report in result.reports:
                 if report.ok:
-                    st.markdown(f"✅ **{report.name}** ({report.model}): every row is on the manifold.")
+                    st.markdown(f"{OK} **{report.name}** ({report.model}): every row is on the manifold.")
                 else:
-                    st.markdown(f"❌ **{report.name}** ({report.model}): " + "; ".join(report.problems) + ".")
+                    st.markdown(f"{BAD} **{report.name}** ({report.model}): " + "; ".join(report.problems) + ".")
             if mapping["label"] is not None and not result.label_problems:
-                st.markdown(f"✅ **label** `{mapping['label']}` ({up_task}).")
+                st.markdown(f"{OK} **label** `{mapping['label']}` ({up_task}).")
             for problem in result.label_problems:
-                st.markdown(f"❌ **label**: {problem}.")
+                st.markdown(f"{BAD} **label**: {problem}.")
             for problem in result.general:
-                st.markdown(f"❌ {problem}.")
+                st.markdown(f"{BAD} {problem}.")
             if result.n_projected:
                 st.info(f"{result.n_projected} {'row was' if result.n_projected == 1 else 'rows were'} projected onto "
                         "the manifold.")

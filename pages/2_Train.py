@@ -125,5 +125,5 @@ if uploaded is not None:
         if seen["error"] is None:
             st.rerun()
     if seen.get("error"):
-        st.error(f"Could not load the model file: {seen['error']}", icon="⚠️")
+        st.error(f"Could not load the model file: {seen['error']}", icon=":material/warning:")
 state.sync_url()

@@ -53,6 +53,10 @@ def trace_types(spec: dict) -> set[str]:
     return {t.get("type", "scatter") for t in spec["data"]}
 
 
+def picture_box(at: AppTest):
+    return next(s for s in at.selectbox if s.label == "Picture")
+
+
 def param(at: AppTest, key: str) -> str:
     value = at.query_params[key]
     return value[0] if isinstance(value, list) else value
@@ -127,12 +131,12 @@ def test_regions_widgets_change_the_picture_and_the_url():
     at.button(key="demo_product").click().run()
     at.switch_page("pages/3_Regions.py").run()
     assert_clean(at)
-    views = at.selectbox(key="regions_view")
+    views = picture_box(at)
     sphere = next(i for i, label in enumerate(views.options) if "sphere" in label)
     views.set_value(views.options[sphere]).run()
     assert "mesh3d" in trace_types(charts(at)[0])
     assert param(at, "view").startswith("sphere:1")
-    views = at.selectbox(key="regions_view")
+    views = picture_box(at)
     views.set_value(views.options[0]).run()
     at.toggle(key="regions_klein").set_value(True).run()
     assert param(at, "view").endswith(":klein") and "Klein disk" in charts(at)[0]["layout"]["title"]["text"]

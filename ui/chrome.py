@@ -16,7 +16,7 @@ __all__ = ["load_demo", "page_setup", "set_data", "set_model", "sidebar"]
 APP_NAME = "Curved trees"
 
 
-def page_setup(title: str, icon: str = "🌳") -> None:
+def page_setup(title: str, icon: str = ":material/park:") -> None:
     """Page config, state restored (URL, else the default demo), sidebar status."""
     st.set_page_config(page_title=f"{title} · {APP_NAME}", page_icon=icon, layout="wide")
     if state.get(state.DATA) is None:
@@ -59,7 +59,9 @@ def load_demo(key: str) -> None:
     data = cache.recipe_data(json.dumps(demo.data, sort_keys=True))
     set_data(data)
     set_model(cache.recipe_model(json.dumps(demo.model, sort_keys=True), data.hash, data))
-    state.put(state.PREFS, {"view": demo.view} if demo.view else {})
+    # The grid resolution is a display preference: it survives a change of demo.
+    kept = {k: v for k, v in state.get(state.PREFS, {}).items() if k == "res"}
+    state.put(state.PREFS, kept | ({"view": demo.view} if demo.view else {}))
     state.forget_widgets()
 
 

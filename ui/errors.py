@@ -48,4 +48,4 @@ def friendly(action: str, where=None):
     except Exception as exc:  # every failure becomes a message, none a traceback
         outcome.ok = False
         outcome.error = exc
-        (where or st).error(f"Could not {action}: {message_for(exc)}", icon="⚠️")
+        (where or st).error(f"Could not {action}: {message_for(exc)}", icon=":material/warning:")

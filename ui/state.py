@@ -53,8 +53,9 @@ def forget_widgets(picture: bool = True, model: bool = True) -> None:
         names += [f"{page}_{widget}" for page in _PICTURE_PAGES for widget in _PICTURE_WIDGETS]
     if model:
         names += list(_MODEL_WIDGETS)
-    for name in names:
-        st.session_state.pop(name, None)
+    for name in list(st.session_state.keys()):
+        if name in names or any(name.startswith(f"{page}_{w}_") for page in _PICTURE_PAGES for w in ("view", "axes")):
+            st.session_state.pop(name, None)
 
 
 def pref(name: str, default=None):

@@ -18,6 +18,10 @@ PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "l
 RESOLUTIONS = (40, 300)
 
 
+def _slug(signature) -> str:
+    return str(signature).replace(" ", "").replace("(", "_").replace(")", "_")
+
+
 def _axes_widgets(view: viz.View, signature, prefix: str) -> viz.View:
     """Slice axes of a higher-dimensional component (H3+, S3+, E3+)."""
     comp = signature.components[view.components[0]]
@@ -34,8 +38,8 @@ def _axes_widgets(view: viz.View, signature, prefix: str) -> viz.View:
     if len(saved) < n:
         saved = options[:n]
     chosen = st.multiselect(
-        f"Slice of {comp.name}: {n} axes", options, default=saved, max_selections=n, key=f"{prefix}_axes",
-        format_func=lambda a: f"x{a}",
+        f"Slice of {comp.name}: {n} axes", options, default=saved, max_selections=n,
+        key=f"{prefix}_axes_{_slug(signature)}_{comp.index}", format_func=lambda a: f"x{a}",
         help=f"{comp.name} has more than two dimensions: the picture shows the 2-D slice spanned by these axes "
              "(for H and S through the origin, every other coordinate 0).")
     if len(chosen) != n:
@@ -58,23 +62,25 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
         for i, v in enumerate(views):
             if v.kind == kind and "-".join(str(c) for c in v.components) == comps:
                 index = i
-    cols = st.columns([3, 3, 2])
+    # A reference point matters only when something outside the picture is held fixed.
+    needs_reference = len(signature.components) > 1 or any(c.kind == "E" and c.dim > 2 for c in signature.components)
+    reference = reference and needs_reference
+    widths = [4] + ([3] if reference else []) + ([2] if resolution else [])
+    cols = st.columns(widths if len(widths) > 1 else [3, 2])
     with cols[0]:
-        pick = st.selectbox("Picture", range(len(views)), index=index, format_func=lambda i: titles[i],
-                            key=f"{prefix}_view", help="Which component to draw; a torus shows two circles at once.")
-    view = views[pick]
-    if view.kind == "disk":
-        klein = st.toggle("Klein disk", value=bool(saved and saved.endswith(":klein")), key=f"{prefix}_klein",
-                          help="Poincaré disk: conformal, geodesics are circular arcs. Klein disk: geodesics are "
-                               "straight chords.")
-        view = view.with_model("klein" if klein else "poincare")
-    view = _axes_widgets(view, signature, prefix)
+        # Keyed by the signature too: a new signature is a new widget (its options differ).
+        pick = st.selectbox("Picture", titles, index=index, key=f"{prefix}_view_{_slug(signature)}",
+                            help="Which component to draw; a torus shows two circles at once.")
+        view = views[titles.index(pick)]
+        if view.kind == "disk":
+            klein = st.toggle("Klein disk", value=bool(saved and saved.endswith(":klein")), key=f"{prefix}_klein",
+                              help="Poincaré disk: conformal, geodesics are circular arcs. Klein disk: geodesics "
+                                   "are straight chords.")
+            view = view.with_model("klein" if klein else "poincare")
+        view = _axes_widgets(view, signature, prefix)
     state.set_pref("view", view.key)
 
     ref_mode, ref_row = "origin", 0
-    # A reference point matters only when something outside the picture is held fixed.
-    comp = signature.components[view.components[0]]
-    reference = reference and (len(signature.components) > len(view.components) or (comp.kind == "E" and comp.dim > 2))
     if reference:
         with cols[1]:
             modes = ["origin", "mean", "point"]
@@ -90,7 +96,7 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
                                               key=f"{prefix}_row"))
         state.set_pref("ref", ref_mode)
         state.set_pref("row", ref_row if ref_mode == "point" else None)
-    res = default_resolution
+    res = int(state.pref("res", default_resolution) or default_resolution)
     if resolution:
         with cols[-1]:
             res = st.slider("Grid resolution", *RESOLUTIONS, int(state.pref("res", default_resolution) or

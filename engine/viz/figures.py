@@ -33,8 +33,8 @@ __all__ = ["PointLayer", "confusion_figure", "region_figure", "subsample"]
 # Line styles of split boundaries: (colour, width, underlay width or 0).
 BOUNDARY_STYLES = {
     "split": ("rgba(25, 25, 25, 0.9)", 1.6, 0),
-    "path": ("#FFFFFF", 3.0, 6.0),
-    "newest": ("#FFE100", 3.5, 7.0),
+    "path": ("#FFFFFF", 3.0, 6.5),
+    "newest": ("#FFE100", 4.5, 8.5),
 }
 _REGRESSION_SCALE = "Viridis"
 _BLANK = "#E9ECEF"  # the manifold without a model: light grey

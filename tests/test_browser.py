@@ -1,0 +1,273 @@
+"""End to end in a real browser: Debian's headless Chromium driven by Python Playwright.
+
+Starts ``streamlit run app.py`` on a free localhost port, opens the home page on
+the default demo, checks that the Poincare disk, the sphere and the torus render
+non-blank (pixels of the plot area), uploads a CSV and sees the validation
+report, steps the inspector's split slider, and saves screenshots to
+``test-artifacts/``. Prints the seconds from server start to the default demo's
+regions being visible and the redraw time after changing the component.
+
+Skipped when Chromium or Playwright is missing, except under ``CI=true`` where a
+missing browser is a failure (CI installs it: ``make browser-deps``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
+                 "--use-angle=swiftshader"]
+# Software WebGL is slow: the 3-D pictures of this test use a small grid.
+SMALL_GRID = 40
+TIMEOUT_MS = 90_000
+
+
+def _require_browser():
+    missing = []
+    if CHROMIUM is None:
+        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright Python package")
+    if missing:
+        reason = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
+        pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A streamlit server on a free port; yields (base url, monotonic start time)."""
+    _require_browser()
+    port = _free_port()
+    started = time.monotonic()
+    log = open(ARTIFACTS.mkdir(exist_ok=True) or ARTIFACTS / "streamlit-server.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start (see {ARTIFACTS / 'streamlit-server.log'})")
+            time.sleep(0.1)
+        yield url, started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def timings():
+    found: dict[str, float] = {}
+    yield found
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "browser-timings.json").write_text(json.dumps(found, indent=2))
+
+
+def _page(browser, width=1400, height=1700):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+def _idle(page):
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+
+
+def _chart(page, index=0):
+    return page.locator('[data-testid="stPlotlyChart"]').nth(index)
+
+
+def _wait_heatmap(page, index=0):
+    _chart(page, index).locator(".heatmaplayer image").first.wait_for(state="visible")
+
+
+def _wait_3d(page, index=0):
+    _chart(page, index).locator(".gl-container canvas").first.wait_for(state="visible")
+    page.wait_for_timeout(1500)  # software WebGL needs a moment to draw after the canvas appears
+
+
+def _pixels(locator) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(np.int16)
+
+
+def _assert_painted(locator, what: str, min_share=0.12, min_colours=3):
+    """The plot area shows a picture: enough non-white pixels in several distinct colours."""
+    rgb = _pixels(locator)
+    painted = np.any(np.abs(rgb - 255) > 24, axis=2)
+    colours = {tuple(c) for c in (rgb[painted] // 32).reshape(-1, 3)}
+    assert painted.mean() > min_share, f"{what}: only {painted.mean():.1%} of the plot area is drawn"
+    assert len(colours) >= min_colours, f"{what}: only {len(colours)} colours"
+    return painted.mean()
+
+
+def _shot(page, name: str):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _report(capsys, line: str):
+    with capsys.disabled():
+        print(f"\n[browser] {line}", flush=True)
+
+
+def test_default_demo_regions_appear_quickly(server, browser, timings, capsys):
+    url, started = server
+    page = _page(browser)
+    page.goto(url + "/")
+    _wait_heatmap(page)
+    elapsed = time.monotonic() - started
+    timings["server_start_to_default_regions_s"] = round(elapsed, 2)
+    _report(capsys, f"server start -> default regions visible: {elapsed:.2f} s (goal <= 8 s)")
+    _idle(page)
+    _assert_painted(_chart(page).locator(".main-svg").first, "Poincare disk")
+    assert "Poincare disk" in _chart(page).inner_text()
+    _shot(page, "01-home-poincare-disk")
+    page.close()
+
+
+def test_sphere_and_torus_render(server, browser):
+    url, _ = server
+    page = _page(browser)
+    page.goto(f"{url}/?res={SMALL_GRID}")
+    _wait_heatmap(page)
+    _idle(page)
+    for key, name in (("Sphere", "02-home-sphere"), ("Torus", "03-home-torus")):
+        page.get_by_role("button", name=key, exact=True).click()
+        _idle(page)
+        _wait_3d(page)
+        share = _assert_painted(_chart(page).locator(".gl-container canvas").first, key, min_share=0.08)
+        assert share > 0.08
+        _shot(page, name)
+    page.close()
+
+
+def test_redraw_after_changing_the_component(server, browser, timings, capsys):
+    url, _ = server
+    page = _page(browser)
+    page.goto(f"{url}/?res=150")
+    _wait_heatmap(page)
+    _idle(page)
+    page.get_by_role("button", name="H2 x S2 x E2", exact=True).click()
+    _idle(page)
+    # Navigate inside the app (a page load would start a new session).
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Regions").click()
+    page.get_by_role("heading", name="Decision regions").wait_for(state="visible")
+    _idle(page)
+    _wait_heatmap(page)
+    # From the Poincare disk to the plane E2 (150 x 150 cells), then back.
+    durations = []
+    for option, title in (("E2 (component 3) on the plane", "on the plane"),
+                          ("H2 (component 1) on the Poincare disk", "Poincare disk")):
+        page.locator('[data-testid="stSelectbox"]').filter(has_text="Picture").first.click()
+        begin = time.monotonic()
+        page.get_by_role("option", name=option).click()
+        page.locator(".gtitle", has_text=title).first.wait_for(state="visible")
+        _wait_heatmap(page)
+        durations.append(time.monotonic() - begin)
+        _idle(page)
+    timings["redraw_after_component_change_s"] = round(max(durations), 2)
+    _report(capsys, "redraw after changing the component (150x150): "
+            + ", ".join(f"{d:.2f} s" for d in durations) + " (goal <= 1.5 s)")
+    _assert_painted(_chart(page).locator(".main-svg").first, "regions after redraw")
+    _shot(page, "04-regions-product")
+    page.close()
+
+
+def test_csv_upload_shows_the_validation_report(server, browser):
+    url, _ = server
+    page = _page(browser)
+    page.goto(f"{url}/Data")
+    _idle(page)
+    page.get_by_role("tab", name="Upload a file").click()
+    rows = ["x0,x1,x2,label", "1,0,0,a", "1.5430806348152437,1.1752011936438014,0,b", "3,0,0,a"]
+    rows += [f"{np.cosh(t):.17g},{np.sinh(t):.17g},0,{'ab'[i % 2]}" for i, t in enumerate(np.linspace(-1, 1, 20))]
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        files=[{"name": "points.csv", "mimeType": "text/csv", "buffer": ("\n".join(rows) + "\n").encode()}])
+    page.get_by_text("Validation report").wait_for(state="visible")
+    _idle(page)
+    page.get_by_text("1 row off the hyperboloid").wait_for(state="visible")
+    _shot(page, "05-data-upload-report")
+    page.get_by_role("button", name="Project onto the manifold").click()
+    page.get_by_text("Ready: 23 rows").wait_for(state="visible")
+    _idle(page)
+    _shot(page, "06-data-upload-projected")
+    page.close()
+
+
+def test_inspector_slider_steps_through_the_splits(server, browser):
+    url, _ = server
+    page = _page(browser)
+    page.goto(f"{url}/Inspector")
+    _idle(page)
+    _wait_heatmap(page, 1)
+    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    full = int(slider.get_attribute("max"))
+    assert int(slider.input_value()) == full
+    slider.focus()
+    page.keyboard.press("Home")
+    _idle(page)
+    for step in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        page.locator('[data-testid="stSliderThumbValue"]', has_text=str(step)).first.wait_for(state="visible")
+        _idle(page)
+    page.get_by_text("(first 3 of").wait_for(state="visible")
+    _wait_heatmap(page, 1)
+    assert _chart(page, 1).get_by_text("newest split").count() >= 1
+    _assert_painted(_chart(page, 1).locator(".main-svg").first, "inspector regions")
+    _shot(page, "07-inspector-three-splits")
+    page.close()
