@@ -145,6 +145,11 @@ def _read_numpy(name: str, data: bytes, ext: str) -> pd.DataFrame:
                 arrays = {key: loaded[key] for key in loaded.files}
             except ValueError as exc:
                 raise UploadError(f"{name}: an array could not be read without pickle ({exc})") from None
+            except (OSError, EOFError, zipfile.BadZipFile) as exc:
+                raise UploadError(f"{name}: an array in the archive is damaged ({exc})") from None
+        odd = [key for key, value in arrays.items() if not isinstance(value, np.ndarray)]
+        if odd:
+            raise UploadError(f"{name}: member {odd[0]!r} is not a NumPy array")
         if ext != "npz":
             raise UploadError(f"{name} is an .npz archive; name it .npz")
         return _arrays_to_table(name, arrays)
