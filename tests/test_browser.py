@@ -62,12 +62,24 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
-    """A streamlit server on a free port; yields (base url, monotonic start time)."""
+def browser():
+    """Headless Chromium, launched before the server (a visitor's browser is already open)."""
     _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    """A streamlit server on a free port; yields (base url, monotonic start time)."""
     port = _free_port()
     started = time.monotonic()
-    log = open(ARTIFACTS.mkdir(exist_ok=True) or ARTIFACTS / "streamlit-server.log", "wb")  # noqa: SIM115
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = (ARTIFACTS / "streamlit-server.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
@@ -95,16 +107,6 @@ def server():
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")
