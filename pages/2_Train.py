@@ -17,7 +17,7 @@ st.title("Train a model")
 
 data = state.get(state.DATA)
 model = state.get(state.MODEL)
-families = families_for(data.task)
+families = families_for(data.task, data.signature)
 st.markdown(f"On **{data.title}** (`{data.signature}`, {len(data.X):,} rows, {data.task}).")
 
 keys = [f.key for f in families]

@@ -240,3 +240,18 @@ def test_picture_figure_for_a_product_states_the_reference_and_draws_everything(
     assert pictures.reference_note(appdata.build_dataset(appdata.synthetic_recipe("H2", 50, 2)),
                                    pictures.Picture(pictures.viz.View("disk", (0,), (1, 2)))) is None
     assert pictures.resolve_view(data.signature, "garbage").kind == "disk"
+
+
+def test_klein_wrapper_is_offered_for_h_and_e_data_only():
+    pytest.importorskip("engine.klein")
+    assert "klein" in [f.key for f in training.families_for("classification", "H2 x E1")]
+    assert "klein" not in [f.key for f in training.families_for("classification", "H2 x S1")]
+    data = appdata.build_dataset(appdata.synthetic_recipe("H2", 120, 3, seed=0))
+    record = training.train_from_recipe(data, {"family": "klein", "params": {"estimator": "random_forest"}})
+    assert record.metrics["accuracy"] > 0.3
+    fig_data = pictures.regions_for(record.estimator, data, pictures.Picture(pictures.viz.View("disk", (0,), (1, 2)),
+                                                                             resolution=20))
+    assert fig_data[1].class_index.shape == (20, 20)
+    s2 = appdata.build_dataset(appdata.synthetic_recipe("S2", 60, 2, seed=0))
+    with pytest.raises(ValueError, match="accepts only H, E"):
+        training.train_from_recipe(s2, {"family": "klein"})

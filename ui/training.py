@@ -8,6 +8,7 @@ JSON-able so the URL can carry it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import time
 import uuid
 from collections.abc import Callable
@@ -88,6 +89,13 @@ class ModelFamily:
     seeded: bool = True  # takes random_state
     forest: bool = False
     tree: bool = False
+    kinds: str = "HSE"  # component kinds the model accepts
+
+    def fits(self, signature) -> bool:
+        """Whether every component of ``signature`` is of a kind this model accepts."""
+        from engine.manifolds import Signature
+
+        return all(c.kind in self.kinds for c in Signature.parse(signature).components)
 
     def available(self) -> bool:
         try:
@@ -198,31 +206,34 @@ FAMILIES = {
 
 
 def _register_klein_families():
-    """Klein-model wrappers, when engine.klein provides them (optional)."""
+    """The Klein-model wrapper (Fast-HyperDT), when engine.klein provides it (optional)."""
+    if "klein" in FAMILIES:
+        return
     try:
         klein = importlib.import_module("engine.klein")
     except ImportError:
         return
-    candidates = (
-        ("klein_tree", "Klein-wrapped tree", "KleinDecisionTreeClassifier", "KleinDecisionTreeRegressor", False),
-        ("klein_forest", "Klein-wrapped forest", "KleinRandomForestClassifier", "KleinRandomForestRegressor", True),
-    )
-    for key, title, clf, reg, forest in candidates:
-        if hasattr(klein, clf) or hasattr(klein, reg):
-            params = (
-                (ParamSpec("n_estimators", "int", 50, "Number of trees.", 1, 500, step=1),) if forest else ()
-            ) + (ParamSpec("max_depth", "optional_int", 6 if not forest else 0, "Deepest split level; 0 = no "
-                           "limit.", 0, 40, step=1, label="max_depth (0 = no limit)"),)
-            FAMILIES[key] = ModelFamily(
-                key, f"{title} (Fast-HyperDT)", "A scikit-learn tree on Klein coordinates with thresholds moved to "
-                "geodesic midpoints (the Fast-HyperDT paper).", "engine.klein",
-                clf if hasattr(klein, clf) else None, reg if hasattr(klein, reg) else None, params)
+    if not hasattr(klein, "KleinTreeClassifier"):
+        return
+    names = [n for n in getattr(klein, "ESTIMATOR_NAMES", ("decision_tree",))
+             if n not in ("xgboost", "lightgbm") or importlib.util.find_spec(n) is not None]
+    FAMILIES["klein"] = ModelFamily(
+        "klein", "Klein-model wrapper (Fast-HyperDT)",
+        "A stock Euclidean tree library on Klein coordinates (x_j / x_0 for H), thresholds moved to geodesic "
+        "maximum-margin boundaries. H and E components only.",
+        "engine.klein", "KleinTreeClassifier", "KleinTreeRegressor",
+        (ParamSpec("estimator", "choice", "decision_tree", "Which library model to wrap (library defaults, "
+                   "random_state=0).", choices=tuple(names)),
+         ParamSpec("max_margin", "bool", True, "Move thresholds to the geodesic maximum-margin boundary; off keeps "
+                   "the library's thresholds (the ablation).")),
+        seeded=False, kinds="HE")
 
 
-def families_for(task: str) -> list[ModelFamily]:
-    """Families that are installed and can do ``task``."""
+def families_for(task: str, signature=None) -> list[ModelFamily]:
+    """Families that are installed, can do ``task`` and (if given) accept ``signature``."""
     _register_klein_families()
-    return [f for f in FAMILIES.values() if f.supports(task) and f.available()]
+    return [f for f in FAMILIES.values()
+            if f.supports(task) and f.available() and (signature is None or f.fits(signature))]
 
 
 # -------------------------------------------------------------- training
@@ -330,7 +341,7 @@ def evaluate(estimator, data, train_idx: np.ndarray, test_idx: np.ndarray) -> di
     return out
 
 
-def normalise_recipe(recipe: dict, task: str) -> dict:
+def normalise_recipe(recipe: dict, task: str, signature=None) -> dict:
     """Check a model recipe (it may come from a URL) and fill in defaults."""
     if not isinstance(recipe, dict):
         raise ValueError("a model recipe must be a mapping")
@@ -340,6 +351,8 @@ def normalise_recipe(recipe: dict, task: str) -> dict:
         raise ValueError(f"unknown model family {recipe.get('family')!r}")
     if not family.supports(task):
         raise ValueError(f"{family.title} does not do {task}")
+    if signature is not None and not family.fits(signature):
+        raise ValueError(f"{family.title} accepts only {', '.join(family.kinds)} components, not {signature}")
     params = family.defaults(task) | dict(recipe.get("params") or {})
     out = {"family": family.key, "params": params, "test_size": float(recipe.get("test_size", 0.25)),
            "seed": int(recipe.get("seed", 0))}
@@ -348,7 +361,7 @@ def normalise_recipe(recipe: dict, task: str) -> dict:
 
 def train_from_recipe(data, recipe: dict, progress=None) -> ModelRecord:
     """Split, build, fit and score a model described by ``recipe`` on ``data``."""
-    recipe = normalise_recipe(recipe, data.task)
+    recipe = normalise_recipe(recipe, data.task, data.signature)
     family = FAMILIES[recipe["family"]]
     estimator = family.build(data.task, str(data.signature), recipe["params"], recipe["seed"])
     train_idx, test_idx = split_rows(data, recipe["test_size"], recipe["seed"])
