@@ -342,3 +342,15 @@ def test_stored_runs_round_trip(tmp_path):
     with pytest.raises(ValueError, match="one metric"):
         score_figure(run["summary"])
     assert len(timing_figure(run["summary"]).data) == 2
+
+
+def test_tree_parameter_overrides_reach_trees_and_forests_only():
+    specs = get_models(["knn", "ambient_dt", "ambient_rf"], tree_params={"max_depth": 3, "n_estimators": 7})
+    assert specs[0] is get_models(["knn"])[0]
+    dt = specs[1].build("classification", "E2", 0)
+    rf = specs[2].build("regression", "E2", 0)
+    assert dt.max_depth == 3 and not hasattr(dt, "n_estimators")
+    assert (rf.max_depth, rf.n_estimators, rf.max_features) == (3, 7, "sqrt")
+    preset = get_preset("multi-curvature-notebook-depth3")
+    forest = next(m for m in preset.model_specs() if m.name == "Ambient RF").build("classification", "H4", 0)
+    assert forest.max_depth == 3

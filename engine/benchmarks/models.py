@@ -15,6 +15,7 @@ runner reports a missing one before starting.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from engine.benchmarks.specs import ModelSpec
@@ -26,6 +27,7 @@ __all__ = [
     "SKLEARN_MODELS",
     "TREE_PARAMS",
     "get_models",
+    "with_tree_params",
 ]
 
 #: Appendix E.1, shared by every tree and forest.
@@ -39,22 +41,28 @@ def _is_classification(task: str) -> bool:
     return task in ("classification", "link_prediction")
 
 
-def _sklearn_tree(task, random_state, forest):
+def _params(forest, params):
+    """The paper's parameters for a tree or forest, with ``params`` overriding them."""
+    base = {**TREE_PARAMS, **(FOREST_PARAMS if forest else {})}
+    return {**base, **{k: v for k, v in (params or {}).items() if forest or k not in FOREST_PARAMS}}
+
+
+def _sklearn_tree(task, random_state, forest, params=None):
     if forest:
         from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
         cls = RandomForestClassifier if _is_classification(task) else RandomForestRegressor
         # n_jobs=1: the runner parallelises over trials; nested pools would oversubscribe the cores.
-        return cls(**TREE_PARAMS, **FOREST_PARAMS, n_jobs=1, random_state=random_state)
+        return cls(**_params(True, params), n_jobs=1, random_state=random_state)
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     cls = DecisionTreeClassifier if _is_classification(task) else DecisionTreeRegressor
-    return cls(**TREE_PARAMS, random_state=random_state)
+    return cls(**_params(False, params), random_state=random_state)
 
 
-def ambient(task, signature, random_state, forest=False):
+def ambient(task, signature, random_state, forest=False, params=None):
     """A scikit-learn tree or forest on the raw ambient coordinates (the paper's "Euclidean" models)."""
-    return _sklearn_tree(task, random_state, forest)
+    return _sklearn_tree(task, random_state, forest, params)
 
 
 def ambient_knn(task, signature, random_state):
@@ -64,12 +72,12 @@ def ambient_knn(task, signature, random_state):
     return (KNeighborsClassifier if _is_classification(task) else KNeighborsRegressor)()
 
 
-def tangent(task, signature, random_state, forest=False):
+def tangent(task, signature, random_state, forest=False, params=None):
     """A scikit-learn tree or forest on the log map at the product origin."""
     from engine.baselines import TangentClassifier, TangentRegressor
 
     cls = TangentClassifier if _is_classification(task) else TangentRegressor
-    return cls(estimator=_sklearn_tree(task, random_state, forest), signature=str(signature))
+    return cls(estimator=_sklearn_tree(task, random_state, forest, params), signature=str(signature))
 
 
 def geodesic_knn(task, signature, random_state):
@@ -87,26 +95,24 @@ def perceptron(task, signature, random_state):
     return ProductPerceptronClassifier(signature=str(signature), random_state=random_state)
 
 
-def product(task, signature, random_state, forest=False, pairs="all"):
+def product(task, signature, random_state, forest=False, pairs="all", params=None):
     """A product-space decision tree or random forest (:mod:`engine.trees`)."""
     from engine import trees
 
     classify = _is_classification(task)
     if forest:
         cls = trees.ProductRandomForestClassifier if classify else trees.ProductRandomForestRegressor
-        return cls(
-            signature=str(signature), pairs=pairs, **TREE_PARAMS, **FOREST_PARAMS, n_jobs=1, random_state=random_state
-        )
+        return cls(signature=str(signature), pairs=pairs, **_params(True, params), n_jobs=1, random_state=random_state)
     cls = trees.ProductDecisionTreeClassifier if classify else trees.ProductDecisionTreeRegressor
-    return cls(signature=str(signature), pairs=pairs, **TREE_PARAMS, random_state=random_state)
+    return cls(signature=str(signature), pairs=pairs, **_params(False, params), random_state=random_state)
 
 
-def klein(task, signature, random_state, forest=False):
+def klein(task, signature, random_state, forest=False, params=None):
     """A scikit-learn tree or forest on Klein coordinates with max-margin thresholds (H and E only)."""
     from engine.klein import KleinTreeClassifier, KleinTreeRegressor
 
     cls = KleinTreeClassifier if _is_classification(task) else KleinTreeRegressor
-    return cls(estimator=_sklearn_tree(task, random_state, forest), signature=str(signature))
+    return cls(estimator=_sklearn_tree(task, random_state, forest, params), signature=str(signature))
 
 
 _CLASSIFY = ("classification", "link_prediction")
@@ -156,8 +162,30 @@ PAPER_MODELS = [
 SKLEARN_MODELS = ["ambient_dt", "ambient_rf", "ambient_knn"]
 
 
-def get_models(names=None) -> list[ModelSpec]:
+def with_tree_params(spec: ModelSpec, params: dict) -> ModelSpec:
+    """``spec`` with tree/forest hyperparameters overridden (k-NN and the perceptron are returned unchanged).
+
+    Parameters
+    ----------
+    spec : ModelSpec
+    params : dict
+        For example ``{"max_depth": 3}``; forest-only keys (``n_estimators``...)
+        apply to forests only.
+    """
+    if spec.family not in ("tree", "forest") or not params:
+        return spec
+    return replace(spec, factory=partial(spec.factory, params=dict(params)))
+
+
+def get_models(names=None, tree_params: dict | None = None) -> list[ModelSpec]:
     """Model specs by short id (or display name); None gives the paper's eight models.
+
+    Parameters
+    ----------
+    names : list of str, str (comma-separated) or None
+    tree_params : dict, optional
+        Hyperparameters overriding the paper's for every tree and forest (see
+        :func:`with_tree_params`).
 
     Raises
     ------
@@ -178,4 +206,4 @@ def get_models(names=None) -> list[ModelSpec]:
         if spec is None:
             raise ValueError(f"unknown model {name!r}: expected one of {', '.join(MODELS)}")
         specs.append(spec)
-    return specs
+    return [with_tree_params(spec, tree_params) for spec in specs] if tree_params else specs

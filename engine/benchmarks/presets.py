@@ -96,6 +96,8 @@ class Preset:
         Default number of trials.
     paper : bool
         Whether the rows correspond to rows of the paper's Table 5.
+    tree_params : dict, optional
+        Overrides of the paper's tree/forest hyperparameters (e.g. ``{"max_depth": 3}``).
     """
 
     name: str
@@ -104,6 +106,7 @@ class Preset:
     models: tuple[str, ...]
     trials: int = 100
     paper: bool = False
+    tree_params: dict | None = None
 
     def datasets(self, n_samples: int | None = None) -> list[DatasetSpec]:
         """The preset's dataset specs."""
@@ -113,7 +116,7 @@ class Preset:
 
     def model_specs(self, names=None) -> list[ModelSpec]:
         """The preset's model specs (or the given subset, by id or display name)."""
-        return get_models(list(self.models) if names is None else names)
+        return get_models(list(self.models) if names is None else names, tree_params=self.tree_params)
 
 
 PRESETS: dict[str, Preset] = {
@@ -150,6 +153,24 @@ PRESETS: dict[str, Preset] = {
             partial(_multi_curvature, protocol="notebook"),
             tuple(PAPER_MODELS),
             paper=True,
+        ),
+        Preset(
+            "single-curvature-notebook-depth3",
+            "the single-curvature sweep as the authors' notebook ran it: notebook mixture scales and trees of "
+            "depth 3 (the paper's text says 5)",
+            partial(_single_curvature, protocol="notebook"),
+            tuple(PAPER_MODELS),
+            paper=True,
+            tree_params={"max_depth": 3},
+        ),
+        Preset(
+            "multi-curvature-notebook-depth3",
+            "the multi-curvature signatures as the authors' notebook ran them: notebook mixture scales and trees "
+            "of depth 3 (the paper's text says 5)",
+            partial(_multi_curvature, protocol="notebook"),
+            tuple(PAPER_MODELS),
+            paper=True,
+            tree_params={"max_depth": 3},
         ),
         Preset(
             "paper-synthetic",
