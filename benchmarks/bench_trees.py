@@ -23,6 +23,7 @@ import json
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -70,10 +71,10 @@ def bench_trees(sizes):
             for depth in (5, None):
                 ours.set_params(max_depth=depth)
                 ref = DecisionTreeClassifier(max_depth=depth, random_state=0)
-                fit_ours = best_of(repeats, lambda: ours.fit(X, y, check_input=False))
-                fit_ref = best_of(repeats, lambda: ref.fit(F, y))
-                pred_ours = best_of(repeats, lambda: ours.predict(X_test, check_input=False))
-                pred_ref = best_of(repeats, lambda: ref.predict(F_test))
+                fit_ours = best_of(repeats, partial(ours.fit, X, y, check_input=False))
+                fit_ref = best_of(repeats, partial(ref.fit, F, y))
+                pred_ours = best_of(repeats, partial(ours.predict, X_test, check_input=False))
+                pred_ref = best_of(repeats, partial(ref.predict, F_test))
                 worst_fit = max(worst_fit, fit_ours / fit_ref)
                 worst_pred = max(worst_pred, pred_ours / pred_ref)
                 print(f"{n:>9} {pairs:>5} {depth!s:>5} {fit_ours:>8.3f}s {fit_ref:>8.3f}s {fit_ours / fit_ref:>6.2f} "
@@ -105,61 +106,94 @@ def bench_forests():
             ours = ProductRandomForestClassifier(n_trees, signature=SIGNATURE, max_depth=depth, n_jobs=jobs,
                                                  random_state=0)
             ref = RandomForestClassifier(n_trees, max_depth=depth, n_jobs=jobs, random_state=0)
-            t_ours = best_of(2, lambda ours=ours: ours.fit(X, y, check_input=False))
-            t_ref = best_of(2, lambda ref=ref: ref.fit(F, y))
+            t_ours = best_of(2, partial(ours.fit, X, y, check_input=False))
+            t_ref = best_of(2, partial(ref.fit, F, y))
             timings[jobs] = t_ours
             print(f"{n:>7} {n_trees:>5} {depth!s:>5} {jobs:>4} {t_ours:>7.2f}s {t_ref:>7.2f}s {t_ours / t_ref:>6.2f}")
         print(f"{'':>24}n_jobs=2 speed-up over n_jobs=1: {timings[1] / timings[2]:.2f}x")
 
 
 _MEMORY_CHILD = """
-import json, resource, sys
+import json, sys
 sys.path.insert(0, {root!r})
 import numpy as np
-from engine.sampling import make_classification
 from engine.trees import ProductDecisionTreeClassifier
 from sklearn.tree import DecisionTreeClassifier
-X, y = make_classification({sig!r}, n_samples={n}, n_classes=8, random_state=0)
+y = np.load({folder!r} + "/y.npy")
+if {which!r} == "ours":
+    X = np.load({folder!r} + "/X.npy")
+    # Compile on a few rows before measuring (numba's caches are loaded here too).
+    ProductDecisionTreeClassifier(signature={sig!r}, pairs="all").fit(X[:200], y[:200])
+    inputs = X.nbytes + y.nbytes
+else:
+    F = np.load({folder!r} + "/F.npy")
+    DecisionTreeClassifier().fit(F[:200], y[:200])
+    inputs = F.nbytes + y.nbytes
 model = ProductDecisionTreeClassifier(signature={sig!r}, pairs="all", max_depth=5)
-model.fit(X[:200], y[:200])  # compile before measuring
-F = model.split_features_.values(X).T.copy() if {which!r} == "sklearn" else None
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def status_kb(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+# Reset the peak (VmHWM) so that it measures this fit only, not imports or compilation.
+with open("/proc/self/clear_refs", "w") as handle:
+    handle.write("5")
+before = status_kb("VmRSS")
 if {which!r} == "ours":
     model.fit(X, y)
 else:
     DecisionTreeClassifier(max_depth=5).fit(F, y)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"input_mb": (X.nbytes if {which!r} == "ours" else F.nbytes) / 2**20,
-                  "peak_growth_mb": (after - before) / 1024}}))
+peak = status_kb("VmHWM")
+print(json.dumps({{"input_mb": inputs / 2**20, "peak_growth_mb": (peak - before) / 1024}}))
 """
 
 
 def bench_memory(n):
-    print(f"\n== Peak memory growth during fit at n = {n:,} (pairs='all', depth 5), separate processes ==")
+    """Peak resident memory added by one fit, each library in a fresh process.
+
+    The data is generated here and handed over in files; the child resets its peak
+    resident size (Linux VmHWM) right before the fit, so the peak measures what the fit
+    adds (numba's allocations included, which tracemalloc would miss).
+    """
+    import tempfile
+
+    print(f"\n== Peak memory added by fit at n = {n:,} (pairs='all', depth 5), separate processes ==")
+    X, y = data(n)
+    model = ProductDecisionTreeClassifier(signature=SIGNATURE, pairs="all").fit(X[:100], y[:100])
+    F = model.split_features_.values(X).T.copy()
     results = {}
-    for which in ("ours", "sklearn"):
-        code = _MEMORY_CHILD.format(root=str(ROOT), sig=SIGNATURE, n=n, which=which)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        results[which] = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{which:>8}: input {results[which]['input_mb']:.0f} MB, peak growth during fit "
-              f"{results[which]['peak_growth_mb']:.0f} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, array in (("X", X), ("F", F), ("y", y)):
+            np.save(Path(tmp) / f"{name}.npy", array)
+        del X, F
+        for which in ("ours", "sklearn"):
+            code = _MEMORY_CHILD.format(root=str(ROOT), sig=SIGNATURE, folder=tmp, which=which)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            results[which] = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"{which:>8}: inputs {results[which]['input_mb']:.0f} MB, added by fit "
+                  f"{results[which]['peak_growth_mb']:.0f} MB")
     total = {k: v["input_mb"] + v["peak_growth_mb"] for k, v in results.items()}
-    print(f"input + growth: ours {total['ours']:.0f} MB, scikit-learn {total['sklearn']:.0f} MB, "
+    print(f"inputs + fit: ours {total['ours']:.0f} MB, scikit-learn {total['sklearn']:.0f} MB, "
           f"ratio {total['ours'] / total['sklearn']:.2f} (goal <= 2)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip n = 1e6")
+    parser.add_argument("--only", choices=("published", "trees", "forests", "memory"), help="run one section")
     args = parser.parse_args()
     sizes = (10_000, 100_000) if args.quick else (10_000, 100_000, 1_000_000)
     # Compile once so no timing includes numba's first-call compilation.
     X, y = data(500)
     ProductDecisionTreeClassifier(signature=SIGNATURE, pairs="all").fit(X, y).predict(X)
-    bench_published()
-    bench_trees(sizes)
-    bench_forests()
-    bench_memory(sizes[-1])
+    sections = {
+        "published": bench_published,
+        "trees": lambda: bench_trees(sizes),
+        "forests": bench_forests,
+        "memory": lambda: bench_memory(sizes[-1]),
+    }
+    for name, run in sections.items():
+        if args.only in (None, name):
+            run()
 
 
 if __name__ == "__main__":
