@@ -1,0 +1,112 @@
+"""Fit time of the Klein wrappers against the wrapped library's own fit, in one run.
+
+For each backend, the reference is the library fitting the precomputed Klein
+features; the wrapper's fit includes everything it does (input checks, conversion
+to Klein features, the same library fit, and the maximum-margin threshold
+correction). Timings alternate reference and wrapper and keep the fastest of
+``--repeats`` runs of each, so background load on a shared machine affects both.
+The goal (issue 4): ratio <= 1.3 at n = 100,000.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_klein.py                  # all backends, n = 100000
+    .venv/bin/python benchmarks/bench_klein.py --n-samples 20000 --backends decision_tree xgboost
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+import warnings
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+import numpy as np
+from sklearn.base import clone
+
+from engine.klein import KleinCorrectionWarning, KleinTreeClassifier, klein_features
+from engine.sampling import make_classification
+
+
+def backends(n_jobs: int):
+    """Library models as they would be used (forest sizes kept modest so the script runs in minutes)."""
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+    from sklearn.tree import DecisionTreeClassifier
+
+    models = {
+        "decision_tree": DecisionTreeClassifier(random_state=0),
+        "random_forest": RandomForestClassifier(n_estimators=50, n_jobs=n_jobs, random_state=0),
+        "extra_trees": ExtraTreesClassifier(n_estimators=50, n_jobs=n_jobs, random_state=0),
+        "gradient_boosting": GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0),
+        "hist_gradient_boosting": HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=0),
+    }
+    try:
+        import xgboost
+
+        models["xgboost"] = xgboost.XGBClassifier(n_estimators=100, max_depth=6, n_jobs=n_jobs, random_state=0)
+    except ImportError:
+        print("xgboost not installed: skipped (pip install xgboost)")
+    try:
+        import lightgbm
+
+        models["lightgbm"] = lightgbm.LGBMClassifier(n_estimators=100, n_jobs=n_jobs, random_state=0, verbose=-1)
+    except ImportError:
+        print("lightgbm not installed: skipped (pip install lightgbm)")
+    return models
+
+
+def _time(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n-samples", type=int, default=100_000)
+    parser.add_argument("--signature", default="H4 x E2")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--backends", nargs="*", default=None, help="subset of backend names")
+    args = parser.parse_args(argv)
+
+    X, y = make_classification(args.signature, n_samples=args.n_samples, random_state=0)
+    features = klein_features(X, args.signature)
+    models = backends(args.n_jobs)
+    names = args.backends or list(models)
+    # Compile the correction once (numba caches to disk; the first run of a fresh
+    # checkout would otherwise charge compilation to the first backend).
+    KleinTreeClassifier(signature=args.signature).fit(X[:500], y[:500])
+
+    print(f"signature {args.signature}, n = {args.n_samples}, best of {args.repeats}, n_jobs = {args.n_jobs}")
+    print(f"{'backend':<24}{'library fit (s)':>16}{'wrapper fit (s)':>16}{'ratio':>8}{'moved':>10}")
+    ratios = {}
+    for name in names:
+        model = models[name]
+        reference, wrapped = np.inf, np.inf
+        wrapper = None
+        for _ in range(args.repeats):
+            reference = min(reference, _time(lambda model=model: clone(model).fit(features, y)))
+            wrapper = KleinTreeClassifier(clone(model), signature=args.signature)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", KleinCorrectionWarning)
+                wrapped = min(wrapped, _time(lambda wrapper=wrapper: wrapper.fit(X, y)))
+        ratios[name] = wrapped / reference
+        print(
+            f"{name:<24}{reference:>16.3f}{wrapped:>16.3f}{ratios[name]:>8.2f}{wrapper.n_thresholds_moved_:>10}",
+            flush=True,
+        )
+    worst = max(ratios.values())
+    print(f"worst ratio {worst:.2f} (goal <= 1.30)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
