@@ -259,7 +259,21 @@ class BaseProductTree(BaseEstimator):
         return tags
 
 
-class ProductDecisionTreeClassifier(ClassifierMixin, BaseProductTree):
+class ProbabilisticClassifierMixin(ClassifierMixin):
+    """``predict`` and ``predict_log_proba`` from ``predict_proba`` (trees and forests)."""
+
+    def predict(self, X, check_input=True):
+        """Class with the largest probability, shape (n_samples,)."""
+        proba = self.predict_proba(X, check_input)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def predict_log_proba(self, X):
+        """Logarithm of ``predict_proba`` (``-inf`` for classes a leaf never saw)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTree):
     """A decision tree on a product of hyperbolic, spherical and Euclidean spaces.
 
     Each split cuts one component along a coordinate plane ``(x_i, x_j)`` of its
@@ -318,15 +332,6 @@ class ProductDecisionTreeClassifier(ClassifierMixin, BaseProductTree):
         X = self._validate_X_predict(X, check_input)
         return self.tree_.predict(X)
 
-    def predict(self, X, check_input=True):
-        """Most frequent class of the leaf each row reaches, shape (n_samples,)."""
-        proba = self.predict_proba(X, check_input)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
 
 class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):

@@ -17,11 +17,12 @@ import numbers
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import sparse
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from engine.trees._classes import (
     _MAX_INT,
+    ProbabilisticClassifierMixin,
     ProductDecisionTreeClassifier,
     ProductDecisionTreeRegressor,
     resolve_max_features,
@@ -219,7 +220,7 @@ class BaseProductForest(BaseEstimator):
         return tags
 
 
-class ProductRandomForestClassifier(ClassifierMixin, BaseProductForest):
+class ProductRandomForestClassifier(ProbabilisticClassifierMixin, BaseProductForest):
     """A random forest of :class:`ProductDecisionTreeClassifier` trees.
 
     Parameters
@@ -251,15 +252,6 @@ min_impurity_decrease, random_state
     def predict_proba(self, X, check_input=True):
         """Mean of the trees' class fractions, shape (n_samples, n_classes)."""
         return self._tree_outputs(self._validate_X_predict(X, check_input))
-
-    def predict(self, X, check_input=True):
-        """Class with the largest mean probability, shape (n_samples,)."""
-        proba = self.predict_proba(X, check_input)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    def predict_log_proba(self, X):
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
 
 class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
