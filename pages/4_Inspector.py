@@ -75,9 +75,14 @@ with left:
     fig = viz.tree_figure(pruned.estimator, data.class_names, styles=diagram_styles, id_map=pruned.kept)
     event = st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
     points = getattr(getattr(event, "selection", None), "points", None) or []
-    clicked = points[0].get("customdata") if points and isinstance(points[0], dict) else None
-    if clicked is not None and int(clicked) in kept_ids:
-        selected = int(clicked)
+    try:
+        clicked = int(points[0]["customdata"])
+    except (IndexError, KeyError, TypeError, ValueError):
+        clicked = None
+    # A click selects a node once; afterwards the selectbox may move on from it.
+    if clicked is not None and clicked != state.pref("clicked") and clicked in kept_ids:
+        selected = clicked
+    state.set_pref("clicked", clicked)
     node = st.selectbox("Node", kept_ids, index=kept_ids.index(selected) if selected in kept_ids else 0,
                         key=f"insp_node_{model.model_id}_{tree_index}_{k}_{selected}",
                         help="Click a node in the diagram, or pick its id here.")

@@ -372,6 +372,6 @@ def tree_figure(
         xaxis={"visible": False, "range": [float(x.min()) - 0.8, float(x.max()) + 0.8]},
         yaxis={"visible": False, "range": [-max_depth - 0.7, 0.5]},
         plot_bgcolor="#FFFFFF", margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        legend={"orientation": "h", "y": 1.02, "x": 0.0}, clickmode="event+select",
+        legend={"orientation": "h", "y": 1.02, "x": 0.0},
     )
     return fig
