@@ -372,3 +372,21 @@ def test_a_broken_link_falls_back_to_the_demo_with_a_warning():
     at = start(query={"data": "{\"source\": \"synthetic\", \"signature\": \"Q7\"}"})
     assert any("could not be rebuilt" in w.value for w in at.warning)
     assert str(data(at).signature) == "H2"
+
+
+def test_higher_dimensional_components_are_shown_through_a_chosen_slice():
+    at = start("pages/1_Data.py")
+    at.text_input(key="syn_signature").input("H3 x S3").run()
+    at.number_input(key="syn_n").set_value(200).run()
+    at.button(key="syn_go").click().run()
+    at.switch_page("pages/3_Regions.py").run()
+    assert_clean(at)
+    assert "cut by the 2-D slice spanned by x1 and x2" in text(at)
+    axes = next(m for m in at.multiselect if m.label.startswith("Slice of H3"))
+    axes.set_value([1, 3]).run()
+    assert_clean(at)
+    assert param(at, "view") == "disk:0:1-3:poincare" and "x1 and x3" in text(at)
+    views = picture_box(at)
+    views.set_value(next(o for o in views.options if "sphere" in o)).run()
+    assert "great 2-sphere of the ambient axes x0, x1, x2" in text(at)
+    assert "mesh3d" in trace_types(charts(at)[0])
