@@ -354,3 +354,28 @@ def test_tree_parameter_overrides_reach_trees_and_forests_only():
     preset = get_preset("multi-curvature-notebook-depth3")
     forest = next(m for m in preset.model_specs() if m.name == "Ambient RF").build("classification", "H4", 0)
     assert forest.max_depth == 3
+
+
+@pytest.mark.skipif(not HAS_SAMPLING, reason="engine.sampling has not landed")
+def test_document_blocks_are_filled_from_stored_runs(tmp_path, capsys):
+    from engine.benchmarks.document import fill_document
+    from engine.benchmarks.report import write_report
+
+    spec = gaussian_mixture("H4", "classification", section="Synthetic (multi-K)", n_samples=100)
+    results = run_benchmark([spec], get_models(["ambient_dt", "ambient_rf"]), n_trials=2)
+    write_report(results, tmp_path, "mini")
+    text = (
+        "intro\n<!-- begin comparison mini -->\nold\n<!-- end comparison mini -->\nmiddle\n"
+        "<!-- begin agreement mini -->\n<!-- end agreement mini -->\n<!-- begin run mini -->\n<!-- end run mini -->\n"
+    )
+    filled = fill_document(text, tmp_path)
+    assert filled.startswith("intro\n<!-- begin comparison mini -->\n| Task | Signature |") and "old" not in filled
+    assert "|  |  | paper | 32.9 ± .5 | 35.9 ± .4 |" in filled
+    assert "| `mini` | 2 |" in filled and "`mini`: 2 trials, seed 0" in filled
+    assert fill_document(filled, tmp_path) == filled  # idempotent
+    doc = tmp_path / "DOC.md"
+    doc.write_text(text)
+    assert main(["--update-doc", str(doc), "--out", str(tmp_path)]) == 0
+    assert doc.read_text() == filled
+    with pytest.raises(ValueError, match="unknown block kind"):
+        fill_document("<!-- begin nope mini -->\n<!-- end nope mini -->", tmp_path)

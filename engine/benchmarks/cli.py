@@ -85,6 +85,11 @@ def _parser():
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--gzip", action="store_true", help="write the per-trial results as NAME.csv.gz")
     parser.add_argument(
+        "--update-doc",
+        metavar="MARKDOWN",
+        help="refresh the generated blocks of a document (BENCHMARKS.md) from the runs in --out, then exit",
+    )
+    parser.add_argument(
         "--parse-paper",
         metavar="PAPER_TXT",
         help="parse Table 5 out of the paper's text into OUT/paper_table5.csv, then exit",
@@ -109,6 +114,15 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.list:
         _list(sys.stdout)
+        return 0
+    if args.update_doc:
+        from pathlib import Path
+
+        from engine.benchmarks.document import fill_document
+
+        path = Path(args.update_doc)
+        path.write_text(fill_document(path.read_text(encoding="utf-8"), args.out), encoding="utf-8")
+        print(f"updated {path} from the runs in {args.out}")
         return 0
     if args.parse_paper:
         from pathlib import Path
