@@ -14,7 +14,9 @@ block's content and leaves everything else untouched. Block kinds:
 - ``comparison STEM``: the run beside the paper's Table 5 (two lines per row);
 - ``ranks STEM``: ranks and top-k counts;
 - ``run STEM``: one line with the run's trials, seed and wall time;
-- ``agreement STEM STEM ...``: how far each run is from the paper, per model.
+- ``agreement STEM STEM ...``: how far each run is from the paper, per model;
+- ``residuals STEM``: the cells of a run that differ from the paper beyond both
+  intervals (the paper's ± read as a standard error), one line each.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from engine.benchmarks.report import (
 )
 from engine.benchmarks.stored import load_run
 
-__all__ = ["agreement_markdown", "fill_document"]
+__all__ = ["agreement_markdown", "fill_document", "residuals_markdown"]
 
 _BLOCK = re.compile(
     r"(?P<open><!-- begin (?P<kind>[a-z]+) (?P<args>[^>]*?) -->\n)"
@@ -92,6 +94,33 @@ def agreement_markdown(stems, directory=None, paper=None) -> str:
     return "\n\n".join(parts)
 
 
+def residuals_markdown(stem, directory=None, paper=None) -> str:
+    """The cells of run ``stem`` beyond both 95% intervals (paper's ± read as a standard error), largest first."""
+    from engine.benchmarks.report import format_value
+
+    paper = load_paper_table5() if paper is None else paper
+    joined = comparison_frame(load_run(stem, directory)["summary"], paper).dropna(subset=["paper_mean"])
+    se_joint = np.sqrt(joined["ci"] ** 2 + (_T95 * joined["paper_ci"]) ** 2)
+    beyond = joined[joined["diff"].abs() > se_joint].copy()
+    if beyond.empty:
+        return "No cell differs from the paper beyond both intervals."
+    beyond["excess"] = beyond["diff"].abs() / se_joint[beyond.index]
+    rows = [
+        [
+            r.task.replace("_", " "),
+            r.signature,
+            r.model,
+            format_value(r.mean, r.ci, r.metric),
+            format_value(r.paper_mean, r.paper_ci, r.metric),
+            ("+" if r.diff > 0 else "") + format_value(r.diff, None, r.metric),
+            f"{r.excess:.1f}",
+        ]
+        for r in beyond.sort_values(["model", "excess"], ascending=[True, False]).itertuples()
+    ]
+    header = ["Task", "Signature", "Model", "Ours", "Paper", "Difference", "x joint interval"]
+    return markdown_table(header, rows, ["l", "l", "l", "r", "r", "r", "r"])
+
+
 def _run_line(stem, directory):
     meta = load_run(stem, directory)["meta"]
     parts = [f"{meta.get('n_trials', '?')} trials", f"seed {meta.get('random_state', '?')}"]
@@ -103,6 +132,8 @@ def _run_line(stem, directory):
 def _block(kind: str, args: list[str], directory, paper: pd.DataFrame) -> str:
     if kind == "agreement":
         return agreement_markdown(args, directory, paper)
+    if kind == "residuals":
+        return residuals_markdown(args[0], directory, paper)
     if len(args) != 1:
         raise ValueError(f"block '{kind}' takes one run name, got {args}")
     stem = args[0]
@@ -118,7 +149,7 @@ def _block(kind: str, args: list[str], directory, paper: pd.DataFrame) -> str:
         return comparison_markdown(summary.merge(rows, on=keys), paper, models)
     if kind == "ranks":
         return rank_markdown(summary, models)
-    raise ValueError(f"unknown block kind {kind!r}: expected results, comparison, ranks, run or agreement")
+    raise ValueError(f"unknown block kind {kind!r}: expected results, comparison, ranks, run, agreement or residuals")
 
 
 def fill_document(text: str, directory=None, paper: pd.DataFrame | None = None) -> str:
