@@ -239,6 +239,10 @@ def test_cli_writes_csv_and_markdown(tmp_path, monkeypatch, capsys):
     assert "## Ranks" in markdown and "## Timings" in markdown
     meta = json.loads((tmp_path / "smoke.json").read_text())
     assert meta["n_trials"] == 3 and meta["models"] == ["Ambient DT", "Ambient RF", "Ambient k-NN"]
+    assert meta["tree_params"] == {}
+    assert main(["--preset", "smoke", "--trials", "1", "--out", str(tmp_path), "--quiet", "--max-depth", "2",
+                 "--name", "shallow"]) == 0  # fmt: skip
+    assert json.loads((tmp_path / "shallow.json").read_text())["tree_params"] == {"max_depth": 2}
 
 
 def test_cli_list_and_errors(capsys):

@@ -79,6 +79,7 @@ def _parser():
     parser.add_argument("--seed", type=int, default=0, help="master random seed (default: %(default)s)")
     parser.add_argument("--models", help="comma-separated model ids or names (default: the preset's)")
     parser.add_argument("--n-samples", type=int, help="override the number of generated points per dataset")
+    parser.add_argument("--max-depth", type=int, help="override the depth of every tree and forest (paper: 5)")
     parser.add_argument("--skip-missing", action="store_true", help="drop models whose package is missing")
     parser.add_argument("--keep-going", action="store_true", help="record failed fits instead of stopping")
     parser.add_argument("--no-paper", action="store_true", help="leave out the comparison with the paper's Table 5")
@@ -160,6 +161,7 @@ def main(argv=None) -> int:
             progress=progress,
             on_error="record" if args.keep_going else "raise",
             skip_unavailable=args.skip_missing,
+            tree_params={"max_depth": args.max_depth} if args.max_depth is not None else None,
         )
     except (ImportError, ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -225,6 +225,7 @@ def run_preset(
     models=None,
     n_samples: int | None = None,
     random_state: int = 0,
+    tree_params: dict | None = None,
     **run_kwargs,
 ):
     """Run a preset with :func:`engine.benchmarks.run_benchmark`.
@@ -240,6 +241,8 @@ def run_preset(
     n_samples : int, optional
         Override the size of generated data.
     random_state : int
+    tree_params : dict, optional
+        Tree/forest hyperparameters overriding the preset's (e.g. ``{"max_depth": 3}``).
     **run_kwargs
         Passed on (``n_jobs``, ``client``, ``scheduler``, ``progress``,
         ``on_error``, ``skip_unavailable``, ...).
@@ -252,12 +255,18 @@ def run_preset(
     from engine.benchmarks.runner import run_benchmark
 
     preset = get_preset(name)
+    specs = preset.model_specs(models)
+    if tree_params:
+        from engine.benchmarks.models import with_tree_params
+
+        specs = [with_tree_params(spec, tree_params) for spec in specs]
     results = run_benchmark(
         preset.datasets(n_samples),
-        preset.model_specs(models),
+        specs,
         n_trials=preset.trials if n_trials is None else n_trials,
         random_state=random_state,
         **run_kwargs,
     )
     results.attrs["preset"] = preset.name
+    results.attrs["tree_params"] = {**(preset.tree_params or {}), **(tree_params or {})}
     return results
