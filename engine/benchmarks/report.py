@@ -146,12 +146,16 @@ def comparison_markdown(summary: pd.DataFrame, paper: pd.DataFrame, models=None)
     models = _models(summary, models)
     joined = comparison_frame(summary, paper)
     keys = _row_label_columns(summary)
+    # Name the dataset only when the rows come from more than one (the synthetic tables are all "Gaussian").
+    named = "dataset" in summary and summary["dataset"].nunique() > 1
     rows = []
     for row_key, block in joined.groupby(keys, sort=False, dropna=False):
         row_key = dict(zip(keys, row_key if isinstance(row_key, tuple) else (row_key,)))
         label = [_TASK_SHORT.get(row_key.get("task"), row_key.get("task", "")), row_key.get("signature", "")]
+        if named:
+            label.insert(0, row_key["dataset"])
         by_model = block.set_index("model")
-        ours, theirs = [*label, "ours"], ["", "", "paper"]
+        ours, theirs = [*label, "ours"], [""] * len(label) + ["paper"]
         for model in models:
             if model not in by_model.index:
                 ours.append("")
@@ -166,8 +170,8 @@ def comparison_markdown(summary: pd.DataFrame, paper: pd.DataFrame, models=None)
             ours.append(text)
             theirs.append(format_value(entry["paper_mean"], entry["paper_ci"], entry["metric"]))
         rows += [ours, theirs]
-    header = ["Task", "Signature", "", *models]
-    return markdown_table(header, rows, ["l", "l", "l"] + ["r"] * len(models))
+    header = ["Dataset"] * named + ["Task", "Signature", "", *models]
+    return markdown_table(header, rows, ["l"] * (len(header) - len(models)) + ["r"] * len(models))
 
 
 def rank_markdown(summary: pd.DataFrame, models=None) -> str:
