@@ -92,7 +92,8 @@ else:
         wall = f", {meta['wall_seconds'] / 60:.1f} min" if meta.get("wall_seconds") else ""
         return f"{stem} ({meta.get('n_trials', '?')} trials{wall})"
 
-    stem = st.selectbox("Run", stems, format_func=_label, key="bench_stem")
+    default = stems.index("multi-curvature") if "multi-curvature" in stems else 0
+    stem = st.selectbox("Run", stems, index=default, format_func=_label, key="bench_stem")
     with friendly("read the stored run"):
         run = _run(stem, by_stem[stem]["modified"])
         meta = run["meta"]

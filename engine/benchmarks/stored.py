@@ -19,7 +19,7 @@ RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
 
 
 def list_runs(directory=None) -> list[dict]:
-    """The stored runs in ``directory`` (default :data:`RESULTS_DIR`), newest first.
+    """The stored runs in ``directory`` (default :data:`RESULTS_DIR`), by name.
 
     Returns
     -------
@@ -42,7 +42,8 @@ def list_runs(directory=None) -> list[dict]:
             meta["stem"] = meta_path.stem
             meta["modified"] = meta_path.stat().st_mtime
             runs.append(meta)
-    return sorted(runs, key=lambda m: m["modified"], reverse=True)
+    # By name: file times are arbitrary after a checkout.
+    return sorted(runs, key=lambda m: m["stem"])
 
 
 def _read(path: Path) -> pd.DataFrame:
