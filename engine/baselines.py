@@ -103,7 +103,9 @@ def _product_manifold(sig: Signature):
 
 def _validate_fit(estimator, X, y, *, regressor: bool, dtype=np.float64):
     """scikit-learn's input checks, then the manifold check. Sets ``signature_``."""
-    X, y = validate_data(estimator, X, y, dtype=dtype, y_numeric=regressor)
+    # NaN / inf are left to ProductManifold.validate, whose message names the row,
+    # column and component (scikit-learn's only says "Input X contains NaN").
+    X, y = validate_data(estimator, X, y, dtype=dtype, y_numeric=regressor, ensure_all_finite=False)
     estimator.signature_ = resolve_signature(estimator.signature, X.shape[1])
     X = _product_manifold(estimator.signature_).validate(X, name="X")
     return X, y
@@ -111,7 +113,7 @@ def _validate_fit(estimator, X, y, *, regressor: bool, dtype=np.float64):
 
 def _validate_predict(estimator, X):
     check_is_fitted(estimator)
-    X = validate_data(estimator, X, reset=False, dtype=np.float64)
+    X = validate_data(estimator, X, reset=False, dtype=np.float64, ensure_all_finite=False)
     return _product_manifold(estimator.signature_).validate(X, name="X")
 
 

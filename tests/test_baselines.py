@@ -103,6 +103,10 @@ def test_off_manifold_rows_are_named(data):
     model = AmbientClassifier(signature=SIG).fit(X, y)
     with pytest.raises(ValueError, match="row 17"):
         model.predict(bad)
+    missing = X.copy()
+    missing[5, 6] = np.nan
+    with pytest.raises(ValueError, match=r"NaN at row 5, column 6 \(component 3, E2"):
+        AmbientClassifier(signature=SIG).fit(missing, y)
     with pytest.raises(ValueError, match="needs 8 ambient coordinates"):
         AmbientClassifier(signature=SIG).fit(X[:, :7], y)
 

@@ -289,6 +289,10 @@ def test_bad_input(data):
         KleinTreeClassifier(signature="H2 x S2").fit(np.zeros((3, 6)), [0, 1, 0])
     with pytest.raises(ValueError, match="needs 6"):
         KleinTreeClassifier(signature=SIG).fit(X[:, :5], y)
+    missing = X.copy()
+    missing[4, 3] = np.inf
+    with pytest.raises(ValueError, match="row 4"):
+        KleinTreeClassifier(signature=SIG).fit(missing, y)
     bad = X.copy()
     bad[7, 0] += 0.1
     with pytest.raises(ValueError, match="row 7"):
@@ -341,3 +345,17 @@ class _NotATree:
         return Tags(
             estimator_type="classifier", target_tags=TargetTags(required=True), classifier_tags=ClassifierTags()
         )
+
+
+def test_lightgbm_zero_as_missing_uses_lightgbms_own_routing(data):
+    # With zero_as_missing, rows at exactly 0 go the default way, not by value: the
+    # correction then takes leaves from LightGBM and leaves such splits unchanged.
+    X, y, _ = data
+    X = X.copy()
+    X[::5, 3] = 0.0  # the E1 coordinate: exact zeros
+    backend = lightgbm.LGBMClassifier(n_estimators=8, num_leaves=15, zero_as_missing=True, verbose=-1, n_jobs=1)
+    fitted = KleinTreeClassifier(clone(backend), signature=SIG).fit(X, y)
+    plain = KleinTreeClassifier(clone(backend), signature=SIG, max_margin=False).fit(X, y)
+    assert fitted.n_thresholds_moved_ > 0
+    features = fitted.transform_features(X)
+    np.testing.assert_array_equal(_leaves(fitted, features), _leaves(plain, features))

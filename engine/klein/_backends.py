@@ -1,9 +1,11 @@
 """Adapters between tree libraries and the threshold correction.
 
 Each adapter reads a fitted model's trees as parallel arrays (children, feature,
-threshold), finds the rows that trained each tree and the leaf each of them
-reaches *by the library's own routing*, and writes corrected thresholds back in
-the library's own format:
+threshold), finds the rows that trained each tree, and writes corrected thresholds
+back in the library's own format. The rows are sent down each tree with the
+library's own comparison (float precision and ``<`` or ``<=``), reproduced in
+:func:`engine.klein._correct.correct_tree`; the tests check it against every
+library's own leaf assignment (``apply`` / ``pred_leaf``):
 
 =====================================  ==============================  ====================================
 library / estimator                    routing (left iff)              rows of each tree
@@ -28,13 +30,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
 
-from engine.klein._correct import RULE_F32_LE, RULE_F32_LT, RULE_F64_LE, STATUS_MOVED, correct_tree
+from engine.klein._correct import (
+    RULE_F32_LE,
+    RULE_F32_LT,
+    RULE_F64_LE,
+    STATUS_MOVED,
+    correct_tree,
+    correct_tree_from_leaves,
+)
 
 __all__ = ["KleinCorrectionWarning", "backend_for", "correct_estimator"]
 
@@ -68,17 +77,17 @@ def _nonzero_rows(sample_weight, n_samples):
 
 
 class _TreeJob:
-    """One tree: its arrays, its rows and how to get their leaves."""
+    """One tree: its arrays and its rows (and, where the library must route them, their leaves)."""
 
     __slots__ = ("expected_rows", "feature", "leaf", "left", "right", "rows", "threshold")
 
-    def __init__(self, left, right, feature, threshold, rows, leaf, expected_rows=None):
+    def __init__(self, left, right, feature, threshold, rows, leaf=None, expected_rows=None):
         self.left = np.ascontiguousarray(left, dtype=np.int64)
         self.right = np.ascontiguousarray(right, dtype=np.int64)
         self.feature = np.ascontiguousarray(feature, dtype=np.int64)
         self.threshold = np.ascontiguousarray(threshold, dtype=np.float64)
         self.rows = rows
-        self.leaf = leaf  # ndarray, or a callable returning one (computed in the worker thread)
+        self.leaf = leaf  # None: route with the rule; else the library's leaf of each row
         self.expected_rows = expected_rows  # the library's own count of the tree's rows, if known
 
 
@@ -101,7 +110,6 @@ class _SklearnTrees:
 
     def jobs(self, F, sample_weight):
         n = F.shape[0]
-        F32 = np.ascontiguousarray(F, dtype=np.float32)
         base_rows = _nonzero_rows(sample_weight, n)
         if self.kind == "forest" and getattr(self.estimator, "bootstrap", False):
             row_sets = [np.unique(idx).astype(np.int64) for idx in self.estimator.estimators_samples_]
@@ -111,10 +119,6 @@ class _SklearnTrees:
         for t, tree in enumerate(self._trees()):
             rows = row_sets[t] if row_sets is not None else base_rows
             nodes = tree.tree_
-
-            def leaf(tree=tree, rows=rows):
-                return tree.apply(F32[rows], check_input=False).astype(np.int64)
-
             jobs.append(
                 _TreeJob(
                     nodes.children_left,
@@ -122,7 +126,6 @@ class _SklearnTrees:
                     nodes.feature,
                     nodes.threshold,
                     rows,
-                    leaf,
                     expected_rows=int(nodes.n_node_samples[0]),
                 )
             )
@@ -136,21 +139,6 @@ class _SklearnTrees:
         return [
             (t.tree_.children_left, t.tree_.children_right, t.tree_.feature, t.tree_.threshold) for t in self._trees()
         ]
-
-
-@njit(cache=True, nogil=True)
-def _route_f64(left, right, feature, threshold, X):
-    """Leaf of each row for ``x <= t`` routing on float64 values."""
-    out = np.empty(X.shape[0], dtype=np.int64)
-    for r in range(X.shape[0]):
-        node = 0
-        while left[node] != -1:
-            if X[r, feature[node]] <= threshold[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[r] = node
-    return out
 
 
 class _HistGradientBoosting:
@@ -174,18 +162,12 @@ class _HistGradientBoosting:
 
     def jobs(self, F, sample_weight):
         rows = _nonzero_rows(sample_weight, F.shape[0])
-        F_rows = np.ascontiguousarray(F[rows])
         jobs = []
         for predictor in self._predictors():
             nodes = predictor.nodes
             if np.any(nodes["is_categorical"][~nodes["is_leaf"].astype(bool)]):
                 raise ValueError("categorical splits of HistGradientBoosting cannot be corrected; use numeric features")
-            left, right, feature, threshold = self._arrays(nodes)
-
-            def leaf(left=left, right=right, feature=feature, threshold=threshold):
-                return _route_f64(left, right, feature, threshold, F_rows)
-
-            jobs.append(_TreeJob(left, right, feature, threshold, rows, leaf, expected_rows=int(nodes["count"][0])))
+            jobs.append(_TreeJob(*self._arrays(nodes), rows, expected_rows=int(nodes["count"][0])))
         return jobs
 
     def write(self, thresholds):
@@ -198,6 +180,10 @@ class _HistGradientBoosting:
 
 
 # ------------------------------------------------------------------------ XGBoost
+# One tree's split conditions in XGBoost's JSON text: a flat list of numbers.
+_SPLIT_CONDITIONS = re.compile(r'"split_conditions":\[[^\]]*\]')
+
+
 def _xgb_trees(model: dict) -> list:
     booster = model["learner"]["gradient_booster"]
     name = booster.get("name")
@@ -216,7 +202,8 @@ class _XGBoost:
     def __init__(self, estimator):
         self.estimator = estimator
         self.booster = estimator.get_booster()
-        self.model = json.loads(bytes(self.booster.save_raw(raw_format="json")))
+        self.text = bytes(self.booster.save_raw(raw_format="json")).decode("utf-8")
+        self.model = json.loads(self.text)
         self.trees = _xgb_trees(self.model)
 
     @staticmethod
@@ -233,26 +220,24 @@ class _XGBoost:
         return left, right, feature, threshold
 
     def jobs(self, F, sample_weight):
-        import xgboost
-
         rows = _nonzero_rows(sample_weight, F.shape[0])
-        matrix = xgboost.DMatrix(np.ascontiguousarray(F[rows], dtype=np.float32), nthread=_threads(self.estimator))
-        leaves = np.asarray(self.booster.predict(matrix, pred_leaf=True)).reshape(len(rows), -1)
-        if leaves.shape[1] != len(self.trees):
-            raise ValueError(
-                f"XGBoost returned leaves for {leaves.shape[1]} trees but the model has {len(self.trees)}; "
-                "cannot correct this model"
-            )
-        leaves = np.ascontiguousarray(leaves.T.astype(np.int64))
-        return [_TreeJob(*self._arrays(tree), rows, leaves[t]) for t, tree in enumerate(self.trees)]
+        return [_TreeJob(*self._arrays(tree), rows) for tree in self.trees]
 
     def write(self, thresholds):
-        for tree, new in zip(self.trees, thresholds):
+        # Rewrite only the split_conditions arrays in XGBoost's own JSON text (one per
+        # tree, in tree order) instead of re-serialising the whole parsed model: same
+        # result, a fraction of the time for large ensembles. Leaves keep their values
+        # (XGBoost stores leaf weights in the same array).
+        pieces = _SPLIT_CONDITIONS.split(self.text)
+        if len(pieces) != len(self.trees) + 1:
+            raise ValueError("unexpected XGBoost JSON layout: cannot locate every tree's split conditions")
+        out = [pieces[0]]
+        for tree, new, rest in zip(self.trees, thresholds, pieces[1:]):
             internal = np.asarray(tree["left_children"]) != -1
-            conditions = tree["split_conditions"]
-            for node in np.flatnonzero(internal):
-                conditions[node] = float(np.float32(new[node]))
-        self.booster.load_model(bytearray(json.dumps(self.model).encode("utf-8")))
+            values = np.where(internal, new.astype(np.float32), np.asarray(tree["split_conditions"], np.float32))
+            out.append('"split_conditions":[' + ",".join(map(repr, values.astype(np.float64).tolist())) + "]")
+            out.append(rest)
+        self.booster.load_model(bytearray("".join(out).encode("utf-8")))
 
     def tree_arrays(self):
         return [self._arrays(tree) for tree in self.trees]
@@ -269,6 +254,7 @@ class _LightGBMModel:
 
     def __init__(self, text: str):
         self.lines = text.split("\n")
+        self.zero_as_missing = False
         self.trees = []  # dicts: first line, last line, threshold line, arrays
         current = None
         for number, line in enumerate(self.lines):
@@ -315,6 +301,9 @@ class _LightGBMModel:
             threshold[:n_internal] = np.asarray(fields["threshold"].split(), dtype=np.float64)
             tree["arrays"] = (left, right, feature, threshold)
             tree["root_count"] = int(fields["internal_count"].split()[0]) if "internal_count" in fields else None
+            # decision_type bits 2-3 hold the missing-value type; 1 is "zero as missing".
+            if np.any((ints("decision_type") >> 2) & 3 == 1):
+                self.zero_as_missing = True
 
     def text(self, thresholds) -> str:
         lines = list(self.lines)
@@ -358,18 +347,24 @@ class _LightGBM:
 
     def jobs(self, F, sample_weight):
         rows = _nonzero_rows(sample_weight, F.shape[0])
-        leaves = np.asarray(
-            self.booster.predict(np.ascontiguousarray(F[rows]), pred_leaf=True, num_threads=_threads(self.estimator))
-        ).reshape(len(rows), -1)
-        if leaves.shape[1] != len(self.model.trees):
-            raise ValueError(
-                f"LightGBM returned leaves for {leaves.shape[1]} trees but the model has {len(self.model.trees)}"
-            )
+        leaves = None
+        if self.model.zero_as_missing:
+            # Zeros go the default way there, not by value: ask LightGBM for the leaves.
+            leaves = np.asarray(
+                self.booster.predict(
+                    np.ascontiguousarray(F[rows]), pred_leaf=True, num_threads=_threads(self.estimator)
+                )
+            ).reshape(len(rows), -1)
+            if leaves.shape[1] != len(self.model.trees):
+                raise ValueError(
+                    f"LightGBM returned leaves for {leaves.shape[1]} trees but the model has {len(self.model.trees)}"
+                )
         jobs = []
         for t, tree in enumerate(self.model.trees):
-            left, right, feature, threshold = tree["arrays"]
-            leaf = (leaves[:, t].astype(np.int64) + tree["n_internal"]) if tree["n_internal"] else None
-            jobs.append(_TreeJob(left, right, feature, threshold, rows, leaf, expected_rows=tree.get("root_count")))
+            leaf = None
+            if leaves is not None:
+                leaf = np.ascontiguousarray(leaves[:, t], dtype=np.int64) + tree["n_internal"]
+            jobs.append(_TreeJob(*tree["arrays"], rows, leaf=leaf, expected_rows=tree.get("root_count")))
         return jobs
 
     def write(self, thresholds):
@@ -421,11 +416,12 @@ def backend_for(estimator):
 
 
 def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule):
-    if job.leaf is None:  # a single-leaf tree: nothing to move
-        return job.threshold.copy(), np.full(len(job.threshold), np.nan), np.full(len(job.threshold), -1, np.int8)
-    leaf = job.leaf() if callable(job.leaf) else job.leaf
-    return correct_tree(
-        job.left, job.right, job.feature, job.threshold, leaf, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
+    if job.leaf is None:
+        return correct_tree(
+            job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
+        )
+    return correct_tree_from_leaves(
+        job.left, job.right, job.feature, job.threshold, job.leaf, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
     )
 
 
@@ -459,9 +455,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_we
     FT = np.ascontiguousarray(F.T, dtype=np.float64)
     jobs = backend.jobs(F, sample_weight)
     mismatched = sum(
-        1
-        for job in jobs
-        if job.expected_rows is not None and job.leaf is not None and job.expected_rows != len(job.rows)
+        1 for job in jobs if job.expected_rows is not None and job.left[0] != -1 and job.expected_rows != len(job.rows)
     )
     rows_unknown = isinstance(backend, _XGBoost) and backend.row_sampling()
     if mismatched or rows_unknown:

@@ -10,12 +10,18 @@ midpoint for E), then nudge it, if needed, so that the library's own comparison
 (its float precision and its ``<`` or ``<=``) still sends every training row the
 same way.
 
-Rows per node without a Python loop: each training row's leaf is known (from the
-library's own routing), and in a depth-first order the leaves of any subtree are
-contiguous. So one counting sort of the rows by leaf lays out every node's rows as
-a contiguous block ``[start, start + count)`` whose first ``count(left child)``
-rows went left. The whole correction is then a few passes over each node's block:
-``O(n_rows * depth)`` per tree, compiled with numba.
+Rows per node without a Python loop, two ways (both compiled with numba, both
+``O(n_rows * depth)`` per tree, a few passes over each node's rows):
+
+* :func:`correct_tree` sends the rows down the tree itself with the library's
+  comparison, partitioning an index array in place node by node (quicksort-style),
+  so each node's rows end up contiguous, those going left first. Cheaper than asking
+  the library for every row's leaf (XGBoost's ``pred_leaf`` alone costs about a
+  prediction) and no (n_rows, n_trees) leaf matrix.
+* :func:`correct_tree_from_leaves` takes each row's leaf from the library (for
+  routing rules it cannot reproduce, such as LightGBM's zero-as-missing): in a
+  depth-first order the leaves of any subtree are contiguous, so one counting sort
+  of the rows by leaf lays out every node's rows as a contiguous block.
 """
 
 from __future__ import annotations
@@ -27,12 +33,18 @@ from numba import njit
 
 from engine.trees._margin import hyperbolic_threshold, lift_threshold
 
-__all__ = ["RULE_F32_LE", "RULE_F32_LT", "RULE_F64_LE", "correct_tree"]
+__all__ = ["RULE_F32_LE", "RULE_F32_LT", "RULE_F64_LE", "correct_tree", "correct_tree_from_leaves"]
 
 # How a library compares a row's feature value with a node's threshold.
 RULE_F64_LE = 0  # float64 value <= threshold: HistGradientBoosting, LightGBM
 RULE_F32_LE = 1  # float32(value) <= float64 threshold: scikit-learn trees (X is cast to float32)
 RULE_F32_LT = 2  # float32(value) < float32 threshold: XGBoost ("x < split_condition" goes left)
+
+# Candidate test slack: plane values computed as x0 (t - ratio) differ from x0 t - xj by
+# a few ulps, so a row is kept when within 1e-12 relative (plus 1e-15 x0 absolute, for
+# values at 0) of the bound; the exact solver prunes the extra rows again.
+_CANDIDATE_SLACK = 1.0 + 1e-12
+_CANDIDATE_FLOOR = 1e-15
 
 # Status of each internal node after correction.
 STATUS_MOVED = 0
@@ -123,8 +135,83 @@ def _layout(left, right, leaf, rows):
 
 
 @njit(cache=True, nogil=True)
-def correct_tree(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
-    """Maximum-margin thresholds for one tree.
+def _finish_node(
+    node,
+    f,
+    lo,
+    hi,
+    lib_lo,
+    lib_hi,
+    threshold,
+    x0,
+    xj,
+    go_left,
+    n_cand,
+    feat_x0,
+    feat_radius,
+    rule,
+    new_threshold,
+    margin,
+    status,
+):
+    """Place the boundary of one node from its gap and its candidate rows.
+
+    ``lo`` / ``hi``: largest value sent left and smallest sent right (float64);
+    ``lib_lo`` / ``lib_hi``: the same at the library's precision. For H features,
+    ``x0[:n_cand], xj[:n_cand], go_left[:n_cand]`` hold a set of the node's rows that
+    contains every row that can be nearest to some boundary in the gap (the rows
+    attaining ``lo`` and ``hi`` among them), so both the optimal threshold and the
+    margin are those of the whole node.
+    """
+    if lo == -np.inf or hi == np.inf:
+        status[node] = STATUS_EMPTY_SIDE
+        return
+    if not (lo < hi):
+        status[node] = STATUS_INCONSISTENT
+        return
+    t_old = threshold[node]
+    if rule == RULE_F32_LT:
+        consistent = lib_lo < t_old <= lib_hi
+    else:
+        consistent = lib_lo <= t_old < lib_hi
+    if not (lib_lo < lib_hi) or not consistent:
+        status[node] = STATUS_INCONSISTENT
+        return
+    hyperbolic = feat_x0[f] >= 0
+    if hyperbolic:
+        t, _ = hyperbolic_threshold(x0[:n_cand], xj[:n_cand], go_left[:n_cand])
+    else:
+        t, _ = lift_threshold(lo, hi)
+    # Keep every training row on its side under the library's own comparison.
+    if rule == RULE_F32_LT:
+        t = _to_f32(t)
+        if t <= lib_lo:
+            t = _next_up_f32(lib_lo)
+        if t > lib_hi:
+            t = lib_hi
+    else:
+        if t < lib_lo:
+            t = lib_lo
+        if t >= lib_hi:
+            t = _next_down_f64(lib_hi)
+    new_threshold[node] = t
+    status[node] = STATUS_MOVED
+    if hyperbolic:
+        radius = feat_radius[f]
+        smallest = np.inf
+        for k in range(n_cand):
+            smallest = min(smallest, abs(xj[k] - t * x0[k]))
+        # |t| reaches 1 only when float32 rounding put a far point's ratio on the
+        # ball's boundary; that boundary is at infinite distance: no finite margin.
+        if t * t < 1.0:
+            margin[node] = radius * math.asinh(smallest / (radius * math.sqrt(1.0 - t * t)))
+    else:
+        margin[node] = min(t - lo, hi - t)
+
+
+@njit(cache=True, nogil=True)
+def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+    """Maximum-margin thresholds for one tree, given each row's leaf (the library's routing).
 
     Parameters
     ----------
@@ -135,7 +222,7 @@ def correct_tree(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, f
     threshold : ndarray of shape (n_nodes,), float64
         The library's thresholds (used to check consistency).
     leaf : ndarray of shape (m,), int64
-        Leaf reached by each of the tree's training rows (the library's routing).
+        Leaf reached by each of the tree's training rows.
     rows : ndarray of shape (m,), int64
         Those rows' indices into the feature arrays.
     FT : ndarray of shape (n_features, n_samples), float64
@@ -169,23 +256,19 @@ def correct_tree(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, f
     go_left = np.empty(m, dtype=np.bool_)
     for position in range(n_reached):
         node = preorder[position]
-        lchild = left[node]
-        if lchild == -1:
+        if left[node] == -1:
             continue
-        n_left = count[lchild]
-        n_total = count[node]
-        if n_left == 0 or n_left == n_total:
-            status[node] = STATUS_EMPTY_SIDE
-            continue
-        s = start[node]
         f = feature[node]
-        # The gap as the library sees it (its precision), and as float64.
+        s = start[node]
+        n_left = count[left[node]]
         lib_lo = -np.inf
         lib_hi = np.inf
         lo = -np.inf
         hi = np.inf
-        for k in range(n_total):
-            v = FT[f, order[s + k]]
+        h0 = feat_x0[f]
+        for k in range(count[node]):
+            r = order[s + k]
+            v = FT[f, r]
             lv = v if rule == RULE_F64_LE else _to_f32(v)
             if k < n_left:
                 lo = max(lo, v)
@@ -193,48 +276,190 @@ def correct_tree(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, f
             else:
                 hi = min(hi, v)
                 lib_hi = min(lib_hi, lv)
-        t_old = threshold[node]
-        if rule == RULE_F32_LT:
-            consistent = lib_lo < t_old <= lib_hi
-        else:
-            consistent = lib_lo <= t_old < lib_hi
-        if not (lib_lo < lib_hi) or not consistent:
-            status[node] = STATUS_INCONSISTENT
-            continue
-        h0 = feat_x0[f]
-        if h0 >= 0:
-            hj = feat_xj[f]
-            for k in range(n_total):
-                r = order[s + k]
+            if h0 >= 0:  # every row is a candidate here (this path is the rare one)
                 x0[k] = HT[h0, r]
-                xj[k] = HT[hj, r]
+                xj[k] = HT[feat_xj[f], r]
                 go_left[k] = k < n_left
-            t, _ = hyperbolic_threshold(x0[:n_total], xj[:n_total], go_left[:n_total])
+        _finish_node(
+            node,
+            f,
+            lo,
+            hi,
+            lib_lo,
+            lib_hi,
+            threshold,
+            x0,
+            xj,
+            go_left,
+            count[node],
+            feat_x0,
+            feat_radius,
+            rule,
+            new_threshold,
+            margin,
+            status,
+        )
+    return new_threshold, margin, status
+
+
+@njit(cache=True, nogil=True)
+def _goes_left(v, t, rule):
+    if rule == RULE_F64_LE:
+        return v <= t
+    if rule == RULE_F32_LE:
+        return _to_f32(v) <= t
+    return _to_f32(v) < t  # RULE_F32_LT: t is a float32 value
+
+
+@njit(cache=True, nogil=True)
+def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+    """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
+
+    Same result as :func:`correct_tree_from_leaves` (see it for the parameters and
+    the returned arrays), but the rows are sent down the tree here, node by node with
+    the library's ``rule`` (inputs are finite, so missing-value routing never applies).
+
+    One pass over a node's rows does everything. It partitions them (out of place
+    between two index buffers, left rows from the front and right rows from the back,
+    without branches because a row's direction is unpredictable) and finds the gap
+    ``(lo, hi)``, the largest value sent left and the smallest sent right; rounding to
+    float32 is monotone, so the gap as the library sees it is ``(f32(lo), f32(hi))``.
+
+    For an H feature the same pass also keeps the candidate rows. A left row ``i``
+    (plane value ``x0_i (t - r_i)`` with ratio ``r_i``, growing with ``t``) can be the
+    nearest somewhere in the gap only if its value at the near end ``lo`` is at most
+    the smallest left value at the far end ``hi``. While scanning, ``lo`` is bounded
+    below by the running largest left ratio and that smallest value above by the
+    running minimum of ``x0 (hi' - r)``, with ``hi'`` the running smallest right ratio
+    (at least ``hi``); testing against these running values keeps a superset of the
+    true candidates (the rows attaining ``lo`` and ``hi`` included). Symmetrically on
+    the right. :func:`engine.trees._margin.hyperbolic_threshold` then solves the node
+    exactly on that small superset (its optimum and margin are the whole node's).
+    """
+    n_nodes = left.shape[0]
+    new_threshold = threshold.copy()
+    margin = np.full(n_nodes, np.nan)
+    status = np.full(n_nodes, -1, dtype=np.int8)
+    m = rows.shape[0]
+    buffers = np.empty((2, m), dtype=np.int64)
+    buffers[0] = rows
+    x0 = np.empty(m)
+    xj = np.empty(m)
+    go_left = np.empty(m, dtype=np.bool_)
+    cand_row = np.empty(m, dtype=np.int64)
+    # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
+    # never needs more than n + 1 entries.
+    stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = m
+    stack[0, 3] = 0
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        node = stack[depth, 0]
+        s = stack[depth, 1]
+        stop = stack[depth, 2]
+        which = stack[depth, 3]
+        if left[node] == -1:
+            continue
+        src = buffers[which]
+        dst = buffers[1 - which]
+        f = feature[node]
+        t_old = threshold[node]
+        h0 = feat_x0[f]
+        lo = -np.inf
+        hi = np.inf
+        bound_left = np.inf
+        bound_right = np.inf
+        n_cand = 0
+        il = s
+        ir = stop - 1
+        # Children that are both leaves need the gap (and candidates), not the partition.
+        write = left[left[node]] != -1 or left[right[node]] != -1
+        # Two copies of the loop so that E splits carry no H work.
+        if h0 < 0:
+            for k in range(s, stop):
+                r = src[k]
+                v = FT[f, r]
+                if rule == RULE_F64_LE:
+                    g = v <= t_old
+                elif rule == RULE_F32_LE:
+                    g = _to_f32(v) <= t_old
+                else:
+                    g = _to_f32(v) < t_old
+                # Both writes happen and only the row's own cursor moves, so the other
+                # write is overwritten later (the standard branch-free partition).
+                if write:
+                    dst[il] = r
+                    dst[ir] = r
+                il += 1 if g else 0
+                ir -= 0 if g else 1
+                lo = max(lo, v if g else -np.inf)
+                hi = min(hi, np.inf if g else v)
         else:
-            t, _ = lift_threshold(lo, hi)
-        # Keep every training row on its side under the library's own comparison.
-        if rule == RULE_F32_LT:
-            t = _to_f32(t)
-            if t <= lib_lo:
-                t = _next_up_f32(lib_lo)
-            if t > lib_hi:
-                t = lib_hi
+            for k in range(s, stop):
+                r = src[k]
+                v = FT[f, r]
+                if rule == RULE_F64_LE:
+                    g = v <= t_old
+                elif rule == RULE_F32_LE:
+                    g = _to_f32(v) <= t_old
+                else:
+                    g = _to_f32(v) < t_old
+                if write:
+                    dst[il] = r
+                    dst[ir] = r
+                il += 1 if g else 0
+                ir -= 0 if g else 1
+                lo = max(lo, v if g else -np.inf)
+                hi = min(hi, np.inf if g else v)
+                # Plane values from the ratio v = xj / x0 and x0 alone (one memory read
+                # fewer per row); the slack keeps the test a superset despite rounding,
+                # and candidates get their exact coordinates below. hi = inf (no right
+                # row yet) makes the left term inf: no bound yet; same on the right.
+                a = HT[h0, r]
+                bound_left = min(bound_left, a * (hi - v) if g else np.inf)
+                bound_right = min(bound_right, np.inf if g else a * (v - lo))
+                near = a * (lo - v) if g else a * (v - hi)
+                if near <= (bound_left if g else bound_right) * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR:
+                    cand_row[n_cand] = r
+                    go_left[n_cand] = g
+                    n_cand += 1
+            hj = feat_xj[f]
+            for c in range(n_cand):
+                x0[c] = HT[h0, cand_row[c]]
+                xj[c] = HT[hj, cand_row[c]]
+        if rule == RULE_F64_LE:
+            lib_lo, lib_hi = lo, hi
         else:
-            if t < lib_lo:
-                t = lib_lo
-            if t >= lib_hi:
-                t = _next_down_f64(lib_hi)
-        new_threshold[node] = t
-        status[node] = STATUS_MOVED
-        if h0 >= 0:
-            radius = feat_radius[f]
-            smallest = np.inf
-            for k in range(n_total):
-                smallest = min(smallest, abs(xj[k] - t * x0[k]))
-            # |t| reaches 1 only when float32 rounding put a far point's ratio on the
-            # ball's boundary; that boundary is at infinite distance: no finite margin.
-            if t * t < 1.0:
-                margin[node] = radius * math.asinh(smallest / (radius * math.sqrt(1.0 - t * t)))
-        else:
-            margin[node] = min(t - lo, hi - t)
+            lib_lo, lib_hi = _to_f32(lo), _to_f32(hi)
+        _finish_node(
+            node,
+            f,
+            lo,
+            hi,
+            lib_lo,
+            lib_hi,
+            threshold,
+            x0,
+            xj,
+            go_left,
+            n_cand,
+            feat_x0,
+            feat_radius,
+            rule,
+            new_threshold,
+            margin,
+            status,
+        )
+        stack[depth, 0] = right[node]
+        stack[depth, 1] = il
+        stack[depth, 2] = stop
+        stack[depth, 3] = 1 - which
+        stack[depth + 1, 0] = left[node]
+        stack[depth + 1, 1] = s
+        stack[depth + 1, 2] = il
+        stack[depth + 1, 3] = 1 - which
+        depth += 2
     return new_threshold, margin, status

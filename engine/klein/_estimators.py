@@ -265,6 +265,26 @@ class KleinTreeClassifier(ClassifierMixin, _KleinTree):
         When the library does not record each tree's rows and trained on a subset
         (subsampling, bagging, an early-stopping split): the correction then uses all
         rows reaching each node.
+
+    Notes
+    -----
+    Routing is the library's own: scikit-learn compares ``float32(x) <= t``, XGBoost
+    ``float32(x) < t`` with a float32 ``t``, LightGBM and HistGradientBoosting
+    ``x <= t`` in float64. The maximum-margin threshold is computed in float64 and then
+    clamped into the gap the library sees, so every training row keeps its leaf (the
+    margin can be slightly smaller than optimal where float32 rounding narrows the gap).
+
+    The rows of each tree: rows with non-zero sample weight for a single tree, the
+    in-bag rows of scikit-learn forests (``estimators_samples_``), and all rows for
+    the boosting libraries, which do not record their subsamples (a warning says so
+    when the library's node counts show a tree saw fewer rows).
+
+    HistGradientBoosting is corrected honestly: it searches splits on binned
+    features, but a split on bin ``b`` sends left exactly the rows whose raw value is
+    at most the bin's upper edge, and prediction compares raw values with that edge.
+    Any threshold between the largest raw value sent left and the smallest sent right
+    reproduces the same partition of the training rows, so the edge is replaced by the
+    maximum-margin threshold inside that gap. (Categorical splits are refused.)
     """
 
     def predict_proba(self, X):
