@@ -38,6 +38,23 @@ def _bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
     return np.bincount(draws, minlength=n_samples).astype(np.float64)
 
 
+def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, max_features, n_draws):
+    """Grow one tree of ``forest`` from its seed (bootstrap counts, then plane order)."""
+    tree = forest._make_tree(seed)
+    tree.n_features_in_ = template.n_features_in_
+    tree.signature_ = template.signature_
+    tree.split_features_ = template.split_features_
+    tree.max_features_ = max_features
+    if forest._is_classifier:
+        tree.classes_ = template.classes_
+        tree.n_classes_ = template.n_classes_
+    if forest.bootstrap:
+        weight = weight * _bootstrap_counts(seed, X.shape[0], n_draws)
+    tree_seed = int(check_random_state(seed).randint(1, _MAX_INT))
+    tree.tree_ = tree._grow(X, V, y_code, y_value, weight, params, max_features, tree_seed)
+    return tree
+
+
 class BaseProductForest(BaseEstimator):
     """Shared machinery of the product random forests (not public)."""
 
@@ -153,22 +170,12 @@ class BaseProductForest(BaseEstimator):
         seeds = random_state.randint(_MAX_INT, size=n_more)
 
         V = template.split_features_.values(X)
-
-        def grow(seed):
-            tree = self._make_tree(int(seed))
-            tree.n_features_in_ = template.n_features_in_
-            tree.signature_ = template.signature_
-            tree.split_features_ = template.split_features_
-            tree.max_features_ = max_features
-            if self._is_classifier:
-                tree.classes_ = template.classes_
-                tree.n_classes_ = template.n_classes_
-            tree_weight = weight * _bootstrap_counts(seed, n_samples, n_draws) if self.bootstrap else weight
-            tree_seed = int(check_random_state(int(seed)).randint(1, _MAX_INT))
-            tree.tree_ = tree._grow(X, V, y_code, y_value, tree_weight, params, max_features, tree_seed)
-            return tree
-
-        trees = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(grow)(seed) for seed in seeds)
+        # Data travels as arguments, not in a closure, so that a distributed joblib
+        # backend (Dask) can ship the arrays to its workers once instead of per task.
+        trees = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_grow_tree)(self, template, int(seed), X, V, y_code, y_value, weight, params, max_features, n_draws)
+            for seed in seeds
+        )
         self.estimators_.extend(trees)
         return self
 
