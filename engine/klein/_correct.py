@@ -134,6 +134,47 @@ def _layout(left, right, leaf, rows):
     return preorder, n_reached, count, start, order
 
 
+# Up to this many (left, right) candidate pairs the optimum is found by checking every
+# pair (exact, no iteration); above it, by the product trees' bisection.
+_MAX_PAIRS = 256
+
+
+@njit(cache=True, nogil=True)
+def _timelike_threshold(x0, xj, go_left, n_cand):
+    """Maximum-margin Klein threshold of an H split from its candidate rows.
+
+    Maximising ``min(min_left (a t - b), min_right (b - a t))`` (``a = x0``, ``b = xj``)
+    is a two-variable linear program whose optimum lies where one left line meets one
+    right line; of all such pairs, the optimal one has the smallest crossing value
+    ``(a_i b_k - a_k b_i) / (a_i + a_k)`` (any other left line below that crossing
+    would cross the right line lower), and its crossing ``t = (b_i + b_k) / (a_i + a_k)``
+    is the threshold: the Klein ratio of ``u + v``, as the notes on boundaries say. For
+    few candidates checking every pair is exact and cheaper than bisection; otherwise
+    :func:`engine.trees._margin.hyperbolic_threshold` does it.
+    """
+    n_left = 0
+    for c in range(n_cand):
+        n_left += 1 if go_left[c] else 0
+    n_right = n_cand - n_left
+    if n_left * n_right > _MAX_PAIRS:
+        t, _ = hyperbolic_threshold(x0[:n_cand], xj[:n_cand], go_left[:n_cand])
+        return t
+    best_value = np.inf
+    best_t = np.nan
+    for i in range(n_cand):
+        if not go_left[i]:
+            continue
+        for k in range(n_cand):
+            if go_left[k]:
+                continue
+            denominator = x0[i] + x0[k]
+            value = (x0[i] * xj[k] - x0[k] * xj[i]) / denominator
+            if value < best_value:
+                best_value = value
+                best_t = (xj[i] + xj[k]) / denominator
+    return best_t
+
+
 @njit(cache=True, nogil=True)
 def _finish_node(
     node,
@@ -179,7 +220,7 @@ def _finish_node(
         return
     hyperbolic = feat_x0[f] >= 0
     if hyperbolic:
-        t, _ = hyperbolic_threshold(x0[:n_cand], xj[:n_cand], go_left[:n_cand])
+        t = _timelike_threshold(x0, xj, go_left, n_cand)
     else:
         t, _ = lift_threshold(lo, hi)
     # Keep every training row on its side under the library's own comparison.
@@ -302,7 +343,7 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
     return new_threshold, margin, status
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _goes_left(v, t, rule):
     if rule == RULE_F64_LE:
         return v <= t
@@ -377,17 +418,21 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
         ir = stop - 1
         # Children that are both leaves need the gap (and candidates), not the partition.
         write = left[left[node]] != -1 or left[right[node]] != -1
+        radius = feat_radius[f]
         # Two copies of the loop so that E splits carry no H work.
         if h0 < 0:
-            for k in range(s, stop):
+            # Two rows per step with separate running extremes: the max/min chains, not
+            # the memory reads, limit this loop, and two chains run in parallel.
+            lo2 = -np.inf
+            hi2 = np.inf
+            k = s
+            while k + 1 < stop:
                 r = src[k]
+                r2 = src[k + 1]
                 v = FT[f, r]
-                if rule == RULE_F64_LE:
-                    g = v <= t_old
-                elif rule == RULE_F32_LE:
-                    g = _to_f32(v) <= t_old
-                else:
-                    g = _to_f32(v) < t_old
+                v2 = FT[f, r2]
+                g = _goes_left(v, t_old, rule)
+                g2 = _goes_left(v2, t_old, rule)
                 # Both writes happen and only the row's own cursor moves, so the other
                 # write is overwritten later (the standard branch-free partition).
                 if write:
@@ -395,8 +440,29 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
                     dst[ir] = r
                 il += 1 if g else 0
                 ir -= 0 if g else 1
+                if write:
+                    dst[il] = r2
+                    dst[ir] = r2
+                il += 1 if g2 else 0
+                ir -= 0 if g2 else 1
                 lo = max(lo, v if g else -np.inf)
                 hi = min(hi, np.inf if g else v)
+                lo2 = max(lo2, v2 if g2 else -np.inf)
+                hi2 = min(hi2, np.inf if g2 else v2)
+                k += 2
+            if k < stop:
+                r = src[k]
+                v = FT[f, r]
+                g = _goes_left(v, t_old, rule)
+                if write:
+                    dst[il] = r
+                    dst[ir] = r
+                il += 1 if g else 0
+                ir -= 0 if g else 1
+                lo = max(lo, v if g else -np.inf)
+                hi = min(hi, np.inf if g else v)
+            lo = max(lo, lo2)
+            hi = min(hi, hi2)
         else:
             for k in range(s, stop):
                 r = src[k]
@@ -418,14 +484,23 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
                 # fewer per row); the slack keeps the test a superset despite rounding,
                 # and candidates get their exact coordinates below. hi = inf (no right
                 # row yet) makes the left term inf: no bound yet; same on the right.
-                a = HT[h0, r]
-                bound_left = min(bound_left, a * (hi - v) if g else np.inf)
-                bound_right = min(bound_right, np.inf if g else a * (v - lo))
-                near = a * (lo - v) if g else a * (v - hi)
-                if near <= (bound_left if g else bound_right) * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR:
-                    cand_row[n_cand] = r
-                    go_left[n_cand] = g
-                    n_cand += 1
+                # x0 >= R, so R * (distance in ratio) bounds the plane value from below:
+                # a row that fails even that test is no candidate, and its x0 (a random
+                # memory read) is not needed. Skipping it also leaves it out of the
+                # running bounds, which then bound a subset: still upper bounds.
+                unit = (lo - v) if g else (v - hi)
+                bound = bound_left if g else bound_right
+                if radius * unit <= bound * _CANDIDATE_SLACK:
+                    a = HT[h0, r]
+                    if g:
+                        bound_left = min(bound_left, a * (hi - v))
+                    else:
+                        bound_right = min(bound_right, a * (v - lo))
+                    bound = bound_left if g else bound_right
+                    if a * unit <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR:
+                        cand_row[n_cand] = r
+                        go_left[n_cand] = g
+                        n_cand += 1
             hj = feat_xj[f]
             for c in range(n_cand):
                 x0[c] = HT[h0, cand_row[c]]
