@@ -44,7 +44,7 @@ from sklearn.svm import SVC, SVR
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from engine.manifolds.signature import Signature
 
@@ -124,12 +124,14 @@ def _encode_classes(y):
 
 
 def _working_rows(n_columns: int, bytes_per_cell: int = 8 * 4) -> int:
-    """Rows per block so that ``rows x n_columns`` cells stay within scikit-learn's working memory.
+    """Rows per block so that ``rows x n_columns`` cells stay within a bounded working memory.
 
     ``bytes_per_cell`` counts the float64 temporaries alive per cell (distances,
     sort keys, a couple of intermediate arrays).
     """
-    budget = get_config()["working_memory"] * 2**20
+    # scikit-learn's working_memory (default 1 GB) is the upper limit; blocks of at
+    # most 256 MB are as fast and keep the peak well below it.
+    budget = min(get_config()["working_memory"], 256) * 2**20
     return max(1, int(budget // (bytes_per_cell * max(1, n_columns))))
 
 
@@ -753,11 +755,7 @@ class ProductPerceptronClassifier(ClassifierMixin, BaseEstimator):
         else:
             Y = np.where(encoded[:, None] == np.arange(len(self.classes_))[None, :], 1.0, -1.0)
         n = X.shape[0]
-        rng = (
-            np.random.RandomState(self.random_state)
-            if not isinstance(self.random_state, np.random.RandomState)
-            else self.random_state
-        )
+        rng = check_random_state(self.random_state)
         if self.shuffle:
             order = np.stack([rng.permutation(n) for _ in range(self.max_iter)]).astype(np.int64)
         else:

@@ -236,9 +236,14 @@ def test_far_points_and_float32_crowding():
     distance = np.concatenate([np.linspace(-16, -12, 40), np.linspace(-1, 1, 40), np.linspace(12, 16, 40)])
     X = np.column_stack([np.cosh(distance), np.sinh(distance)])
     y = (np.arange(len(distance)) % 3 == 0).astype(int)
-    for backend in ("decision_tree", "xgboost", "lightgbm"):
-        model = KleinTreeClassifier(backend, signature=signature).fit(X, y)
-        plain = KleinTreeClassifier(backend, signature=signature, max_margin=False).fit(X, y)
+    backends = (
+        DecisionTreeClassifier(random_state=0),
+        xgboost.XGBClassifier(n_estimators=10, n_jobs=1),
+        lightgbm.LGBMClassifier(n_estimators=10, min_child_samples=2, verbose=-1, n_jobs=1),
+    )
+    for backend in backends:
+        model = KleinTreeClassifier(clone(backend), signature=signature).fit(X, y)
+        plain = KleinTreeClassifier(clone(backend), signature=signature, max_margin=False).fit(X, y)
         np.testing.assert_array_equal(model.predict(X), plain.predict(X))
 
 
@@ -359,3 +364,28 @@ def test_lightgbm_zero_as_missing_uses_lightgbms_own_routing(data):
     assert fitted.n_thresholds_moved_ > 0
     features = fitted.transform_features(X)
     np.testing.assert_array_equal(_leaves(fitted, features), _leaves(plain, features))
+
+
+def test_pairwise_solver_matches_bisection():
+    # The exact pairwise solve used for small candidate sets agrees with the product
+    # trees' bisection, including points far from the origin (large x0).
+    from engine.klein._correct import _timelike_threshold
+    from engine.trees._margin import hyperbolic_threshold
+
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        n = int(rng.integers(2, 14))
+        distance = rng.normal(0, 1 + 4 * (trial % 3), n)
+        spread = rng.normal(0, 1, n)
+        x0 = np.cosh(distance) * np.cosh(spread)  # hyperboloid H2: (x0, x1, x2)
+        x1 = np.sinh(distance) * np.cosh(spread)
+        ratio = x1 / x0
+        order = np.argsort(ratio)
+        cut = int(rng.integers(1, n))
+        go_left = np.zeros(n, dtype=bool)
+        go_left[order[:cut]] = True
+        if ratio[go_left].max() >= ratio[~go_left].min():
+            continue
+        t_pairs = _timelike_threshold(x0, x1, go_left, n)
+        t_bisect, _ = hyperbolic_threshold(x0, x1, go_left)
+        np.testing.assert_allclose(t_pairs, t_bisect, rtol=1e-9, atol=1e-12)
