@@ -1018,3 +1018,141 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
         """Predicted targets, shape (n_samples,)."""
         check_is_fitted(self)
         return self.svm_.predict(self._test_gram(X))
+
+
+# ------------------------------------------------------------------ serialisation
+# JSON state for engine.io (never pickle). The SVMs are not registered: scikit-learn
+# keeps a fitted SVC's libsvm model in private attributes with no public way to load
+# it, so saving them would mean writing those private fields by hand.
+def _dump_signature_state(model) -> dict:
+    from engine.io import encode_labels
+
+    state = {"signature": str(model.signature_), "n_features_in": int(model.n_features_in_)}
+    if hasattr(model, "classes_"):
+        state["classes"] = encode_labels(model.classes_)
+    return state
+
+
+def _load_signature_state(model, state, keys, where="fitted"):
+    from engine.io import decode_labels
+
+    expected = {"signature", "n_features_in", *keys}
+    if isinstance(model, ClassifierMixin):
+        expected.add("classes")
+    if not isinstance(state, dict) or set(state) != expected:
+        raise ValueError(f"{where}: expected the keys {sorted(expected)}")
+    if not isinstance(state["signature"], str):
+        raise ValueError(f"{where}.signature must be a string")
+    try:
+        signature = Signature.parse(state["signature"])
+    except ValueError as exc:
+        raise ValueError(f"{where}.signature: {exc}") from None
+    if state["n_features_in"] != signature.ambient_dim:
+        raise ValueError(f"{where}: n_features_in must be {signature.ambient_dim} for '{signature}'")
+    model.signature_ = signature
+    model.n_features_in_ = signature.ambient_dim
+    if isinstance(model, ClassifierMixin):
+        classes = decode_labels(state["classes"], f"{where}.classes")
+        if classes.size < 1 or np.unique(classes).size != classes.size:
+            raise ValueError(f"{where}.classes must be distinct and non-empty")
+        model.classes_ = classes
+    return signature
+
+
+def _dump_wrapper(model):
+    from engine.klein.serialization import dump_tree_model
+
+    if not hasattr(model, "estimator_"):
+        return None
+    state = _dump_signature_state(model)
+    state["estimator"] = dump_tree_model(model.estimator_)
+    return state
+
+
+def _load_wrapper(model, state):
+    from engine.klein.serialization import load_tree_model
+
+    signature = _load_signature_state(model, state, {"estimator"})
+    n_features = signature.ambient_dim if isinstance(model, _AmbientMixin) else signature.dim
+    classifier = isinstance(model, ClassifierMixin)
+    template = clone(model.estimator) if model.estimator is not None else model._default_estimator()
+    n_classes = len(model.classes_) if classifier else None
+    model.estimator_ = load_tree_model(
+        state["estimator"], template, classifier, n_features, n_classes, "fitted.estimator"
+    )
+
+
+def _dump_knn(model):
+    from engine.io import encode_array
+
+    if not hasattr(model, "_fit_X"):
+        return None
+    state = _dump_signature_state(model)
+    state["X"] = encode_array(model._fit_X)
+    state["y"] = encode_array(model._y)
+    return state
+
+
+def _load_knn(model, state):
+    from engine.io import decode_array
+
+    signature = _load_signature_state(model, state, {"X", "y"})
+    X = decode_array(state["X"], "fitted.X", "float64", 2)
+    classifier = isinstance(model, ClassifierMixin)
+    y = decode_array(state["y"], "fitted.y", "int64" if classifier else "float64", 1)
+    if X.shape[1] != signature.ambient_dim or len(y) != len(X) or len(X) == 0:
+        raise ValueError(f"fitted: X must have shape (n, {signature.ambient_dim}) with n >= 1 and y n entries")
+    if classifier and (y.min() < 0 or y.max() >= len(model.classes_)):
+        raise ValueError("fitted.y: encoded labels out of range")
+    model._fit_X = _product_manifold(signature).validate(X, name="fitted.X")
+    model._y = y
+    model.n_samples_fit_ = len(X)
+
+
+def _dump_perceptron(model):
+    from engine.io import encode_array
+
+    if not hasattr(model, "dual_coef_"):
+        return None
+    state = _dump_signature_state(model)
+    state.update(
+        support_vectors=encode_array(model.support_vectors_),
+        dual_coef=encode_array(model.dual_coef_),
+        normalisers=encode_array(model.normalisers_),
+        n_iter=int(model.n_iter_),
+    )
+    return state
+
+
+def _load_perceptron(model, state):
+    from engine.io import decode_array
+
+    signature = _load_signature_state(model, state, {"support_vectors", "dual_coef", "normalisers", "n_iter"})
+    support = decode_array(state["support_vectors"], "fitted.support_vectors", "float64", 2)
+    dual = decode_array(state["dual_coef"], "fitted.dual_coef", "float64", 2)
+    normalisers = decode_array(state["normalisers"], "fitted.normalisers", "float64", 1)
+    n_problems = 1 if len(model.classes_) == 2 else len(model.classes_)
+    if support.shape[1] != signature.ambient_dim or dual.shape != (len(support), n_problems):
+        raise ValueError("fitted: support_vectors and dual_coef shapes do not match the signature and classes")
+    if normalisers.shape != (len(signature),) or not np.all(normalisers > 0):
+        raise ValueError("fitted.normalisers must be one positive number per component")
+    if not isinstance(state["n_iter"], int) or state["n_iter"] < 0:
+        raise ValueError("fitted.n_iter must be a non-negative integer")
+    model.support_vectors_ = np.ascontiguousarray(support)
+    model.dual_coef_ = dual
+    model.normalisers_ = normalisers
+    model.n_iter_ = state["n_iter"]
+    model._weights = _component_weights(model.component_weights, signature)
+
+
+def _register():
+    from engine.io import register
+
+    for cls in (AmbientClassifier, AmbientRegressor, TangentClassifier, TangentRegressor):
+        register(cls, _dump_wrapper, _load_wrapper)
+    for cls in (GeodesicKNNClassifier, GeodesicKNNRegressor):
+        register(cls, _dump_knn, _load_knn)
+    register(ProductPerceptronClassifier, _dump_perceptron, _load_perceptron)
+
+
+_register()

@@ -1,4 +1,6 @@
-"""Geometry of the baselines: distances, tangent features, kernels, input checks."""
+"""Geometry of the baselines: distances, tangent features, kernels, input checks, JSON."""
+
+import json
 
 import numpy as np
 import pytest
@@ -181,3 +183,41 @@ def test_svm_fits_curved_data_and_grid_search(data):
     regressor = ProductSVMRegressor(signature=SIG, C=10.0).fit(X, X[:, 7])
     assert regressor.score(X, X[:, 7]) > 0.8
     assert np.all(np.isfinite(regressor.predict(X)))
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        AmbientClassifier(signature=SIG),
+        TangentClassifier(signature=SIG),
+        TangentRegressor(signature=SIG),
+        GeodesicKNNClassifier(n_neighbors=3, signature=SIG, weights="distance"),
+        GeodesicKNNRegressor(signature=SIG),
+        ProductPerceptronClassifier(signature=SIG, component_weights=[1.0, 0.5, 2.0], max_iter=3, random_state=0),
+    ],
+    ids=lambda m: type(m).__name__,
+)
+def test_json_round_trip(data, model):
+    from engine import io
+
+    X, y = data
+    labels = np.array(["p", "q", "r", "s"])[y]
+    target = labels if hasattr(model, "predict_proba") or isinstance(model, ProductPerceptronClassifier) else X[:, 7]
+    model.fit(X, target)
+    loaded = io.loads(io.dumps(model))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    if hasattr(model, "decision_function"):
+        np.testing.assert_allclose(loaded.decision_function(X), model.decision_function(X), rtol=1e-12)
+    # Tampered state is refused with a message naming the field.
+    document = json.loads(io.dumps(model))
+    document["fitted"]["signature"] = "H2 x S2 x E1"
+    with pytest.raises(ValueError, match="n_features_in must be 7"):
+        io.loads(json.dumps(document))
+
+
+def test_svm_is_not_saved_silently(data):
+    from engine import io
+
+    X, y = data
+    with pytest.raises(TypeError, match="not registered"):
+        io.dumps(ProductSVMClassifier(signature=SIG).fit(X, y))

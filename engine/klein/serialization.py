@@ -37,7 +37,7 @@ from engine.io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array,
 from engine.klein._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor
 from engine.manifolds import Signature
 
-__all__ = ["LightGBMBoosterModel", "from_json_dict", "to_json_dict"]
+__all__ = ["LightGBMBoosterModel", "dump_tree_model", "from_json_dict", "load_tree_model", "to_json_dict"]
 
 FORMAT = "curvedtrees-klein"
 VERSION = 1
@@ -265,7 +265,8 @@ class LightGBMBoosterModel:
 
 
 # -------------------------------------------------------------------- fitted state
-def _dump_backend(estimator) -> dict:
+def dump_tree_model(estimator) -> dict:
+    """JSON state of a fitted tree model (scikit-learn trees and forests, XGBoost, LightGBM)."""
     name = type(estimator).__name__
     if name in _SKLEARN_TREES:
         if _SKLEARN_TREES[name][1] == "tree":
@@ -280,10 +281,11 @@ def _dump_backend(estimator) -> dict:
     if name in _LIGHTGBM or isinstance(estimator, LightGBMBoosterModel):
         booster = estimator.booster_
         return {"kind": "lightgbm", "model": booster.model_to_string()}
-    raise TypeError(f"cannot save a Klein wrapper around {name}")
+    raise TypeError(f"cannot save a model wrapping {name}")
 
 
-def _load_backend(state, template, is_classifier, n_features, n_classes, where="fitted.backend"):
+def load_tree_model(state, template, is_classifier, n_features, n_classes, where="fitted.backend"):
+    """Rebuild a model saved by :func:`dump_tree_model` into ``template`` (an unfitted model of the same class)."""
     if not isinstance(state, dict):
         raise ValueError(f"{where}: expected an object")
     kind = state.get("kind")
@@ -352,7 +354,7 @@ def _dump_fitted(model) -> dict | None:
         "n_thresholds_moved": int(model.n_thresholds_moved_),
         "n_thresholds_kept": int(model.n_thresholds_kept_),
         "margins": None if model.margins_ is None else [encode_array(m) for m in model.margins_],
-        "backend": _dump_backend(model.estimator_),
+        "backend": dump_tree_model(model.estimator_),
     }
     if hasattr(model, "classes_"):
         state["classes"] = encode_labels(model.classes_)
@@ -391,7 +393,7 @@ def _load_fitted(model, state: dict, where: str = "fitted") -> None:
         from sklearn.base import clone
 
         template = clone(model.estimator)
-    backend = _load_backend(state["backend"], template, is_classifier, layout.n_features, n_classes)
+    backend = load_tree_model(state["backend"], template, is_classifier, layout.n_features, n_classes)
     margins = state["margins"]
     if margins is not None:
         if not isinstance(margins, list) or len(margins) > 10 * MAX_ESTIMATORS:
