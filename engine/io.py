@@ -36,12 +36,18 @@ MAX_DOCUMENT_CHARS = 200_000_000
 MAX_ARRAY_ITEMS = 50_000_000
 MAX_ESTIMATORS = 10_000
 
-_REGISTRY: dict[str, tuple[type, Callable, Callable]] = {}
+_REGISTRY: dict[str, tuple[type, Callable, Callable, Callable | None, Callable | None]] = {}
 # Modules that register serialisers when imported; loaded only if a document needs them.
 _PROVIDERS = ("engine.trees.serialization", "engine.klein", "engine.baselines")
 
 
-def register(cls: type, dump_fitted: Callable, load_fitted: Callable) -> None:
+def register(
+    cls: type,
+    dump_fitted: Callable,
+    load_fitted: Callable,
+    dump_params: Callable | None = None,
+    load_params: Callable | None = None,
+) -> None:
     """Make ``cls`` serialisable.
 
     Parameters
@@ -53,8 +59,13 @@ def register(cls: type, dump_fitted: Callable, load_fitted: Callable) -> None:
     load_fitted : callable
         ``load_fitted(estimator, state)`` sets the fitted attributes on an estimator
         built from the stored parameters; raises ``ValueError`` on bad state.
+    dump_params, load_params : callable, optional
+        For parameters that are not plain JSON (such as a wrapped estimator):
+        ``dump_params(estimator) -> dict`` and ``load_params(dict) -> dict`` of
+        constructor keyword arguments, validating untrusted input. By default
+        parameters are stored as they are (strings, numbers, lists, signatures).
     """
-    _REGISTRY[cls.__name__] = (cls, dump_fitted, load_fitted)
+    _REGISTRY[cls.__name__] = (cls, dump_fitted, load_fitted, dump_params, load_params)
 
 
 def _lookup(name: str):
@@ -199,14 +210,15 @@ def dumps(estimator, indent: int | None = None) -> str:
     """
     name = type(estimator).__name__
     try:
-        _, dump_fitted, _ = _lookup(name)
+        _, dump_fitted, _, dump_params, _ = _lookup(name)
     except ValueError:
         raise TypeError(f"{name} cannot be serialised: it is not registered with engine.io") from None
+    params = dump_params(estimator) if dump_params else estimator.get_params(deep=False)
     document = {
         "format": FORMAT,
         "version": VERSION,
         "estimator": name,
-        "params": _jsonable_params(estimator.get_params(deep=False), name),
+        "params": _jsonable_params(params, name),
         "fitted": dump_fitted(estimator),
     }
     return json.dumps(document, indent=indent, allow_nan=False)
@@ -248,7 +260,7 @@ def loads(text: str | bytes):
     name = document.get("estimator")
     if not isinstance(name, str):
         raise ValueError("'estimator' must be a class name")
-    cls, _, load_fitted = _lookup(name)
+    cls, _, load_fitted, _, load_params = _lookup(name)
     params = document.get("params")
     if not isinstance(params, dict):
         raise ValueError("'params' must be an object")
@@ -257,7 +269,7 @@ def loads(text: str | bytes):
     if unknown:
         raise ValueError(f"'params' has unknown parameters for {name}: {sorted(unknown)}")
     try:
-        estimator = cls(**params)
+        estimator = cls(**(load_params(params) if load_params else params))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"invalid parameters for {name}: {exc}") from None
     fitted = document.get("fitted")

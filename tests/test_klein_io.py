@@ -103,3 +103,15 @@ def test_tampered_documents_are_rejected(data):
     xgb_doc["fitted"]["backend"]["model"] = "{not json"
     with pytest.raises(ValueError, match="not XGBoost JSON"):
         from_json_dict(xgb_doc)
+
+
+def test_engine_io_saves_wrappers_of_estimator_objects(data):
+    # engine.io (what the app uses) stores a wrapped estimator object through the
+    # registered parameter hooks, not only estimator names.
+    X, y, _ = data
+    model = KleinTreeClassifier(RandomForestClassifier(n_estimators=3, max_depth=4, random_state=2), signature=SIG)
+    model.fit(X, y)
+    restored = io.loads(io.dumps(model))
+    assert isinstance(restored.estimator, RandomForestClassifier)
+    assert restored.estimator.get_params()["max_depth"] == 4
+    np.testing.assert_array_equal(restored.predict_proba(X), model.predict_proba(X))

@@ -33,14 +33,20 @@ import tempfile
 
 import numpy as np
 
-from engine.io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array, encode_labels, register
+from engine.io import (
+    MAX_ESTIMATORS,
+    decode_array,
+    decode_labels,
+    dumps,
+    encode_array,
+    encode_labels,
+    loads,
+    register,
+)
 from engine.klein._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor
 from engine.manifolds import Signature
 
 __all__ = ["LightGBMBoosterModel", "dump_tree_model", "from_json_dict", "load_tree_model", "to_json_dict"]
-
-FORMAT = "curvedtrees-klein"
-VERSION = 1
 
 _SKLEARN_TREES = {
     "DecisionTreeClassifier": ("sklearn.tree", "tree"),
@@ -411,13 +417,36 @@ def _load_fitted(model, state: dict, where: str = "fitted") -> None:
     model.estimator_ = backend
 
 
-register(KleinTreeClassifier, _dump_fitted, _load_fitted)
-register(KleinTreeRegressor, _dump_fitted, _load_fitted)
 
 
 # ------------------------------------------------------------------ whole documents
+def _dump_params(model) -> dict:
+    signature = model.signature
+    return {
+        "estimator": _dump_spec(model.estimator),
+        "signature": None if signature is None else str(Signature.parse(signature)),
+        "input_model": model.input_model,
+        "max_margin": bool(model.max_margin),
+    }
+
+
+def _load_params(params: dict) -> dict:
+    """Constructor arguments from untrusted ``params`` (the wrapped estimator rebuilt from its spec)."""
+    if set(params) != {"estimator", "signature", "input_model", "max_margin"}:
+        raise ValueError("'params' must hold estimator, signature, input_model and max_margin")
+    if params["signature"] is not None and not isinstance(params["signature"], str):
+        raise ValueError("params.signature must be a string or null")
+    if not isinstance(params["input_model"], str) or not isinstance(params["max_margin"], bool):
+        raise ValueError("params.input_model must be a string and params.max_margin a boolean")
+    return {**params, "estimator": _load_spec(params["estimator"])}
+
+
+register(KleinTreeClassifier, _dump_fitted, _load_fitted, _dump_params, _load_params)
+register(KleinTreeRegressor, _dump_fitted, _load_fitted, _dump_params, _load_params)
+
+
 def to_json_dict(model) -> dict:
-    """A JSON-compatible document for a Klein wrapper, the wrapped model's class and parameters included.
+    """The model document of a Klein wrapper as a dict (``json.loads(engine.io.dumps(model))``).
 
     Raises
     ------
@@ -427,19 +456,7 @@ def to_json_dict(model) -> dict:
     """
     if not isinstance(model, (KleinTreeClassifier, KleinTreeRegressor)):
         raise TypeError(f"expected a KleinTreeClassifier or KleinTreeRegressor, got {type(model).__name__}")
-    signature = model.signature
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "estimator": type(model).__name__,
-        "params": {
-            "estimator": _dump_spec(model.estimator),
-            "signature": None if signature is None else str(Signature.parse(signature)),
-            "input_model": model.input_model,
-            "max_margin": bool(model.max_margin),
-        },
-        "fitted": _dump_fitted(model),
-    }
+    return json.loads(dumps(model))
 
 
 def from_json_dict(document: dict):
@@ -450,34 +467,10 @@ def from_json_dict(document: dict):
     ValueError
         Malformed document; the message names the field.
     """
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ValueError(f"not a Klein model document: 'format' must be {FORMAT!r}")
-    if document.get("version") != VERSION:
-        raise ValueError(f"unsupported Klein model document version {document.get('version')!r}")
-    if set(document) != {"format", "version", "estimator", "params", "fitted"}:
-        raise ValueError("a Klein model document has the keys format, version, estimator, params and fitted")
-    classes = {"KleinTreeClassifier": KleinTreeClassifier, "KleinTreeRegressor": KleinTreeRegressor}
-    if document["estimator"] not in classes:
-        raise ValueError(f"'estimator' must be one of {sorted(classes)}")
-    params = document["params"]
-    if not isinstance(params, dict) or set(params) != {"estimator", "signature", "input_model", "max_margin"}:
-        raise ValueError("'params' must hold estimator, signature, input_model and max_margin")
-    if params["signature"] is not None and not isinstance(params["signature"], str):
-        raise ValueError("params.signature must be a string or null")
-    if not isinstance(params["input_model"], str) or not isinstance(params["max_margin"], bool):
-        raise ValueError("params.input_model must be a string and params.max_margin a boolean")
-    model = classes[document["estimator"]](
-        estimator=_load_spec(params["estimator"]),
-        signature=params["signature"],
-        input_model=params["input_model"],
-        max_margin=params["max_margin"],
-    )
-    fitted = document["fitted"]
-    if fitted is not None:
-        if not isinstance(fitted, dict):
-            raise ValueError("'fitted' must be an object or null")
-        try:
-            _load_fitted(model, fitted)
-        except (TypeError, KeyError, IndexError) as exc:
-            raise ValueError(f"malformed fitted state: {exc!r}") from None
-    return model
+    if not isinstance(document, dict) or document.get("estimator") not in ("KleinTreeClassifier", "KleinTreeRegressor"):
+        raise ValueError("not a Klein model document: 'estimator' must be KleinTreeClassifier or KleinTreeRegressor")
+    try:
+        text = json.dumps(document, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not a JSON model document: {exc}") from None
+    return loads(text)
