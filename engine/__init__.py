@@ -17,6 +17,19 @@ _EXPORTS = {
     "ProductDecisionTreeRegressor": "engine.trees",
     "ProductRandomForestClassifier": "engine.trees",
     "ProductRandomForestRegressor": "engine.trees",
+    "KleinTreeClassifier": "engine.klein",
+    "KleinTreeRegressor": "engine.klein",
+    "AmbientClassifier": "engine.baselines",
+    "AmbientRegressor": "engine.baselines",
+    "TangentClassifier": "engine.baselines",
+    "TangentRegressor": "engine.baselines",
+    "GeodesicKNNClassifier": "engine.baselines",
+    "GeodesicKNNRegressor": "engine.baselines",
+    "ProductPerceptronClassifier": "engine.baselines",
+    "ProductSVMClassifier": "engine.baselines",
+    "ProductSVMRegressor": "engine.baselines",
+    "load_dataset": "engine.datasets",
+    "list_datasets": "engine.datasets",
 }
 
 __all__ = sorted(_EXPORTS)
