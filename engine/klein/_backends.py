@@ -63,6 +63,8 @@ def _threads(estimator) -> int:
     n_jobs = getattr(estimator, "n_jobs", None)
     if _library(estimator) in ("xgboost", "lightgbm") and (n_jobs is None or n_jobs < 0):
         return os.cpu_count() or 1  # these libraries default to all cores
+    if not hasattr(estimator, "n_jobs") and type(estimator).__name__.startswith("HistGradientBoosting"):
+        return os.cpu_count() or 1  # it has no n_jobs and trains with OpenMP on all cores
     if n_jobs is None:
         return 1
     if n_jobs < 0:
