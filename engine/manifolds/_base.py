@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from engine.manifolds._common import CHECK_RTOL, as_generator, as_points, format_rows
+from engine.manifolds._common import CHECK_RTOL, as_generator, as_points, format_rows, row_dot
 
 __all__ = ["ComponentManifold"]
 
@@ -83,8 +83,14 @@ class ComponentManifold:
         Returns
         -------
         ndarray, shape (...)
+
+        The default is the ambient Euclidean product, the metric of spheres and flat
+        space; the hyperboloid overrides it.
         """
-        raise NotImplementedError
+        x = self._points(x, "x")
+        u = self._points(u, "u")
+        v = u if v is None else self._points(v, "v")
+        return row_dot(u, v) + np.zeros(x.shape[:-1])
 
     def norm(self, x, u) -> np.ndarray:
         """Length of the tangent vector ``u`` at ``x``; shape ``(...)``."""

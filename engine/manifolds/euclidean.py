@@ -6,7 +6,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_blocks, row_dot, row_norm
+from engine.manifolds._common import row_blocks, row_norm
 
 __all__ = ["Euclidean"]
 
@@ -28,12 +28,6 @@ class Euclidean(ComponentManifold):
 
     def origin(self) -> np.ndarray:
         return np.zeros(self.ambient_dim)
-
-    def inner(self, x, u, v=None) -> np.ndarray:
-        x = self._points(x, "x")
-        u = self._points(u, "u")
-        v = u if v is None else self._points(v, "v")
-        return row_dot(u, v) + np.zeros(x.shape[:-1])
 
     def dist(self, x, y) -> np.ndarray:
         return row_norm(self._points(y, "y") - self._points(x, "x"))

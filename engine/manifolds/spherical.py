@@ -115,12 +115,6 @@ class Spherical(ComponentManifold):
         point[0] = self.radius
         return point
 
-    def inner(self, x, u, v=None) -> np.ndarray:
-        x = self._points(x, "x")
-        u = self._points(u, "u")
-        v = u if v is None else self._points(v, "v")
-        return row_dot(u, v) + np.zeros(x.shape[:-1])
-
     def dist(self, x, y) -> np.ndarray:
         return self.radius * _unit_dist(self._points(x, "x"), self._points(y, "y"))
 
