@@ -60,7 +60,7 @@ class Tree:
         The candidate planes the tree was grown on.
     """
 
-    def __init__(self, features: SplitFeatures, arrays: dict, n_outputs: int):
+    def __init__(self, features: SplitFeatures, arrays: dict, n_outputs: int, check: bool = True):
         self.features = features
         self.n_outputs = int(n_outputs)
         self.children_left = np.ascontiguousarray(arrays["children_left"], dtype=np.int64)
@@ -74,7 +74,8 @@ class Tree:
         self.value = np.ascontiguousarray(arrays["value"], dtype=np.float64).reshape(-1, self.n_outputs)
         self.margin = np.ascontiguousarray(arrays["margin"], dtype=np.float64)
         self.improvement = np.ascontiguousarray(arrays["improvement"], dtype=np.float64)
-        self._check_structure()
+        if check:  # arrays from a file are untrusted; the builder's own output is not re-checked
+            self._check_structure()
         internal = self.children_left != -1
         f = np.where(internal, self.feature, 0)
         self.component = np.where(internal, features.component[f], -1)
@@ -105,7 +106,7 @@ class Tree:
             "normal": normal, "impurity": impurity, "n_node_samples": n_node, "weighted_n_node_samples": w_node,
             "value": value, "margin": margin, "improvement": improvement,
         }
-        return cls(features, arrays, n_outputs)
+        return cls(features, arrays, n_outputs, check=False)
 
     def _check_structure(self):
         """Reject inconsistent arrays (they may come from an untrusted model file)."""
