@@ -6,22 +6,39 @@ What is stored for the wrapped model:
   node arrays (children, feature, threshold, impurity, counts) and leaf values, which
   rebuild ``sklearn.tree._tree.Tree`` objects through their own state protocol after
   structural checks (children in range and after their parent, every internal node
-  with two children, features in range), so a crafted file cannot make the compiled
-  tree code read out of bounds;
+  with two children, features in range, finite thresholds), so a crafted file cannot
+  make the compiled tree code read out of bounds;
+* scikit-learn GradientBoosting: its regression trees (as above, one per stage and per
+  class beyond binary), the initial prediction (the prior class probabilities or the
+  constant of scikit-learn's dummy estimator, or ``init='zero'``), ``max_features_``,
+  ``train_score_`` and the out-of-bag scores when ``subsample < 1``;
+* scikit-learn HistGradientBoosting: every field of every ``TreePredictor``'s node
+  records (value, count, feature, threshold, missing-value direction, children, gain,
+  depth, leaf flag, bin threshold, ...), checked like the trees above (the corrected
+  thresholds are stored exactly), the baseline prediction, the bin edges of the bin
+  mapper and the training / validation scores. Models with categorical features are
+  refused (``TypeError`` when saving, ``ValueError`` when loading);
 * XGBoost: the model in XGBoost's own JSON format (``save_model`` / ``load_model``);
 * LightGBM: the model in LightGBM's own text format; after loading, the wrapped model
   is a :class:`LightGBMBoosterModel` (a ``lightgbm.Booster`` with the predict
   methods the wrapper needs), because LightGBM's scikit-learn classes have no public
   way to load a model.
 
-GradientBoosting and HistGradientBoosting keep part of their fitted state in private
-objects (loss, initial estimator, binning), so wrappers around them are refused with
-a ``TypeError`` that says so.
+The two boosting families keep that state in private attributes (``_loss``,
+``init_``, ``_predictors``, ``_baseline_prediction``, ``_bin_mapper``, ...). Only plain
+numbers are stored; loading rebuilds the private objects through the estimator's own
+helpers (``_get_loss`` for the loss from the public ``loss`` parameter, ``_init_state``
+for the initial estimator), fills them with the checked arrays and makes one test
+prediction. The layout is that of the scikit-learn versions in requirements.txt
+(``>=1.5,<1.11``); where a scikit-learn version lays its internals out differently,
+saving raises ``TypeError`` and loading ``ValueError``, both naming the installed
+scikit-learn version (and the one the file was saved with), never a bare
+``AttributeError``.
 
 :func:`to_json_dict` / :func:`from_json_dict` give the whole document (parameters
-included, with the wrapped model's class and parameters); :func:`engine.io.dumps`
-stores ``params`` itself and therefore needs ``estimator`` to be ``None`` or a name
-such as ``"xgboost"``.
+included, with the wrapped model's class and parameters) as a dict; it is the document
+:func:`engine.io.dumps` writes, whose registered parameter hooks store a wrapped
+estimator object as its class name and parameters.
 """
 
 from __future__ import annotations
@@ -29,7 +46,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -57,6 +76,14 @@ _SKLEARN_TREES = {
     "RandomForestRegressor": ("sklearn.ensemble", "forest"),
     "ExtraTreesClassifier": ("sklearn.ensemble", "forest"),
     "ExtraTreesRegressor": ("sklearn.ensemble", "forest"),
+}
+# GradientBoosting's trees are DecisionTreeRegressors (stored like the trees above);
+# HistGradientBoosting's are its own TreePredictor node records.
+_SKLEARN_BOOSTING = {
+    "GradientBoostingClassifier": "gradient_boosting",
+    "GradientBoostingRegressor": "gradient_boosting",
+    "HistGradientBoostingClassifier": "hist_gradient_boosting",
+    "HistGradientBoostingRegressor": "hist_gradient_boosting",
 }
 _XGBOOST = ("XGBClassifier", "XGBRegressor", "XGBRFClassifier", "XGBRFRegressor")
 _LIGHTGBM = ("LGBMClassifier", "LGBMRegressor")
@@ -98,6 +125,10 @@ def _backend_class(name: str):
     if name in _SKLEARN_TREES:
         module = __import__(_SKLEARN_TREES[name][0], fromlist=[name])
         return getattr(module, name)
+    if name in _SKLEARN_BOOSTING:
+        from sklearn import ensemble
+
+        return getattr(ensemble, name)
     if name in _XGBOOST:
         import xgboost
 
@@ -106,7 +137,7 @@ def _backend_class(name: str):
         import lightgbm
 
         return getattr(lightgbm, name)
-    supported = ", ".join([*_SKLEARN_TREES, *_XGBOOST, *_LIGHTGBM])
+    supported = ", ".join([*_SKLEARN_TREES, *_SKLEARN_BOOSTING, *_XGBOOST, *_LIGHTGBM])
     raise ValueError(f"unsupported wrapped model {name!r}; serialisable: {supported}")
 
 
@@ -115,11 +146,6 @@ def _dump_spec(estimator) -> dict | str | None:
     if estimator is None or isinstance(estimator, str):
         return estimator
     name = type(estimator).__name__
-    if name in ("GradientBoostingClassifier", "GradientBoostingRegressor") or name.startswith("HistGradientBoosting"):
-        raise TypeError(
-            f"a Klein wrapper around {name} cannot be saved: scikit-learn keeps its loss, initial model and binning "
-            "in private objects. Use XGBoost or LightGBM for boosting that can be saved, or refit"
-        )
     _backend_class(name)  # allow-list check
     params = estimator.get_params(deep=False)
     return {"class": name, "params": {k: _encode_value(v, f"estimator.{k}") for k, v in params.items()}}
@@ -148,10 +174,13 @@ def _load_spec(spec, where="params.estimator"):
 
 
 # ------------------------------------------------------------ scikit-learn trees
-def _dump_sklearn_tree(tree) -> dict:
+def _dump_sklearn_tree(tree, params: dict | None = None) -> dict:
+    """One tree's arrays; ``params`` replaces the tree's own parameters (GradientBoosting
+    gives its trees a ``RandomState``, which has no JSON form and no effect on predictions)."""
     t = tree.tree_
     state = t.__getstate__()
     nodes = state["nodes"]
+    params = tree.get_params(deep=False) if params is None else params
     out = {
         "n_features": int(t.n_features),
         "n_outputs": int(t.n_outputs),
@@ -160,7 +189,7 @@ def _dump_sklearn_tree(tree) -> dict:
         "max_features": int(tree.max_features_),
         "nodes": {name: encode_array(np.asarray(nodes[name])) for name in (*_NODE_INT, *_NODE_FLOAT)},
         "values": encode_array(np.asarray(state["values"], dtype=np.float64)),
-        "params": {k: _encode_value(v, f"tree.{k}") for k, v in tree.get_params(deep=False).items()},
+        "params": {k: _encode_value(v, f"tree.{k}") for k, v in params.items()},
     }
     return out
 
@@ -211,6 +240,8 @@ def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
     if any(len(a) != n_nodes for a in arrays.values()):
         raise ValueError(f"{where}: node arrays must have equal lengths")
     _check_tree_structure(arrays["left_child"], arrays["right_child"], arrays["feature"], n_features, where)
+    if not np.all(np.isfinite(arrays["threshold"][arrays["left_child"] != -1])):
+        raise ValueError(f"{where}.nodes.threshold must be finite at every split node")
     width = n_classes[0] if is_classifier else 1
     values = decode_array(state.get("values"), f"{where}.values", "float64", 3)
     if values.shape != (n_nodes, 1, width):
@@ -235,6 +266,417 @@ def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
         estimator.classes_ = np.arange(n_classes[0])
         estimator.n_classes_ = n_classes[0]
     return estimator
+
+
+# ------------------------------------------------ scikit-learn gradient boosting
+# GradientBoosting* and HistGradientBoosting* keep what their predictions need in private
+# attributes: the loss object, the initial model, the binning and the predictor trees.
+# Their numbers are stored as plain arrays; the objects are rebuilt through the
+# estimators' own helpers (``_get_loss``, ``_init_state``) and filled with the checked
+# arrays. The attribute names are those of the scikit-learn versions in
+# requirements.txt; another version that names them differently is reported as such.
+_SKLEARN_PIN = ">=1.5,<1.11"
+_INTERNAL_ERRORS = (AttributeError, ImportError, TypeError, KeyError, IndexError)
+_VERSION_TEXT = re.compile(r"[0-9A-Za-z.+\-]{1,40}")
+_HGB_FLOAT_FIELDS = ("value", "num_threshold", "gain")
+# Unsigned node fields and their largest value (uint32, uint8, or flags).
+_HGB_UINT_FIELDS = {
+    "count": 2**32 - 1,
+    "left": 2**32 - 1,
+    "right": 2**32 - 1,
+    "depth": 2**32 - 1,
+    "bitset_idx": 2**32 - 1,
+    "bin_threshold": 255,
+    "missing_go_to_left": 1,
+    "is_leaf": 1,
+    "is_categorical": 1,
+}
+_HGB_FIELDS = frozenset({*_HGB_FLOAT_FIELDS, *_HGB_UINT_FIELDS, "feature_idx"})
+
+
+def _sklearn_version() -> str:
+    import sklearn
+
+    return sklearn.__version__
+
+
+@contextmanager
+def _sklearn_internals(action: str, error: type, saved_with: str | None = None):
+    """Report a failure to read or set scikit-learn's private state as a version mismatch."""
+    try:
+        yield
+    except _INTERNAL_ERRORS as exc:
+        current = _sklearn_version()
+        saved = f"; the file was saved with scikit-learn {saved_with}" if saved_with and saved_with != current else ""
+        raise error(
+            f"cannot {action} with scikit-learn {current}{saved}: its private fitted state is not laid out as this "
+            f"code expects ({type(exc).__name__}: {exc}). These models are saved and loaded with scikit-learn"
+            f"{_SKLEARN_PIN} (requirements.txt)"
+        ) from None
+
+
+def _check_keys(state, expected, where):
+    if not isinstance(state, dict) or set(state) != set(expected):
+        raise ValueError(f"{where}: expected an object with the keys {sorted(expected)}")
+
+
+def _check_count(value, where, low, high):
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"{where} must be an integer in [{low}, {high}]")
+    return value
+
+
+def _saved_version(state, where) -> str:
+    version = state["sklearn_version"]
+    if not isinstance(version, str) or not _VERSION_TEXT.fullmatch(version):
+        raise ValueError(f"{where}.sklearn_version must be a version string")
+    return version
+
+
+def _boosting_width(is_classifier, n_classes, minimum, where) -> int:
+    """Trees per iteration: one per class for more than two classes, else one."""
+    if not is_classifier:
+        return 1
+    if not isinstance(n_classes, int) or n_classes < minimum:
+        raise ValueError(f"{where}: a boosting classifier needs at least {minimum} classes")
+    return n_classes if n_classes > 2 else 1
+
+
+def _check_template(template, is_classifier, where):
+    """The wrapped model's stored parameters, checked by scikit-learn's own parameter validation."""
+    from sklearn.base import is_classifier as sklearn_is_classifier
+
+    name = type(template).__name__
+    if sklearn_is_classifier(template) != is_classifier:
+        raise ValueError(f"{where}: a {'classifier' if is_classifier else 'regressor'} was stored, not {name}")
+    try:
+        template._validate_params()
+    except (TypeError, ValueError) as exc:  # InvalidParameterError is both
+        raise ValueError(f"{where}: invalid parameters for {name}: {exc}") from None
+    except AttributeError:
+        pass  # a scikit-learn without _validate_params: fit would check them, loading does not need to
+
+
+def _rebuild_loss(model, where):
+    """The loss object from the public ``loss`` parameter, through the estimator's own ``_get_loss``."""
+    try:
+        return model._get_loss(sample_weight=None)
+    except (TypeError, ValueError) as exc:  # parameters that fit would have refused (or a changed signature)
+        raise ValueError(
+            f"{where}: cannot build the loss {model.loss!r} with scikit-learn {_sklearn_version()}: {exc}"
+        ) from None
+
+
+def _smoke_test(model, n_features, action, saved_with):
+    """One prediction, so that a scikit-learn with different internals fails here, with a clear message."""
+    probe = np.zeros((1, n_features))
+    with _sklearn_internals(action, ValueError, saved_with):
+        model.predict(probe)
+        if hasattr(model, "predict_proba"):
+            model.predict_proba(probe)
+
+
+def _dump_gradient_boosting(model) -> dict:
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+
+    name = type(model).__name__
+    with _sklearn_internals(f"save {name}", TypeError):
+        stages = np.asarray(model.estimators_, dtype=object)
+        init = model.init_
+        train_score = np.asarray(model.train_score_, dtype=np.float64)
+        max_features = int(model.max_features_)
+        oob = None
+        if hasattr(model, "oob_scores_"):
+            oob = {
+                "improvement": encode_array(np.asarray(model.oob_improvement_, dtype=np.float64)),
+                "scores": encode_array(np.asarray(model.oob_scores_, dtype=np.float64)),
+                "score": encode_array(np.asarray([model.oob_score_], dtype=np.float64)),
+            }
+        if isinstance(init, str) and init == "zero":
+            init_state = {"kind": "zero"}
+        elif type(init) is DummyClassifier and init.strategy == "prior":
+            init_state = {"kind": "prior", "class_prior": encode_array(np.asarray(init.class_prior_, np.float64))}
+        elif type(init) is DummyRegressor:
+            init_state = {"kind": "constant", "constant": encode_array(np.asarray(init.constant_, np.float64))}
+        else:
+            init_state = None
+    if init_state is None:
+        raise TypeError(
+            f"cannot save {name} with the initial estimator {init!r}: only init=None (scikit-learn's dummy "
+            "estimator) and init='zero' can be stored"
+        )
+    return {
+        "kind": "sklearn_gradient_boosting",
+        "sklearn_version": _sklearn_version(),
+        # GradientBoosting gives each tree its RandomState: stored as None (prediction does not use it).
+        "stages": [
+            [_dump_sklearn_tree(tree, {**tree.get_params(deep=False), "random_state": None}) for tree in stage]
+            for stage in stages
+        ],
+        "init": init_state,
+        "max_features": max_features,
+        "train_score": encode_array(train_score),
+        "oob": oob,
+    }
+
+
+def _load_gradient_boosting(state, template, is_classifier, n_features, n_classes, where):
+    from sklearn.tree import DecisionTreeRegressor
+
+    name = type(template).__name__
+    _check_keys(state, ("kind", "sklearn_version", "stages", "init", "max_features", "train_score", "oob"), where)
+    saved_with = _saved_version(state, where)
+    _check_template(template, is_classifier, f"{where} ({name})")
+    width = _boosting_width(is_classifier, n_classes, 2, where)
+    stages = state["stages"]
+    if not isinstance(stages, list) or not 1 <= len(stages) <= MAX_ESTIMATORS:
+        raise ValueError(f"{where}.stages must be a list of 1 to {MAX_ESTIMATORS} boosting stages")
+    trees = np.empty((len(stages), width), dtype=object)
+    for i, stage in enumerate(stages):
+        if not isinstance(stage, list) or len(stage) != width:
+            raise ValueError(f"{where}.stages[{i}] must be a list of {width} trees (one per class beyond binary)")
+        for k, tree in enumerate(stage):
+            trees[i, k] = _load_sklearn_tree(
+                DecisionTreeRegressor, tree, False, n_features, f"{where}.stages[{i}][{k}]"
+            )
+    max_features = _check_count(state["max_features"], f"{where}.max_features", 1, n_features)
+    train_score = decode_array(state["train_score"], f"{where}.train_score", "float64", 1)
+    if train_score.shape != (len(stages),):
+        raise ValueError(f"{where}.train_score must have one entry per stage ({len(stages)})")
+    oob = state["oob"]
+    if (oob is not None) != (template.subsample < 1.0):
+        raise ValueError(f"{where}.oob must be stored exactly when subsample < 1 (subsample={template.subsample})")
+    if oob is not None:
+        _check_keys(oob, ("improvement", "scores", "score"), f"{where}.oob")
+        oob_improvement = decode_array(oob["improvement"], f"{where}.oob.improvement", "float64", 1)
+        oob_scores = decode_array(oob["scores"], f"{where}.oob.scores", "float64", 1)
+        oob_score = decode_array(oob["score"], f"{where}.oob.score", "float64", 1)
+        if oob_improvement.shape != (len(stages),) or oob_scores.shape != (len(stages),) or oob_score.shape != (1,):
+            raise ValueError(f"{where}.oob: improvement and scores need one entry per stage, score one number")
+    init = state["init"]
+    kind = "zero" if template.init == "zero" else ("prior" if is_classifier else "constant")
+    if not isinstance(init, dict) or init.get("kind") != kind:
+        raise ValueError(f"{where}.init must be of kind {kind!r} for init={template.init!r}")
+    if kind == "prior":
+        _check_keys(init, ("kind", "class_prior"), f"{where}.init")
+        prior = decode_array(init["class_prior"], f"{where}.init.class_prior", "float64", 1)
+        if prior.shape != (n_classes,) or not np.all((prior >= 0) & (prior <= 1)):
+            raise ValueError(f"{where}.init.class_prior must be {n_classes} probabilities in [0, 1]")
+    elif kind == "constant":
+        _check_keys(init, ("kind", "constant"), f"{where}.init")
+        constant = decode_array(init["constant"], f"{where}.init.constant", "float64", 2)
+        if constant.shape != (1, 1) or not np.all(np.isfinite(constant)):
+            raise ValueError(f"{where}.init.constant must be one finite number, shape (1, 1)")
+    else:
+        _check_keys(init, ("kind",), f"{where}.init")
+
+    action = f"rebuild {name}"
+    model = template
+    with _sklearn_internals(action, ValueError, saved_with):
+        model.n_features_in_ = n_features
+        if is_classifier:
+            model.classes_ = np.arange(n_classes)
+            model.n_classes_ = n_classes
+        model.n_trees_per_iteration_ = width
+        model._loss = _rebuild_loss(model, where)
+        model._init_state()  # the estimator's own choice of initial model for its loss
+        if kind == "prior":
+            dummy = model.init_
+            dummy._strategy = dummy.strategy
+            dummy.sparse_output_ = False
+            dummy.n_outputs_ = 1
+            dummy.classes_ = np.arange(n_classes, dtype=np.float64)  # fitted on the float-encoded labels
+            dummy.n_classes_ = n_classes
+            dummy.class_prior_ = prior
+            dummy.n_features_in_ = n_features
+        elif kind == "constant":
+            dummy = model.init_
+            dummy.constant_ = constant
+            dummy.n_outputs_ = 1
+            dummy.n_features_in_ = n_features
+        model.estimators_ = trees
+        model.train_score_ = train_score
+        model.n_estimators_ = len(stages)
+        model.max_features_ = max_features
+        if oob is not None:
+            model.oob_improvement_ = oob_improvement
+            model.oob_scores_ = oob_scores
+            model.oob_score_ = np.float64(oob_score[0])
+    _smoke_test(model, n_features, action, saved_with)
+    return model
+
+
+def _dump_hist_gradient_boosting(model) -> dict:
+    name = type(model).__name__
+    with _sklearn_internals(f"save {name}", TypeError):
+        categorical = model.is_categorical_ is not None or model._preprocessor is not None
+        predictors = [list(iteration) for iteration in model._predictors]
+        nodes = [[p.nodes for p in iteration] for iteration in predictors]
+        mapper = model._bin_mapper
+        bin_thresholds = [np.asarray(t, dtype=np.float64) for t in mapper.bin_thresholds_]
+        n_bins_non_missing = np.asarray(mapper.n_bins_non_missing_)
+        baseline = np.asarray(model._baseline_prediction, dtype=np.float64)
+        train_score = np.asarray(model.train_score_, dtype=np.float64)
+        validation_score = np.asarray(model.validation_score_, dtype=np.float64)
+        early_stopping = bool(model.do_early_stopping_)
+        with_sample_weight = bool(getattr(model, "_fitted_with_sw", False))
+        categorical = categorical or any(np.any(n["is_categorical"]) for row in nodes for n in row)
+    if categorical:
+        raise TypeError(
+            f"cannot save {name} with categorical features: its category encoder and bitsets have no stored form "
+            "(the Klein correction refuses categorical splits too); use numeric features"
+        )
+    return {
+        "kind": "sklearn_hist_gradient_boosting",
+        "sklearn_version": _sklearn_version(),
+        "predictors": [[{"nodes": {f: encode_array(n[f]) for f in n.dtype.names}} for n in row] for row in nodes],
+        "baseline_prediction": encode_array(baseline),
+        "bin_mapper": {
+            "n_bins_non_missing": encode_array(n_bins_non_missing),
+            "bin_thresholds": [encode_array(t) for t in bin_thresholds],
+        },
+        "train_score": encode_array(train_score),
+        "validation_score": encode_array(validation_score),
+        "do_early_stopping": early_stopping,
+        "fitted_with_sample_weight": with_sample_weight,
+    }
+
+
+def _load_hist_nodes(obj, n_features, where) -> dict:
+    """Checked node arrays of one TreePredictor (leaves' children set to -1 for the structure check)."""
+    _check_keys(obj, ("nodes",), where)
+    fields = obj["nodes"]
+    if not isinstance(fields, dict) or set(fields) != _HGB_FIELDS:
+        raise ValueError(f"{where}.nodes must hold exactly the fields {sorted(_HGB_FIELDS)}")
+    arrays = {f: decode_array(fields[f], f"{where}.nodes.{f}", "float64", 1) for f in _HGB_FLOAT_FIELDS}
+    for f, high in (*_HGB_UINT_FIELDS.items(), ("feature_idx", n_features - 1)):
+        array = decode_array(fields[f], f"{where}.nodes.{f}", "int64", 1)
+        if array.size and (array.min() < 0 or array.max() > high):
+            raise ValueError(f"{where}.nodes.{f} must be in [0, {high}]")
+        arrays[f] = array
+    n_nodes = len(arrays["value"])
+    if any(len(a) != n_nodes for a in arrays.values()):
+        raise ValueError(f"{where}: node arrays must have equal lengths")
+    if np.any(arrays["is_categorical"]):
+        raise ValueError(f"{where}: categorical splits cannot be loaded (the Klein wrapper refuses them)")
+    leaf = arrays["is_leaf"].astype(bool)
+    left = np.where(leaf, -1, arrays["left"])
+    right = np.where(leaf, -1, arrays["right"])
+    _check_tree_structure(left, right, arrays["feature_idx"], n_features, where)
+    internal = ~leaf
+    if not np.all(np.isfinite(arrays["num_threshold"][internal])):
+        raise ValueError(f"{where}.nodes.num_threshold must be finite at every split node")
+    for f in ("value", "gain"):
+        if not np.all(np.isfinite(arrays[f])):
+            raise ValueError(f"{where}.nodes.{f} must be finite")
+    depth = arrays["depth"]
+    if (
+        depth[0] != 0
+        or np.any(depth[left[internal]] != depth[internal] + 1)
+        or np.any(depth[right[internal]] != depth[internal] + 1)
+    ):
+        raise ValueError(f"{where}.nodes.depth must be 0 at the root and one more than the parent's below it")
+    return arrays
+
+
+def _load_hist_gradient_boosting(state, template, is_classifier, n_features, n_classes, where):
+    name = type(template).__name__
+    keys = (
+        "kind",
+        "sklearn_version",
+        "predictors",
+        "baseline_prediction",
+        "bin_mapper",
+        "train_score",
+        "validation_score",
+        "do_early_stopping",
+        "fitted_with_sample_weight",
+    )
+    _check_keys(state, keys, where)
+    saved_with = _saved_version(state, where)
+    _check_template(template, is_classifier, f"{where} ({name})")
+    if template.categorical_features not in (None, "from_dtype"):
+        raise ValueError(f"{where}: categorical_features={template.categorical_features!r} cannot be loaded")
+    width = _boosting_width(is_classifier, n_classes, 1, where)
+    rows = state["predictors"]
+    if not isinstance(rows, list) or not 1 <= len(rows) <= MAX_ESTIMATORS:
+        raise ValueError(f"{where}.predictors must be a list of 1 to {MAX_ESTIMATORS} iterations")
+    arrays = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != width:
+            raise ValueError(f"{where}.predictors[{i}] must be a list of {width} trees (one per class beyond binary)")
+        arrays.append([_load_hist_nodes(p, n_features, f"{where}.predictors[{i}][{k}]") for k, p in enumerate(row)])
+    baseline = decode_array(state["baseline_prediction"], f"{where}.baseline_prediction", "float64", 2)
+    if baseline.shape != (1, width) or not np.all(np.isfinite(baseline)):
+        raise ValueError(f"{where}.baseline_prediction must be {width} finite numbers, shape (1, {width})")
+    mapper_state = state["bin_mapper"]
+    _check_keys(mapper_state, ("n_bins_non_missing", "bin_thresholds"), f"{where}.bin_mapper")
+    max_bins = template.max_bins
+    n_bins = decode_array(mapper_state["n_bins_non_missing"], f"{where}.bin_mapper.n_bins_non_missing", "int64", 1)
+    if n_bins.shape != (n_features,) or np.any(n_bins < 1) or np.any(n_bins > max_bins):
+        raise ValueError(f"{where}.bin_mapper.n_bins_non_missing must be {n_features} integers in [1, {max_bins}]")
+    edges_in = mapper_state["bin_thresholds"]
+    if not isinstance(edges_in, list) or len(edges_in) != n_features:
+        raise ValueError(f"{where}.bin_mapper.bin_thresholds must be a list of {n_features} arrays")
+    edges = []
+    for f, edge in enumerate(edges_in):
+        edge = decode_array(edge, f"{where}.bin_mapper.bin_thresholds[{f}]", "float64", 1)
+        if edge.shape != (n_bins[f] - 1,) or not np.all(np.isfinite(edge)) or np.any(np.diff(edge) < 0):
+            raise ValueError(
+                f"{where}.bin_mapper.bin_thresholds[{f}] must be {n_bins[f] - 1} finite non-decreasing numbers"
+            )
+        edges.append(edge)
+    scores = {}
+    for key in ("train_score", "validation_score"):
+        scores[key] = decode_array(state[key], f"{where}.{key}", "float64", 1)
+        if len(scores[key]) not in (0, len(rows) + 1):
+            raise ValueError(f"{where}.{key} must be empty or hold {len(rows) + 1} scores (one before the first tree)")
+    for key in ("do_early_stopping", "fitted_with_sample_weight"):
+        if not isinstance(state[key], bool):
+            raise ValueError(f"{where}.{key} must be true or false")
+
+    action = f"rebuild {name}"
+    model = template
+    with _sklearn_internals(action, ValueError, saved_with):
+        from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
+        from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE, X_BITSET_INNER_DTYPE
+        from sklearn.ensemble._hist_gradient_boosting.predictor import TreePredictor
+
+        if set(PREDICTOR_RECORD_DTYPE.names) != _HGB_FIELDS:
+            raise AttributeError(f"TreePredictor node fields are {PREDICTOR_RECORD_DTYPE.names}")
+        predictors = []
+        for row in arrays:
+            predictors.append([])
+            for node_arrays in row:
+                nodes = np.zeros(len(node_arrays["value"]), dtype=PREDICTOR_RECORD_DTYPE)
+                for f, values in node_arrays.items():
+                    nodes[f] = values
+                no_bitsets = np.zeros((0, 8), dtype=X_BITSET_INNER_DTYPE)
+                predictors[-1].append(TreePredictor(nodes, no_bitsets, no_bitsets.copy()))
+        mapper = _BinMapper(n_bins=max_bins + 1)
+        mapper.is_categorical_ = np.zeros(n_features, dtype=np.uint8)
+        mapper.missing_values_bin_idx_ = max_bins
+        mapper.bin_thresholds_ = edges
+        mapper.n_bins_non_missing_ = n_bins.astype(np.uint32)
+        model.is_categorical_ = None
+        model._preprocessor = None
+        model._is_categorical_remapped = None
+        model.n_features_in_ = n_features
+        model._n_features = n_features
+        if is_classifier:
+            model.classes_ = np.arange(n_classes)
+        model.n_trees_per_iteration_ = width
+        model._loss = _rebuild_loss(model, where)
+        model._baseline_prediction = baseline
+        model._bin_mapper = mapper
+        model._predictors = predictors
+        model.train_score_ = scores["train_score"]
+        model.validation_score_ = scores["validation_score"]
+        model.do_early_stopping_ = state["do_early_stopping"]
+        if state["fitted_with_sample_weight"]:
+            model._fitted_with_sw = True
+    _smoke_test(model, n_features, action, saved_with)
+    return model
 
 
 # ---------------------------------------------------------------------- LightGBM
@@ -272,12 +714,16 @@ class LightGBMBoosterModel:
 
 # -------------------------------------------------------------------- fitted state
 def dump_tree_model(estimator) -> dict:
-    """JSON state of a fitted tree model (scikit-learn trees and forests, XGBoost, LightGBM)."""
+    """JSON state of a fitted tree model (scikit-learn trees, forests and boosting, XGBoost, LightGBM)."""
     name = type(estimator).__name__
     if name in _SKLEARN_TREES:
         if _SKLEARN_TREES[name][1] == "tree":
             return {"kind": "sklearn_tree", "tree": _dump_sklearn_tree(estimator)}
         return {"kind": "sklearn_forest", "trees": [_dump_sklearn_tree(t) for t in estimator.estimators_]}
+    if _SKLEARN_BOOSTING.get(name) == "gradient_boosting":
+        return _dump_gradient_boosting(estimator)
+    if _SKLEARN_BOOSTING.get(name) == "hist_gradient_boosting":
+        return _dump_hist_gradient_boosting(estimator)
     if name in _XGBOOST:
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "model.json")
@@ -319,6 +765,13 @@ def load_tree_model(state, template, is_classifier, n_features, n_classes, where
             forest.classes_ = np.arange(n_classes)
             forest.n_classes_ = n_classes
         return forest
+    if kind in ("sklearn_gradient_boosting", "sklearn_hist_gradient_boosting"):
+        family = kind[len("sklearn_") :]
+        if template is None or _SKLEARN_BOOSTING.get(type(template).__name__) != family:
+            label = "GradientBoosting" if family == "gradient_boosting" else "HistGradientBoosting"
+            raise ValueError(f"{where}: the stored model needs a scikit-learn {label} estimator parameter")
+        load = _load_gradient_boosting if family == "gradient_boosting" else _load_hist_gradient_boosting
+        return load(state, template, is_classifier, n_features, n_classes, where)
     model = state.get("model")
     if not isinstance(model, str) or len(model) > _MAX_TEXT:
         raise ValueError(f"{where}.model must be the library's model text (at most {_MAX_TEXT} characters)")
@@ -417,8 +870,6 @@ def _load_fitted(model, state: dict, where: str = "fitted") -> None:
     model.estimator_ = backend
 
 
-
-
 # ------------------------------------------------------------------ whole documents
 def _dump_params(model) -> dict:
     signature = model.signature
@@ -451,8 +902,9 @@ def to_json_dict(model) -> dict:
     Raises
     ------
     TypeError
-        For a wrapped model that cannot be saved (GradientBoosting, HistGradientBoosting)
-        or a parameter that is not JSON-able.
+        For a wrapped model that cannot be saved (an unsupported library,
+        HistGradientBoosting with categorical features, GradientBoosting with an
+        ``init`` estimator) or a parameter that is not JSON-able.
     """
     if not isinstance(model, (KleinTreeClassifier, KleinTreeRegressor)):
         raise TypeError(f"expected a KleinTreeClassifier or KleinTreeRegressor, got {type(model).__name__}")
