@@ -929,6 +929,11 @@ class ProductSVMClassifier(ClassifierMixin, _ProductSVM):
     ``sklearn.calibration.CalibratedClassifierCV`` (scikit-learn 1.9 deprecates
     ``SVC(probability=True)``).
 
+    :func:`engine.io.dumps` stores only the support vectors (for both SVMs); after
+    :func:`engine.io.loads`, ``svm_.support_`` numbers them ``0 .. n_SV - 1`` in
+    ``support_vectors_`` instead of giving training-row indices. Predictions are
+    identical.
+
     Attributes
     ----------
     classes_, svm_ (the fitted SVC), support_vectors_, gamma_, signature_, n_features_in_
@@ -948,6 +953,9 @@ class ProductSVMClassifier(ClassifierMixin, _ProductSVM):
         self.component_weights = component_weights
         self.class_weight = class_weight
 
+    def _make_svm(self):
+        return SVC(C=self.C, kernel="precomputed", class_weight=self.class_weight)
+
     def fit(self, X, y, sample_weight=None):
         """Fit the SVM.
 
@@ -963,9 +971,8 @@ class ProductSVMClassifier(ClassifierMixin, _ProductSVM):
         """
         X, y = _validate_fit(self, X, y, regressor=False)
         check_classification_targets(y)
-        svm = SVC(C=self.C, kernel="precomputed", class_weight=self.class_weight)
-        self._fit_svm(X, y, sample_weight, svm)
-        self.classes_ = svm.classes_
+        self._fit_svm(X, y, sample_weight, self._make_svm())
+        self.classes_ = self.svm_.classes_
         return self
 
     def decision_function(self, X):
@@ -1008,11 +1015,13 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
         self.gamma = gamma
         self.component_weights = component_weights
 
+    def _make_svm(self):
+        return SVR(C=self.C, epsilon=self.epsilon, kernel="precomputed")
+
     def fit(self, X, y, sample_weight=None):
         """Fit the SVR; returns self."""
         X, y = _validate_fit(self, X, y, regressor=True)
-        svm = SVR(C=self.C, epsilon=self.epsilon, kernel="precomputed")
-        return self._fit_svm(X, y, sample_weight, svm)
+        return self._fit_svm(X, y, sample_weight, self._make_svm())
 
     def predict(self, X):
         """Predicted targets, shape (n_samples,)."""
@@ -1021,9 +1030,7 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
 
 
 # ------------------------------------------------------------------ serialisation
-# JSON state for engine.io (never pickle). The SVMs are not registered: scikit-learn
-# keeps a fitted SVC's libsvm model in private attributes with no public way to load
-# it, so saving them would mean writing those private fields by hand.
+# JSON state for engine.io (never pickle).
 def _dump_signature_state(model) -> dict:
     from engine.io import encode_labels
 
@@ -1145,6 +1152,159 @@ def _load_perceptron(model, state):
     model._weights = _component_weights(model.component_weights, signature)
 
 
+# The SVMs: scikit-learn keeps a fitted SVC / SVR's libsvm model in private attributes
+# (_dual_coef_, _intercept_, _n_support, _probA, _probB, _gamma, ...) with no public way to
+# load one, so those fields are stored as arrays and set by hand on a new SVC / SVR after
+# checks that keep libsvm's compiled predict in bounds. Only the support vectors are
+# stored, in ambient coordinates (the product kernel needs them at predict time); the
+# loaded SVC is fitted "on the support vectors", so its support_ is 0 .. n_SV - 1 and
+# the test kernel has one column per support vector, with the same values in the same
+# order as before, hence the same predictions bit for bit.
+_SKLEARN_PIN = ">=1.5,<1.11"
+
+
+def _svm_version_error(action, exc, error):
+    import sklearn
+
+    return error(
+        f"cannot {action} with scikit-learn {sklearn.__version__}: its SVC / SVR private fitted state is not laid "
+        f"out as this code expects ({type(exc).__name__}: {exc}). These models are saved and loaded with "
+        f"scikit-learn{_SKLEARN_PIN} (requirements.txt)"
+    )
+
+
+def _dump_svm(model):
+    from engine.io import encode_array
+
+    if not hasattr(model, "svm_"):
+        return None
+    svm = model.svm_
+    name = type(model).__name__
+    try:
+        sparse, kernel = bool(svm._sparse), svm.kernel
+        fields = {
+            "n_support": encode_array(np.asarray(svm._n_support)),
+            "dual_coef": encode_array(np.asarray(svm._dual_coef_, dtype=np.float64)),
+            "intercept": encode_array(np.asarray(svm._intercept_, dtype=np.float64)),
+            "prob_a": encode_array(np.asarray(svm._probA, dtype=np.float64)),
+            "prob_b": encode_array(np.asarray(svm._probB, dtype=np.float64)),
+            "fit_status": int(svm.fit_status_),
+            "n_iter": encode_array(np.atleast_1d(np.asarray(svm.n_iter_))),
+        }
+        if isinstance(model, ClassifierMixin):
+            fields["class_weight"] = encode_array(np.asarray(svm.class_weight_, dtype=np.float64))
+    except AttributeError as exc:
+        raise _svm_version_error(f"save {name}", exc, TypeError) from None
+    if sparse or kernel != "precomputed":
+        raise TypeError(f"cannot save {name}: its SVM must be dense with kernel='precomputed'")
+    state = _dump_signature_state(model)
+    state.update(fields, gamma=float(model.gamma_), support_vectors=encode_array(model.support_vectors_))
+    return state
+
+
+def _load_svm(model, state):
+    from engine.io import decode_array
+
+    where = "fitted"
+    classifier = isinstance(model, ClassifierMixin)
+    keys = {"gamma", "support_vectors", "n_support", "dual_coef", "intercept", "prob_a", "prob_b", "fit_status"}
+    keys |= {"n_iter", "class_weight"} if classifier else {"n_iter"}
+    signature = _load_signature_state(model, state, keys)
+    gamma = state["gamma"]
+    if not isinstance(gamma, (int, float)) or isinstance(gamma, bool) or not math.isfinite(gamma) or gamma <= 0:
+        raise ValueError(f"{where}.gamma must be a positive finite number")
+    if not isinstance(model.gamma, str) and float(model.gamma) != float(gamma):
+        raise ValueError(f"{where}.gamma must equal the gamma parameter ({model.gamma!r})")
+    weights = _component_weights(model.component_weights, signature)
+    support_vectors = decode_array(state["support_vectors"], f"{where}.support_vectors", "float64", 2)
+    n_sv = support_vectors.shape[0]
+    if support_vectors.shape[1] != signature.ambient_dim:
+        raise ValueError(f"{where}.support_vectors must have shape (n_support_vectors, {signature.ambient_dim})")
+    if n_sv:
+        support_vectors = _product_manifold(signature).validate(support_vectors, name=f"{where}.support_vectors")
+    if classifier:
+        n_classes = len(model.classes_)
+        if n_classes < 2:
+            raise ValueError(f"{where}.classes: an SVM classifier needs at least two classes")
+        n_pairs = n_classes * (n_classes - 1) // 2
+        shapes = {
+            "n_support": (n_classes,),
+            "dual_coef": (n_classes - 1, n_sv),
+            "intercept": (n_pairs,),
+            "n_iter": (n_pairs,),
+            "class_weight": (n_classes,),
+        }
+    else:
+        n_pairs = 1
+        shapes = {"n_support": (2,), "dual_coef": (1, n_sv), "intercept": (1,), "n_iter": (1,)}
+    arrays = {}
+    for key, shape in shapes.items():
+        kind = "int64" if key in ("n_support", "n_iter") else "float64"
+        arrays[key] = decode_array(state[key], f"{where}.{key}", kind, len(shape))
+        if arrays[key].shape != shape:
+            raise ValueError(f"{where}.{key} must have shape {shape}, got {arrays[key].shape}")
+        if kind == "float64" and not np.all(np.isfinite(arrays[key])):
+            raise ValueError(f"{where}.{key} must be finite")
+        if np.any(arrays[key] < 0) and key in ("n_support", "n_iter", "class_weight"):
+            raise ValueError(f"{where}.{key} must be non-negative")
+    n_support = arrays["n_support"]
+    # One support vector count per class (libsvm's one-vs-one reads them as offsets); an
+    # SVR stores its total, twice.
+    if (classifier and n_support.sum() != n_sv) or (not classifier and n_support[0] != n_sv):
+        raise ValueError(f"{where}.n_support must add up to the {n_sv} support vectors")
+    if not classifier and n_support[1] > n_sv:
+        raise ValueError(f"{where}.n_support must not exceed the {n_sv} support vectors")
+    prob = [decode_array(state[key], f"{where}.{key}", "float64", 1) for key in ("prob_a", "prob_b")]
+    if (
+        prob[0].shape != prob[1].shape
+        or prob[0].size not in (0, n_pairs)
+        or not all(np.isfinite(p).all() for p in prob)
+    ):
+        raise ValueError(f"{where}.prob_a and prob_b must be empty or {n_pairs} finite numbers each")
+    fit_status = state["fit_status"]
+    if not isinstance(fit_status, int) or isinstance(fit_status, bool) or fit_status not in (0, 1):
+        raise ValueError(f"{where}.fit_status must be 0 or 1")
+
+    n_fit = max(1, n_sv)  # scikit-learn needs one kernel column even without support vectors
+    svm = model._make_svm()
+    dual_coef = np.ascontiguousarray(arrays["dual_coef"])
+    intercept = np.ascontiguousarray(arrays["intercept"])
+    try:
+        svm._sparse = False
+        svm.n_features_in_ = n_fit
+        svm.shape_fit_ = (n_fit, n_fit)
+        svm.support_ = np.arange(n_sv, dtype=np.int32)
+        svm.support_vectors_ = np.empty((0, 0), dtype=np.float64)  # a precomputed kernel has none
+        svm._n_support = n_support.astype(np.int32)
+        svm._dual_coef_ = dual_coef
+        svm._intercept_ = intercept
+        svm._probA, svm._probB = prob
+        svm._gamma = 0.0  # unused with a precomputed kernel
+        svm.fit_status_ = state["fit_status"]
+        svm._num_iter = arrays["n_iter"].astype(np.int32)
+        svm._effective_probability = bool(prob[0].size)
+        if classifier:
+            svm.classes_ = model.classes_
+            svm.class_weight_ = arrays["class_weight"]
+            svm.n_iter_ = svm._num_iter
+            # The public coefficients of a binary SVC have the opposite sign (scikit-learn's convention).
+            flip = -1.0 if n_classes == 2 else 1.0
+            svm.dual_coef_ = flip * dual_coef
+            svm.intercept_ = flip * intercept
+        else:
+            svm.n_iter_ = int(svm._num_iter[0])
+            svm.dual_coef_ = dual_coef
+            svm.intercept_ = intercept.copy()
+        svm.predict(np.zeros((1, n_fit)))  # a scikit-learn with other internals fails here, not later
+    except (AttributeError, TypeError, KeyError, IndexError) as exc:
+        raise _svm_version_error(f"rebuild {type(model).__name__}", exc, ValueError) from None
+    model._weights = weights
+    model.gamma_ = float(gamma)
+    model.svm_ = svm
+    model.support_vectors_ = np.ascontiguousarray(support_vectors)
+    model._n_fit = n_fit
+
+
 def _register():
     from engine.io import register
 
@@ -1153,6 +1313,8 @@ def _register():
     for cls in (GeodesicKNNClassifier, GeodesicKNNRegressor):
         register(cls, _dump_knn, _load_knn)
     register(ProductPerceptronClassifier, _dump_perceptron, _load_perceptron)
+    for cls in (ProductSVMClassifier, ProductSVMRegressor):
+        register(cls, _dump_svm, _load_svm)
 
 
 _register()

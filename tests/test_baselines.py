@@ -1,6 +1,7 @@
 """Geometry of the baselines: distances, tangent features, kernels, input checks, JSON."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -215,9 +216,93 @@ def test_json_round_trip(data, model):
         io.loads(json.dumps(document))
 
 
-def test_svm_is_not_saved_silently(data):
+@pytest.mark.parametrize(
+    ("model", "target"),
+    [
+        pytest.param(ProductSVMClassifier(signature=SIG), "binary", id="svc-binary"),
+        pytest.param(
+            ProductSVMClassifier(signature=SIG, C=3.0, gamma=0.7, component_weights=[1.0, 0.5, 2.0]),
+            "labels",
+            id="svc-4-classes",
+        ),
+        pytest.param(ProductSVMClassifier(signature=SIG, class_weight="balanced"), "codes", id="svc-balanced"),
+        pytest.param(ProductSVMRegressor(signature=SIG, C=10.0), "real", id="svr"),
+        pytest.param(ProductSVMRegressor(signature=SIG, epsilon=100.0), "real", id="svr-no-support-vectors"),
+    ],
+)
+def test_svm_json_round_trip_is_bit_exact(data, model, target):
     from engine import io
 
     X, y = data
-    with pytest.raises(TypeError, match="not registered"):
-        io.dumps(ProductSVMClassifier(signature=SIG).fit(X, y))
+    X, y = X[:150], y[:150]
+    targets = {
+        "binary": np.array(["no", "yes"])[(y > 1).astype(int)],
+        "labels": np.array(["p", "q", "r", "s"])[y],
+        "codes": y,
+        "real": X[:, 7] + X[:, 1],
+    }
+    model.fit(X, targets[target])
+    fresh = ProductManifold(SIG).random_normal(120, std=2.5, random_state=12)
+    text = io.dumps(model)
+    loaded = io.loads(text)
+    for Z in (X, fresh):
+        assert np.array_equal(loaded.predict(Z), model.predict(Z))
+        if hasattr(model, "decision_function"):
+            assert np.array_equal(loaded.decision_function(Z), model.decision_function(Z))
+    # Only the support vectors' rows are stored, re-indexed 0 .. n_SV - 1.
+    n_sv = len(model.svm_.support_)
+    assert json.loads(text)["fitted"]["support_vectors"]["shape"] == [n_sv, X.shape[1]]
+    assert np.array_equal(loaded.svm_.support_, np.arange(n_sv))
+    assert np.array_equal(loaded.svm_.n_support_, model.svm_.n_support_)
+    if target in ("binary", "real"):
+        assert n_sv < len(X)  # so the test sees a proper subset of the rows stored
+    if target == "labels":
+        assert loaded.classes_.tolist() == ["p", "q", "r", "s"]
+
+
+def test_tampered_svm_documents_are_rejected_naming_the_field(data):
+    from engine import io
+
+    X, y = data
+    classifier = json.loads(io.dumps(ProductSVMClassifier(signature=SIG).fit(X[:150], y[:150])))
+    regressor = json.loads(io.dumps(ProductSVMRegressor(signature=SIG).fit(X[:150], X[:150, 7])))
+
+    def bump(field):
+        return lambda f: f[field]["data"].__setitem__(0, f[field]["data"][0] + 1)
+
+    cases = [
+        (classifier, bump("n_support"), "n_support must add up"),
+        (classifier, lambda f: f["dual_coef"]["data"].__setitem__(3, "nan"), "dual_coef must be finite"),
+        (classifier, lambda f: f["intercept"].update(shape=[2], data=[0.0, 1.0]), r"intercept must have shape \(6,\)"),
+        (classifier, lambda f: f["support_vectors"]["data"].__setitem__(0, 0.5), "support_vectors has points off"),
+        (classifier, lambda f: f.pop("class_weight"), "expected the keys"),
+        (classifier, lambda f: f.__setitem__("gamma", -1.0), "gamma must be a positive"),
+        (classifier, lambda f: f["prob_a"].update(shape=[1], data=[1.0]), "prob_a and prob_b"),
+        (regressor, lambda f: f["dual_coef"].update(shape=[2, 1], data=[1.0, 2.0]), r"dual_coef must have shape"),
+        (regressor, lambda f: f.__setitem__("fit_status", 2), "fit_status must be 0 or 1"),
+    ]
+    for document, change, message in cases:
+        bad = json.loads(json.dumps(document))
+        change(bad["fitted"])
+        with pytest.raises(ValueError, match=message):
+            io.loads(json.dumps(bad))
+
+
+def test_svm_internals_changes_name_the_sklearn_version(data, monkeypatch):
+    from sklearn.svm._base import BaseLibSVM
+
+    from engine import io
+
+    X, y = data
+    model = ProductSVMClassifier(signature=SIG).fit(X[:100], y[:100])
+    text = io.dumps(model)
+    version = re.escape(f"scikit-learn {sklearn.__version__}")
+    with monkeypatch.context() as patch:
+        patch.delattr(BaseLibSVM, "_validate_for_predict")
+        with pytest.raises(ValueError, match=f"cannot rebuild ProductSVMClassifier with {version}"):
+            io.loads(text)
+    with monkeypatch.context() as patch:
+        patch.delattr(model.svm_, "_n_support")
+        with pytest.raises(TypeError, match=f"cannot save ProductSVMClassifier with {version}"):
+            io.dumps(model)
+    assert np.array_equal(io.loads(text).predict(X), model.predict(X))
