@@ -315,6 +315,33 @@ def test_model_json_round_trip_through_download_and_upload():
     assert "accuracy" in loaded.metrics
 
 
+@pytest.mark.parametrize(
+    ("family", "estimator", "cls"),
+    [
+        ("svm", None, "ProductSVMClassifier"),
+        ("klein", "gradient_boosting", "KleinTreeClassifier"),
+        ("klein", "hist_gradient_boosting", "KleinTreeClassifier"),
+    ],
+)
+def test_svm_and_sklearn_boosting_models_download_and_load_back(family, estimator, cls):
+    at = start("pages/2_Train.py")
+    at.selectbox(key="train_family").set_value(family).run()
+    if estimator is not None:
+        at.selectbox(key="train_klein_estimator").set_value(estimator)
+    at.button(key="FormSubmitter:train_form-Train").click().run()
+    assert_clean(at)
+    trained = model(at).estimator
+    assert type(trained).__name__ == cls and getattr(trained, "estimator", None) == estimator
+    assert "cannot be saved" not in text(at)
+    assert any(b.label.startswith("Download the model") for b in at.get("download_button"))
+    saved = at.session_state["ct:model_json"][model(at).model_id]
+    upload(at, "train_upload", "model.json", saved.encode(), "application/json")
+    loaded = model(at)
+    assert loaded.source == "uploaded" and type(loaded.estimator).__name__ == cls
+    X = data(at).X
+    assert np.array_equal(loaded.estimator.predict(X), trained.predict(X))
+
+
 def test_malformed_or_mismatched_model_files_are_rejected_with_a_message():
     at = start("pages/2_Train.py")
     before = model(at).model_id
