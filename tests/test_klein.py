@@ -389,3 +389,52 @@ def test_pairwise_solver_matches_bisection():
         t_pairs = _timelike_threshold(x0, x1, go_left, n)
         t_bisect, _ = hyperbolic_threshold(x0, x1, go_left)
         np.testing.assert_allclose(t_pairs, t_bisect, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        DecisionTreeClassifier(random_state=0),
+        ExtraTreesClassifier(n_estimators=3, random_state=0),
+        xgboost.XGBClassifier(n_estimators=4, max_depth=6, random_state=0, n_jobs=1),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_pruned_candidates_give_the_exhaustive_result(backend):
+    # correct_tree keeps only the rows near each gap (a running window); the leaf-based
+    # path takes every row of the node as a candidate. On a mixture reaching 15 units
+    # from the origin (x0 up to ~1e6, where the window's bound matters most), deep and
+    # shallow trees, '<=' and '<' rules, both must give the same thresholds and margins.
+    from engine.klein._backends import _run, backend_for
+    from engine.klein._correct import correct_tree_from_leaves
+    from engine.klein._features import KleinLayout
+    from engine.manifolds import Signature
+    from engine.sampling import make_classification
+
+    signature = "H2 x E1 x H2(-4)"
+    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=1)
+    layout = KleinLayout(Signature.parse(signature))
+    features = klein_features(X, signature)
+    HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
+    assert HT.max() > 1e4  # far points present
+    model = clone(backend).fit(features, y)
+    adapter = backend_for(model)
+    FT = np.ascontiguousarray(features.T)
+    args = (FT, HT, layout.feat_x0, layout.feat_xj, layout.feat_radius, adapter.rule)
+    leaves = _leaves(type("M", (), {"estimator_": model})(), features)
+    leaves = np.asarray(leaves).reshape(len(X), -1).astype(np.int64)
+    jobs = adapter.jobs(features, None)
+    assert len(jobs) == leaves.shape[1]
+    n_hyperbolic_nodes = 0
+    for t, job in enumerate(jobs):
+        routed = _run(job, *args)
+        exhaustive = correct_tree_from_leaves(
+            job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
+        )
+        np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
+        # Thresholds to rounding: the exhaustive path solves large candidate sets by
+        # bisection, the pruned one by checking every pair.
+        np.testing.assert_allclose(routed[0], exhaustive[0], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(routed[1], exhaustive[1], rtol=1e-9)  # margins (cancellation at large x0)
+        n_hyperbolic_nodes += int(np.sum((job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)))
+    assert n_hyperbolic_nodes > 20

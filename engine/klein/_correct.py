@@ -354,6 +354,163 @@ def _goes_left(v, t, rule):
     return _to_f32(v) < t  # RULE_F32_LT: t is a float32 value
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
+    """Route a node's rows ``src[s:stop]`` with the library's comparison, in one pass.
+
+    Writes the left rows to ``dst[s:il]`` and the right rows to ``dst[il:stop]`` (when
+    ``write``) and returns ``(il, lo, hi)``: the largest value sent left and the
+    smallest sent right (infinite for an empty side).
+
+    The partition is out of place and without branches, because a row's direction is
+    unpredictable: both writes happen and only the row's own cursor moves, so the
+    other write is overwritten later. Two rows per step with separate running
+    extremes: the max/min chains, not the memory reads, limit this loop, and two
+    chains run in parallel. Rounding to float32 is monotone, so the gap as the
+    library sees it is that of the rounded ``lo`` and ``hi``.
+    """
+    lo = -np.inf
+    hi = np.inf
+    lo2 = -np.inf
+    hi2 = np.inf
+    il = s
+    ir = stop - 1
+    k = s
+    while k + 1 < stop:
+        r = src[k]
+        r2 = src[k + 1]
+        v = values[r]
+        v2 = values[r2]
+        g = _goes_left(v, t_old, rule)
+        g2 = _goes_left(v2, t_old, rule)
+        if write:
+            dst[il] = r
+            dst[ir] = r
+        il += 1 if g else 0
+        ir -= 0 if g else 1
+        if write:
+            dst[il] = r2
+            dst[ir] = r2
+        il += 1 if g2 else 0
+        ir -= 0 if g2 else 1
+        lo = max(lo, v if g else -np.inf)
+        hi = min(hi, np.inf if g else v)
+        lo2 = max(lo2, v2 if g2 else -np.inf)
+        hi2 = min(hi2, np.inf if g2 else v2)
+        k += 2
+    if k < stop:
+        r = src[k]
+        v = values[r]
+        g = _goes_left(v, t_old, rule)
+        if write:
+            dst[il] = r
+            dst[ir] = r
+        il += 1 if g else 0
+        lo = max(lo, v if g else -np.inf)
+        hi = min(hi, np.inf if g else v)
+    return il, max(lo, lo2), min(hi, hi2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, write, radius, kept):
+    """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
+
+    A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
+    with ``t``) can be the nearest somewhere in the gap only if its value at the near
+    end ``lo`` is at most ``B``, the smallest left value at the far end ``hi``. As
+    ``x0 >= R``, such a row has ``R (lo - r_i) <= B``: its ratio lies in a window of
+    width ``B / R`` below ``lo``. The pass keeps a running ``lo``, ``hi`` and an upper
+    bound of ``B`` (each left row read contributes ``x0 (hi' - r)`` with the running
+    ``hi' >= hi``), so the window's lower edge only rises: a row outside the window
+    when read is outside it for the final values too and is skipped on its ratio
+    alone, the common case (no ``x0`` read). A row inside reads ``x0``, tightens the
+    bound and is kept if its near-end value is within the bound. In a node's row
+    order (random with respect to the values) the window settles after a few rows.
+    Symmetrically on the right. Every row that can be the nearest, and the row
+    attaining ``B``, is kept (their tests hold with the final values, hence with the
+    running ones); :func:`_hyperbolic_candidates` prunes.
+
+    The running ``lo`` only moves on a row that is inside the window (a new largest
+    left value is above the old edge), so the edges are updated there and the common
+    path compares with two loop-invariant values. It does so in one comparison, one
+    branch: two short-circuited tests would branch on the row's side, which is
+    unpredictable, and a branch-free update of the edges would chain every row to the
+    previous one.
+
+    Returns ``(il, lo, hi, n_kept)`` with the kept rows in ``kept[:n_kept]``.
+    """
+    lo = -np.inf
+    hi = np.inf
+    bound_left = np.inf  # running upper bounds of B, left and right
+    bound_right = np.inf
+    edge_lo = -np.inf  # the window: rows with edge_lo <= ratio <= edge_hi
+    edge_hi = np.inf
+    n_kept = 0
+    il = s
+    ir = stop - 1
+    for k in range(s, stop):
+        r = src[k]
+        v = values[r]
+        g = _goes_left(v, t_old, rule)
+        if write:
+            dst[il] = r
+            dst[ir] = r
+        il += 1 if g else 0
+        ir -= 0 if g else 1
+        lo = max(lo, v if g else -np.inf)
+        hi = min(hi, np.inf if g else v)
+        if max(edge_lo - v, v - edge_hi) <= 0.0:
+            a = x0_all[r]
+            if g:
+                bound_left = min(bound_left, a * (hi - v))
+                keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+            else:
+                bound_right = min(bound_right, a * (v - lo))
+                keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+            if keep:
+                kept[n_kept] = r
+                n_kept += 1
+            edge_lo = lo - bound_left * _CANDIDATE_SLACK / radius
+            edge_hi = hi + bound_right * _CANDIDATE_SLACK / radius
+    return il, lo, hi, n_kept
+
+
+@njit(cache=True, nogil=True)
+def _hyperbolic_candidates(values, x0_all, xj_all, kept, n_kept, lo, hi, x0, xj, go_left):
+    """Of the rows kept by :func:`_partition_gap_hyperbolic`, those that can be nearest.
+
+    With the final gap, ``B`` on each side is exact over the kept rows (the row
+    attaining it is kept), and a kept row stays if its near-end value is within it.
+    Returns the number of candidates written to ``x0``, ``xj`` and ``go_left``; the
+    rows attaining ``lo`` and ``hi`` are among them.
+    """
+    bound_left = np.inf
+    bound_right = np.inf
+    for c in range(n_kept):
+        r = kept[c]
+        v = values[r]
+        a = x0_all[r]
+        if v <= lo:  # left rows are exactly those with ratio <= lo: none lies in the gap
+            bound_left = min(bound_left, a * (hi - v))
+        else:
+            bound_right = min(bound_right, a * (v - lo))
+    n_cand = 0
+    for c in range(n_kept):
+        r = kept[c]
+        v = values[r]
+        a = x0_all[r]
+        if v <= lo:
+            keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+        else:
+            keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+        if keep:
+            x0[n_cand] = a
+            xj[n_cand] = xj_all[r]
+            go_left[n_cand] = v <= lo
+            n_cand += 1
+    return n_cand
+
+
 @njit(cache=True, nogil=True)
 def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
     """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
@@ -362,22 +519,9 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
     the returned arrays), but the rows are sent down the tree here, node by node with
     the library's ``rule`` (inputs are finite, so missing-value routing never applies).
 
-    One pass over a node's rows does everything. It partitions them (out of place
-    between two index buffers, left rows from the front and right rows from the back,
-    without branches because a row's direction is unpredictable) and finds the gap
-    ``(lo, hi)``, the largest value sent left and the smallest sent right; rounding to
-    float32 is monotone, so the gap as the library sees it is ``(f32(lo), f32(hi))``.
-
-    For an H feature the same pass also keeps the candidate rows. A left row ``i``
-    (plane value ``x0_i (t - r_i)`` with ratio ``r_i``, growing with ``t``) can be the
-    nearest somewhere in the gap only if its value at the near end ``lo`` is at most
-    the smallest left value at the far end ``hi``. While scanning, ``lo`` is bounded
-    below by the running largest left ratio and that smallest value above by the
-    running minimum of ``x0 (hi' - r)``, with ``hi'`` the running smallest right ratio
-    (at least ``hi``); testing against these running values keeps a superset of the
-    true candidates (the rows attaining ``lo`` and ``hi`` included). Symmetrically on
-    the right. :func:`engine.trees._margin.hyperbolic_threshold` then solves the node
-    exactly on that small superset (its optimum and margin are the whole node's).
+    Per node, :func:`_partition_gap` partitions the rows between two index buffers
+    and finds the gap in one pass; for an H feature, :func:`_hyperbolic_candidates`
+    then collects the few rows the exact solver needs in a second, read-only pass.
     """
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
@@ -389,7 +533,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
     x0 = np.empty(m)
     xj = np.empty(m)
     go_left = np.empty(m, dtype=np.bool_)
-    cand_row = np.empty(m, dtype=np.int64)
+    kept = np.empty(m, dtype=np.int64)
     # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
     # never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
@@ -409,104 +553,18 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
         src = buffers[which]
         dst = buffers[1 - which]
         f = feature[node]
-        t_old = threshold[node]
-        h0 = feat_x0[f]
-        lo = -np.inf
-        hi = np.inf
-        bound_left = np.inf
-        bound_right = np.inf
-        n_cand = 0
-        il = s
-        ir = stop - 1
         # Children that are both leaves need the gap (and candidates), not the partition.
         write = left[left[node]] != -1 or left[right[node]] != -1
-        radius = feat_radius[f]
-        # Two copies of the loop so that E splits carry no H work.
-        if h0 < 0:
-            # Two rows per step with separate running extremes: the max/min chains, not
-            # the memory reads, limit this loop, and two chains run in parallel.
-            lo2 = -np.inf
-            hi2 = np.inf
-            k = s
-            while k + 1 < stop:
-                r = src[k]
-                r2 = src[k + 1]
-                v = FT[f, r]
-                v2 = FT[f, r2]
-                g = _goes_left(v, t_old, rule)
-                g2 = _goes_left(v2, t_old, rule)
-                # Both writes happen and only the row's own cursor moves, so the other
-                # write is overwritten later (the standard branch-free partition).
-                if write:
-                    dst[il] = r
-                    dst[ir] = r
-                il += 1 if g else 0
-                ir -= 0 if g else 1
-                if write:
-                    dst[il] = r2
-                    dst[ir] = r2
-                il += 1 if g2 else 0
-                ir -= 0 if g2 else 1
-                lo = max(lo, v if g else -np.inf)
-                hi = min(hi, np.inf if g else v)
-                lo2 = max(lo2, v2 if g2 else -np.inf)
-                hi2 = min(hi2, np.inf if g2 else v2)
-                k += 2
-            if k < stop:
-                r = src[k]
-                v = FT[f, r]
-                g = _goes_left(v, t_old, rule)
-                if write:
-                    dst[il] = r
-                    dst[ir] = r
-                il += 1 if g else 0
-                ir -= 0 if g else 1
-                lo = max(lo, v if g else -np.inf)
-                hi = min(hi, np.inf if g else v)
-            lo = max(lo, lo2)
-            hi = min(hi, hi2)
+        n_cand = 0
+        if feat_x0[f] >= 0:
+            x0_all = HT[feat_x0[f]]
+            il, lo, hi, n_kept = _partition_gap_hyperbolic(
+                FT[f], x0_all, threshold[node], rule, src, dst, s, stop, write, feat_radius[f], kept
+            )
+            if lo < hi:
+                n_cand = _hyperbolic_candidates(FT[f], x0_all, HT[feat_xj[f]], kept, n_kept, lo, hi, x0, xj, go_left)
         else:
-            for k in range(s, stop):
-                r = src[k]
-                v = FT[f, r]
-                if rule == RULE_F64_LE:
-                    g = v <= t_old
-                elif rule == RULE_F32_LE:
-                    g = _to_f32(v) <= t_old
-                else:
-                    g = _to_f32(v) < t_old
-                if write:
-                    dst[il] = r
-                    dst[ir] = r
-                il += 1 if g else 0
-                ir -= 0 if g else 1
-                lo = max(lo, v if g else -np.inf)
-                hi = min(hi, np.inf if g else v)
-                # Plane values from the ratio v = xj / x0 and x0 alone (one memory read
-                # fewer per row); the slack keeps the test a superset despite rounding,
-                # and candidates get their exact coordinates below. hi = inf (no right
-                # row yet) makes the left term inf: no bound yet; same on the right.
-                # x0 >= R, so R * (distance in ratio) bounds the plane value from below:
-                # a row that fails even that test is no candidate, and its x0 (a random
-                # memory read) is not needed. Skipping it also leaves it out of the
-                # running bounds, which then bound a subset: still upper bounds.
-                unit = (lo - v) if g else (v - hi)
-                bound = bound_left if g else bound_right
-                if radius * unit <= bound * _CANDIDATE_SLACK:
-                    a = HT[h0, r]
-                    if g:
-                        bound_left = min(bound_left, a * (hi - v))
-                    else:
-                        bound_right = min(bound_right, a * (v - lo))
-                    bound = bound_left if g else bound_right
-                    if a * unit <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR:
-                        cand_row[n_cand] = r
-                        go_left[n_cand] = g
-                        n_cand += 1
-            hj = feat_xj[f]
-            for c in range(n_cand):
-                x0[c] = HT[h0, cand_row[c]]
-                xj[c] = HT[hj, cand_row[c]]
+            il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
         if rule == RULE_F64_LE:
             lib_lo, lib_hi = lo, hi
         else:
