@@ -438,3 +438,87 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
         np.testing.assert_allclose(routed[1], exhaustive[1], rtol=1e-9)  # margins (cancellation at large x0)
         n_hyperbolic_nodes += int(np.sum((job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)))
     assert n_hyperbolic_nodes > 20
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        lightgbm.LGBMClassifier(n_estimators=3, num_leaves=15, random_state=0, verbose=-1, n_jobs=1),
+        HistGradientBoostingClassifier(max_iter=3, max_depth=4, random_state=0),
+        xgboost.XGBClassifier(n_estimators=3, max_depth=3, random_state=0, n_jobs=1),
+        RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0),  # in-bag rows only
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_sorted_scans_give_the_routed_result(backend):
+    # Shallow trees find each node's gap by scanning the rows sorted by the node's
+    # feature outwards from the threshold (correct_tree_sorted) instead of routing
+    # every row; both must agree exactly, for '<=' (float64 and float32) and '<'
+    # rules, far points, and trees trained on a subset of the rows.
+    from engine.klein._backends import _SortedRows, backend_for
+    from engine.klein._correct import correct_tree, correct_tree_sorted
+    from engine.klein._features import KleinLayout
+    from engine.manifolds import Signature
+    from engine.sampling import make_classification
+
+    signature = "H2 x E1 x H2(-4)"
+    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=2)
+    layout = KleinLayout(Signature.parse(signature))
+    features = klein_features(X, signature)
+    HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
+    model = clone(backend).fit(features, y)
+    adapter = backend_for(model)
+    FT = np.ascontiguousarray(features.T)
+    geometry = (layout.feat_x0, layout.feat_xj, layout.feat_radius, adapter.rule)
+    tables = _SortedRows(features, HT, layout.feat_x0, threads=2)
+    n_compared = 0
+    for job in adapter.jobs(features, None):
+        in_set = np.zeros(0, dtype=bool)
+        if len(job.rows) != len(X):
+            in_set = np.zeros(len(X), dtype=bool)
+            in_set[job.rows] = True
+        tree = (job.left, job.right, job.feature, job.threshold, in_set, tables.order, tables.by_feature, HT)
+        *scanned, ok = correct_tree_sorted(*tree, *geometry, 10**12)
+        routed = correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry)
+        assert ok
+        np.testing.assert_array_equal(scanned[2], routed[2])
+        np.testing.assert_allclose(scanned[0], routed[0], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(scanned[1], routed[1], rtol=1e-9)
+        n_compared += int(np.sum(routed[2] == 0))
+        # A budget too small for the tree gives up rather than answer.
+        if job.left[0] != -1:
+            assert not correct_tree_sorted(*tree, *geometry, 0)[3]
+    assert n_compared > 10
+
+
+def test_wrapper_scans_shallow_trees_and_routes_deep_ones():
+    # The choice is made per tree from the library's node counts; both kinds of tree
+    # in one fit, and the result is what routing alone gives.
+    from engine.klein import _backends
+
+    X, y = _mixture_far()
+    shallow = lightgbm.LGBMClassifier(n_estimators=5, num_leaves=7, random_state=0, verbose=-1, n_jobs=1)
+    features = klein_features(X, "H2 x E1")
+    jobs = _backends.backend_for(clone(shallow).fit(features, y)).jobs(features, None)
+    assert any(_backends._scan_budget(job) is not None for job in jobs)
+    deep = DecisionTreeClassifier(random_state=0).fit(features, y)
+    assert _backends._scan_budget(_backends.backend_for(deep).jobs(features, None)[0]) is None
+    fitted = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
+    original = _backends._SortedRows.fits
+    try:
+        _backends._SortedRows.fits = classmethod(lambda cls, F: False)  # routing only
+        routed = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
+    finally:
+        _backends._SortedRows.fits = original
+    new = fitted.transform_features(X)
+    assert len(fitted.margins_) == len(routed.margins_)
+    for scanned_margin, routed_margin in zip(fitted.margins_, routed.margins_):
+        np.testing.assert_allclose(scanned_margin, routed_margin, rtol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(fitted.predict_proba(X), routed.predict_proba(X), rtol=1e-12)
+    np.testing.assert_array_equal(_leaves(fitted, new), _leaves(routed, new))
+
+
+def _mixture_far():
+    from engine.sampling import make_classification
+
+    return make_classification("H2 x E1", n_samples=20000, n_classes=3, random_state=4)

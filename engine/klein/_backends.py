@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -43,6 +42,8 @@ from engine.klein._correct import (
     STATUS_MOVED,
     correct_tree,
     correct_tree_from_leaves,
+    correct_tree_sorted,
+    sort_rows,
 )
 
 __all__ = ["KleinCorrectionWarning", "backend_for", "correct_estimator"]
@@ -81,9 +82,9 @@ def _nonzero_rows(sample_weight, n_samples):
 class _TreeJob:
     """One tree: its arrays and its rows (and, where the library must route them, their leaves)."""
 
-    __slots__ = ("expected_rows", "feature", "leaf", "left", "right", "rows", "threshold")
+    __slots__ = ("expected_rows", "feature", "leaf", "left", "node_weight", "right", "rows", "threshold")
 
-    def __init__(self, left, right, feature, threshold, rows, leaf=None, expected_rows=None):
+    def __init__(self, left, right, feature, threshold, rows, leaf=None, expected_rows=None, node_weight=None):
         self.left = np.ascontiguousarray(left, dtype=np.int64)
         self.right = np.ascontiguousarray(right, dtype=np.int64)
         self.feature = np.ascontiguousarray(feature, dtype=np.int64)
@@ -91,6 +92,9 @@ class _TreeJob:
         self.rows = rows
         self.leaf = leaf  # None: route with the rule; else the library's leaf of each row
         self.expected_rows = expected_rows  # the library's own count of the tree's rows, if known
+        # Rows (or hessian mass) the library recorded at each node, if it did: how much
+        # of the tree's rows each node holds, which decides how to find its gaps.
+        self.node_weight = node_weight
 
 
 # ------------------------------------------------------------------- scikit-learn
@@ -129,6 +133,7 @@ class _SklearnTrees:
                     nodes.threshold,
                     rows,
                     expected_rows=int(nodes.n_node_samples[0]),
+                    node_weight=nodes.n_node_samples,
                 )
             )
         return jobs
@@ -169,7 +174,9 @@ class _HistGradientBoosting:
             nodes = predictor.nodes
             if np.any(nodes["is_categorical"][~nodes["is_leaf"].astype(bool)]):
                 raise ValueError("categorical splits of HistGradientBoosting cannot be corrected; use numeric features")
-            jobs.append(_TreeJob(*self._arrays(nodes), rows, expected_rows=int(nodes["count"][0])))
+            jobs.append(
+                _TreeJob(*self._arrays(nodes), rows, expected_rows=int(nodes["count"][0]), node_weight=nodes["count"])
+            )
         return jobs
 
     def write(self, thresholds):
@@ -182,67 +189,86 @@ class _HistGradientBoosting:
 
 
 # ------------------------------------------------------------------------ XGBoost
-# One tree's split conditions in XGBoost's JSON text: a flat list of numbers.
-_SPLIT_CONDITIONS = re.compile(r'"split_conditions":\[[^\]]*\]')
+# XGBoost's binary model format is UBJSON (https://ubjson.org), in which every array of
+# a tree is a typed, counted container: "[$" type "#" count, then the values in
+# big-endian order. The correction reads a tree's arrays straight from the bytes and
+# writes the new split conditions back in place (same type, same length), a fraction
+# of the time of going through the JSON text (parse, re-serialise, re-load).
+_UBJ_NUMBER = {b"i": ">i1", b"U": ">u1", b"I": ">i2", b"l": ">i4", b"L": ">i8", b"d": ">f4", b"D": ">f8"}
+_XGB_ARRAYS = ("left_children", "right_children", "split_indices", "split_conditions", "split_type", "sum_hessian")
 
 
-def _xgb_trees(model: dict) -> list:
-    booster = model["learner"]["gradient_booster"]
-    name = booster.get("name")
-    if name == "gbtree":
-        return booster["model"]["trees"]
-    if name == "dart":
-        return booster["gbtree"]["model"]["trees"]
-    raise ValueError(f"XGBoost booster {name!r} has no trees to correct; use booster='gbtree' or 'dart'")
+def _ubj_key(name: str) -> bytes:
+    # An object key is a length (XGBoost writes it as an int64, marker "L") and the bytes.
+    return b"L" + len(name).to_bytes(8, "big") + name.encode()
+
+
+def _ubj_typed_arrays(blob: bytes, name: str) -> list[tuple[int, np.ndarray]]:
+    """Every typed array stored under key ``name``: (offset of its values, the values)."""
+    key = _ubj_key(name)
+    found = []
+    start = blob.find(key)
+    while start != -1:
+        at = start + len(key)
+        if blob[at : at + 2] != b"[$" or blob[at + 3 : at + 4] != b"#":
+            raise ValueError(f"unexpected XGBoost model layout: '{name}' is not a typed array")
+        value_type = _UBJ_NUMBER.get(blob[at + 2 : at + 3])
+        count_type = _UBJ_NUMBER.get(blob[at + 4 : at + 5])
+        if value_type is None or count_type is None or count_type.endswith(("f4", "f8")):
+            raise ValueError(f"unexpected XGBoost model layout: '{name}' has an unknown element or count type")
+        count_size = np.dtype(count_type).itemsize
+        count = int(np.frombuffer(blob, dtype=count_type, count=1, offset=at + 5)[0])
+        offset = at + 5 + count_size
+        if count < 0 or offset + count * np.dtype(value_type).itemsize > len(blob):
+            raise ValueError(f"unexpected XGBoost model layout: '{name}' runs past the end of the model")
+        found.append((offset, np.frombuffer(blob, dtype=value_type, count=count, offset=offset)))
+        start = blob.find(key, offset)
+    return found
 
 
 class _XGBoost:
-    """XGBoost: JSON model, ``float32(x) < split_condition`` goes left."""
+    """XGBoost: UBJSON model bytes, ``float32(x) < split_condition`` goes left."""
 
     rule = RULE_F32_LT
 
     def __init__(self, estimator):
         self.estimator = estimator
         self.booster = estimator.get_booster()
-        self.text = bytes(self.booster.save_raw(raw_format="json")).decode("utf-8")
-        self.model = json.loads(self.text)
-        self.trees = _xgb_trees(self.model)
-
-    @staticmethod
-    def _arrays(tree):
-        left = np.asarray(tree["left_children"], dtype=np.int64)
-        right = np.asarray(tree["right_children"], dtype=np.int64)
-        feature = np.asarray(tree["split_indices"], dtype=np.int64)
-        # XGBoost stores float32 values and writes their shortest float32 spelling to JSON:
-        # parse through float32 to recover the exact values it compares with.
-        threshold = np.asarray(tree["split_conditions"], dtype=np.float32).astype(np.float64)
-        split_type = np.asarray(tree.get("split_type", [0] * len(left)))
-        if np.any(split_type[left != -1] != 0):
-            raise ValueError("categorical splits of XGBoost cannot be corrected; use numeric features")
-        return left, right, feature, threshold
+        name = json.loads(self.booster.save_config())["learner"]["gradient_booster"]["name"]
+        if name not in ("gbtree", "dart"):
+            raise ValueError(f"XGBoost booster {name!r} has no trees to correct; use booster='gbtree' or 'dart'")
+        self.blob = bytes(self.booster.save_raw(raw_format="ubj"))
+        arrays = {key: _ubj_typed_arrays(self.blob, key) for key in _XGB_ARRAYS}
+        counts = {len(found) for found in arrays.values()}
+        if len(counts) != 1:
+            raise ValueError("unexpected XGBoost model layout: trees with missing arrays")
+        self.trees = []
+        for left, right, feature, (offset, threshold), (_, split_type), (_, hessian) in zip(
+            *(arrays[key] for key in _XGB_ARRAYS)
+        ):
+            left, right, feature = (np.asarray(a[1], dtype=np.int64) for a in (left, right, feature))
+            if not (len(left) == len(right) == len(feature) == len(threshold) == len(split_type) == len(hessian)):
+                raise ValueError("unexpected XGBoost model layout: a tree's arrays differ in length")
+            if np.any(split_type[left != -1] != 0):
+                raise ValueError("categorical splits of XGBoost cannot be corrected; use numeric features")
+            # float32 values, exactly as XGBoost compares them.
+            self.trees.append((offset, (left, right, feature, threshold.astype(np.float64)), hessian))
 
     def jobs(self, F, sample_weight):
         rows = _nonzero_rows(sample_weight, F.shape[0])
-        return [_TreeJob(*self._arrays(tree), rows) for tree in self.trees]
+        # XGBoost records no row counts; the hessian mass at each node stands in for them.
+        return [_TreeJob(*arrays, rows, node_weight=hessian) for _, arrays, hessian in self.trees]
 
     def write(self, thresholds):
-        # Rewrite only the split_conditions arrays in XGBoost's own JSON text (one per
-        # tree, in tree order) instead of re-serialising the whole parsed model: same
-        # result, a fraction of the time for large ensembles. Leaves keep their values
-        # (XGBoost stores leaf weights in the same array).
-        pieces = _SPLIT_CONDITIONS.split(self.text)
-        if len(pieces) != len(self.trees) + 1:
-            raise ValueError("unexpected XGBoost JSON layout: cannot locate every tree's split conditions")
-        out = [pieces[0]]
-        for tree, new, rest in zip(self.trees, thresholds, pieces[1:]):
-            internal = np.asarray(tree["left_children"]) != -1
-            values = np.where(internal, new.astype(np.float32), np.asarray(tree["split_conditions"], np.float32))
-            out.append('"split_conditions":[' + ",".join(map(repr, values.astype(np.float64).tolist())) + "]")
-            out.append(rest)
-        self.booster.load_model(bytearray("".join(out).encode("utf-8")))
+        blob = bytearray(self.blob)
+        for (offset, (left, _, _, old), _), new in zip(self.trees, thresholds):
+            # Leaves keep their values (XGBoost stores leaf weights in the same array).
+            values = np.where(left != -1, new, old).astype(">f4")
+            blob[offset : offset + values.nbytes] = values.tobytes()
+        self.booster.load_model(blob)
 
     def tree_arrays(self):
-        return [self._arrays(tree) for tree in self.trees]
+        return [arrays for _, arrays, _ in self.trees]
 
     def row_sampling(self) -> bool:
         params = self.estimator.get_xgb_params()
@@ -303,6 +329,8 @@ class _LightGBMModel:
             threshold[:n_internal] = np.asarray(fields["threshold"].split(), dtype=np.float64)
             tree["arrays"] = (left, right, feature, threshold)
             tree["root_count"] = int(fields["internal_count"].split()[0]) if "internal_count" in fields else None
+            if "internal_count" in fields and "leaf_count" in fields:
+                tree["node_weight"] = np.concatenate([ints("internal_count"), ints("leaf_count")])
             # decision_type bits 2-3 hold the missing-value type; 1 is "zero as missing".
             if np.any((ints("decision_type") >> 2) & 3 == 1):
                 self.zero_as_missing = True
@@ -366,7 +394,15 @@ class _LightGBM:
             leaf = None
             if leaves is not None:
                 leaf = np.ascontiguousarray(leaves[:, t], dtype=np.int64) + tree["n_internal"]
-            jobs.append(_TreeJob(*tree["arrays"], rows, leaf=leaf, expected_rows=tree.get("root_count")))
+            jobs.append(
+                _TreeJob(
+                    *tree["arrays"],
+                    rows,
+                    leaf=leaf,
+                    expected_rows=tree.get("root_count"),
+                    node_weight=tree.get("node_weight"),
+                )
+            )
         return jobs
 
     def write(self, thresholds):
@@ -417,13 +453,114 @@ def backend_for(estimator):
     raise ValueError(f"cannot correct the thresholds of {type(estimator).__name__}; supported: {SUPPORTED}")
 
 
-def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule):
-    if job.leaf is None:
-        return correct_tree(
-            job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
+# When to scan rather than route (measured on H4 x E2 with boosted trees of depth 3 to
+# 6): a tree whose sum over nodes of 1 / share is below this fraction of the rows its
+# routing visits scans in a quarter of the routing time (median), and rarely more;
+# above about 0.02 routing wins.
+_SCAN_WORTH = 0.006
+# A scan examining more rows than this fraction of the routed visits is given up (it
+# has then cost about as much as routing would have).
+_SCAN_BUDGET = 1 / 6
+
+
+def _scan_budget(job) -> int | None:
+    """How many rows the sorted scans may examine for this tree, or None to route it.
+
+    Routing visits each row once per level, ``sum_v n_v`` rows in all; the scans
+    examine about ``n / n_v`` rows on each side of each node ``v``, more for the H
+    candidates' window. Scans win on shallow trees whose nodes all hold a fair share
+    of the rows; deep trees (many tiny nodes) are routed. A tree that turns out worse
+    than estimated is abandoned early and routed.
+    """
+    if job.leaf is not None or job.node_weight is None or job.left[0] == -1:
+        return None
+    weight = np.asarray(job.node_weight, dtype=np.float64)
+    internal = weight[job.left != -1]
+    if not (weight[0] > 0 and np.all(internal > 0)):
+        return None
+    share = internal / weight[0]
+    routing = len(job.rows) * float(share.sum())
+    if float(np.sum(1.0 / share)) > _SCAN_WORTH * routing:
+        return None
+    return int(_SCAN_BUDGET * routing)
+
+
+class _SortedRows:
+    """Each feature's rows in increasing order, with their features alongside.
+
+    Shared by every tree of a model. ``by_feature[f]`` lists, in ``f``'s order, each
+    row's features and (for an H feature) its ``x0``, so the sorted scans read memory
+    sequentially instead of one random row at a time. Built one feature per thread.
+    """
+
+    # Largest copy made (bytes); beyond it the scans are not used and trees are routed.
+    MAX_BYTES = 256 * 2**20
+
+    def __init__(self, F, HT, feat_x0, threads=1):
+        n, d = F.shape
+        self.order = np.empty((d, n), dtype=np.int64)
+        self.by_feature = np.empty((d, n, d + 1))
+        FT = np.ascontiguousarray(F.T)
+
+        def build(f):
+            x0 = HT[feat_x0[f]] if feat_x0[f] >= 0 else np.zeros(0)
+            sort_rows(FT, f, x0, self.order[f], self.by_feature[f])
+
+        if threads > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                list(pool.map(build, range(d)))
+        else:
+            for f in range(d):
+                build(f)
+
+    @classmethod
+    def fits(cls, F) -> bool:
+        n, d = F.shape
+        return d * n * (d + 1) * 8 <= cls.MAX_BYTES
+
+
+def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule, sorted_rows=None):
+    if job.leaf is not None:
+        return correct_tree_from_leaves(
+            job.left,
+            job.right,
+            job.feature,
+            job.threshold,
+            job.leaf,
+            job.rows,
+            FT,
+            HT,
+            feat_x0,
+            feat_xj,
+            feat_radius,
+            rule,
         )
-    return correct_tree_from_leaves(
-        job.left, job.right, job.feature, job.threshold, job.leaf, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
+    budget = _scan_budget(job) if sorted_rows is not None else None
+    if budget is not None:
+        n = FT.shape[1]
+        in_set = np.zeros(0, dtype=bool)
+        if len(job.rows) != n:
+            in_set = np.zeros(n, dtype=bool)
+            in_set[job.rows] = True
+        *result, ok = correct_tree_sorted(
+            job.left,
+            job.right,
+            job.feature,
+            job.threshold,
+            in_set,
+            sorted_rows.order,
+            sorted_rows.by_feature,
+            HT,
+            feat_x0,
+            feat_xj,
+            feat_radius,
+            rule,
+            budget,
+        )
+        if ok:
+            return tuple(result)
+    return correct_tree(
+        job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
     )
 
 
@@ -470,7 +607,9 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_we
             KleinCorrectionWarning,
             stacklevel=3,
         )
-    args = (FT, HT, feat_x0, feat_xj, feat_radius, backend.rule)
+    scans = _SortedRows.fits(F) and any(_scan_budget(job) is not None for job in jobs)
+    sorted_rows = _SortedRows(F, HT, feat_x0, threads=_threads(estimator)) if scans else None
+    args = (FT, HT, feat_x0, feat_xj, feat_radius, backend.rule, sorted_rows)
     threads = min(_threads(estimator), len(jobs))
     if threads > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:

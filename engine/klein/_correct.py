@@ -412,7 +412,7 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, write, radius, kept):
+def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, write, radius, kept, kept_v, kept_a):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
 
     A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
@@ -437,7 +437,8 @@ def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, wr
     unpredictable, and a branch-free update of the edges would chain every row to the
     previous one.
 
-    Returns ``(il, lo, hi, n_kept)`` with the kept rows in ``kept[:n_kept]``.
+    Returns ``(il, lo, hi, n_kept)`` with the kept rows in ``kept[:n_kept]``, their
+    ratios in ``kept_v`` and their ``x0`` in ``kept_a``.
     """
     lo = -np.inf
     hi = np.inf
@@ -469,6 +470,8 @@ def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, wr
                 keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
             if keep:
                 kept[n_kept] = r
+                kept_v[n_kept] = v
+                kept_a[n_kept] = a
                 n_kept += 1
             edge_lo = lo - bound_left * _CANDIDATE_SLACK / radius
             edge_hi = hi + bound_right * _CANDIDATE_SLACK / radius
@@ -476,7 +479,7 @@ def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, wr
 
 
 @njit(cache=True, nogil=True)
-def _hyperbolic_candidates(values, x0_all, xj_all, kept, n_kept, lo, hi, x0, xj, go_left):
+def _hyperbolic_candidates(xj_all, kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
     """Of the rows kept by :func:`_partition_gap_hyperbolic`, those that can be nearest.
 
     With the final gap, ``B`` on each side is exact over the kept rows (the row
@@ -487,25 +490,23 @@ def _hyperbolic_candidates(values, x0_all, xj_all, kept, n_kept, lo, hi, x0, xj,
     bound_left = np.inf
     bound_right = np.inf
     for c in range(n_kept):
-        r = kept[c]
-        v = values[r]
-        a = x0_all[r]
+        v = kept_v[c]
+        a = kept_a[c]
         if v <= lo:  # left rows are exactly those with ratio <= lo: none lies in the gap
             bound_left = min(bound_left, a * (hi - v))
         else:
             bound_right = min(bound_right, a * (v - lo))
     n_cand = 0
     for c in range(n_kept):
-        r = kept[c]
-        v = values[r]
-        a = x0_all[r]
+        v = kept_v[c]
+        a = kept_a[c]
         if v <= lo:
             keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
         else:
             keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
         if keep:
             x0[n_cand] = a
-            xj[n_cand] = xj_all[r]
+            xj[n_cand] = xj_all[kept[c]]
             go_left[n_cand] = v <= lo
             n_cand += 1
     return n_cand
@@ -534,6 +535,8 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
     xj = np.empty(m)
     go_left = np.empty(m, dtype=np.bool_)
     kept = np.empty(m, dtype=np.int64)
+    kept_v = np.empty(m)
+    kept_a = np.empty(m)
     # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
     # never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
@@ -559,10 +562,10 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
         if feat_x0[f] >= 0:
             x0_all = HT[feat_x0[f]]
             il, lo, hi, n_kept = _partition_gap_hyperbolic(
-                FT[f], x0_all, threshold[node], rule, src, dst, s, stop, write, feat_radius[f], kept
+                FT[f], x0_all, threshold[node], rule, src, dst, s, stop, write, feat_radius[f], kept, kept_v, kept_a
             )
             if lo < hi:
-                n_cand = _hyperbolic_candidates(FT[f], x0_all, HT[feat_xj[f]], kept, n_kept, lo, hi, x0, xj, go_left)
+                n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
             il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
         if rule == RULE_F64_LE:
@@ -598,3 +601,219 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
         stack[depth + 1, 3] = 1 - which
         depth += 2
     return new_threshold, margin, status
+
+
+# ------------------------------------------------------------ shallow trees: sorted scans
+@njit(cache=True, nogil=True, inline="always")
+def _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
+    """Whether the row at position ``q`` of one feature's order reaches ``node``: it is
+    one of the tree's rows and goes the tree's way at every ancestor (checked from the
+    parent up, stopping at the first wrong turn, so most rows cost one or two
+    comparisons). ``by_f[q]`` holds that row's features, read sequentially."""
+    if in_set.shape[0] > 0 and not in_set[rows_f[q]]:
+        return False
+    child = node
+    while child != 0:
+        up = parent[child]
+        if _goes_left(by_f[q, feature[up]], threshold[up], rule) != (left[up] == child):
+            return False
+        child = up
+    return True
+
+
+@njit(cache=True, nogil=True)
+def sort_rows(FT, f, x0, order_f, by_f):
+    """Fill one feature's part of the sorted scans' tables (see :func:`correct_tree_sorted`).
+
+    ``order_f`` receives the rows in increasing order of ``FT[f]``; ``by_f[q]`` the
+    features of row ``order_f[q]`` and, when ``x0`` is not empty, its ``x0`` last.
+    """
+    order_f[:] = np.argsort(FT[f])
+    d = FT.shape[0]
+    for q in range(order_f.shape[0]):
+        r = order_f[q]
+        for g in range(d):
+            by_f[q, g] = FT[g, r]
+        by_f[q, d] = x0[r] if x0.shape[0] > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _grow(array, capacity):
+    grown = np.empty(capacity, dtype=array.dtype)
+    grown[: array.shape[0]] = array
+    return grown
+
+
+@njit(cache=True, nogil=True)
+def correct_tree_sorted(
+    left, right, feature, threshold, in_set, order, by_feature, HT, feat_x0, feat_xj, feat_radius, rule, budget
+):
+    """Maximum-margin thresholds for one shallow tree without routing every row.
+
+    Routing costs ``O(n_rows)`` per tree level. But a node's gap only involves the
+    node's rows whose values are nearest the threshold: in the rows sorted by the
+    node's feature (shared by every tree of the model), the largest value sent left
+    is that of the first row below the library's boundary that reaches the node, and
+    the smallest sent right that of the first row above it. Scanning out from the
+    boundary until a row reaches the node examines about the inverse of the share of
+    rows the node holds (a few rows near the root, a few dozen at depth five), each a
+    walk up the tree that usually stops after one or two comparisons, on features
+    stored in that same sorted order (sequential reads). For an H feature the scan
+    goes on through the window where candidates can lie (see
+    :func:`_partition_gap_hyperbolic`): rows further out are further from the
+    boundary in ratio, so once ``R (lo - r)`` exceeds the bound on the nearest row's
+    far-end value, no further row can be a candidate or lower the bound, and the scan
+    stops with the exact candidate set.
+
+    Parameters
+    ----------
+    left, right, feature, threshold : ndarray of shape (n_nodes,)
+        As in :func:`correct_tree_from_leaves`.
+    in_set : ndarray of shape (n_samples,) or (0,), bool
+        The tree's rows (empty: every row).
+    order : ndarray of shape (n_features, n_samples), int64
+        Each feature's rows in increasing order of value.
+    by_feature : ndarray of shape (n_features, n_samples, n_features + 1), float64
+        ``by_feature[f, q, :n_features]``: the features of row ``order[f, q]``; the
+        last column its ``x0`` when ``f`` is an H feature.
+    HT, feat_x0, feat_xj, feat_radius, rule
+        As in :func:`correct_tree_from_leaves`.
+    budget : int
+        Largest number of rows to examine. A tree that needs more (a deep one, or a
+        node holding a tiny, clustered set of rows) is given up: ``ok`` is ``False``
+        and the caller routes it with :func:`correct_tree` instead.
+
+    Returns
+    -------
+    new_threshold, margin, status : ndarray of shape (n_nodes,)
+        As in :func:`correct_tree_from_leaves`.
+    ok : bool
+    """
+    n_nodes = left.shape[0]
+    n = order.shape[1]
+    x0_column = by_feature.shape[2] - 1
+    new_threshold = threshold.copy()
+    margin = np.full(n_nodes, np.nan)
+    status = np.full(n_nodes, -1, dtype=np.int8)
+    parent = np.zeros(n_nodes, dtype=np.int64)
+    for node in range(n_nodes):
+        if left[node] != -1:
+            parent[left[node]] = node
+            parent[right[node]] = node
+    kept = np.empty(64, dtype=np.int64)
+    x0 = np.empty(64)
+    xj = np.empty(64)
+    go_left = np.empty(64, dtype=np.bool_)
+    examined = 0
+    for node in range(n_nodes):
+        if left[node] == -1:
+            continue
+        f = feature[node]
+        t_old = threshold[node]
+        rows_f = order[f]
+        by_f = by_feature[f]
+        # Boundary: rows [0, p) go left under the library's rule (monotone in the value).
+        lo_index = 0
+        hi_index = n
+        while lo_index < hi_index:
+            mid = (lo_index + hi_index) // 2
+            if _goes_left(by_f[mid, f], t_old, rule):
+                lo_index = mid + 1
+            else:
+                hi_index = mid
+        p = lo_index
+        q_lo = p - 1
+        while q_lo >= 0 and not _reaches(rows_f, by_f, q_lo, node, left, parent, feature, threshold, in_set, rule):
+            q_lo -= 1
+        q_hi = p
+        while q_hi < n and not _reaches(rows_f, by_f, q_hi, node, left, parent, feature, threshold, in_set, rule):
+            q_hi += 1
+        examined += q_hi - q_lo
+        lo = by_f[q_lo, f] if q_lo >= 0 else -np.inf
+        hi = by_f[q_hi, f] if q_hi < n else np.inf
+        n_cand = 0
+        if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
+            radius = feat_radius[f]
+            # Left: from the row attaining lo downwards, while a row could still matter
+            # (R (lo - r) within the running bound). A row matters only if its own
+            # near-end value x0 (lo - r) is within the bound too (its far-end value is
+            # larger), so that cheap test, on values stored alongside, comes before the
+            # walk up the tree. Rows are kept against the running bound (positions
+            # only) and pruned with the final one.
+            bound_left = np.inf
+            q = q_lo
+            while q >= 0 and radius * (lo - by_f[q, f]) <= bound_left * _CANDIDATE_SLACK:
+                a = by_f[q, x0_column]
+                v = by_f[q, f]
+                if a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR and _reaches(
+                    rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule
+                ):
+                    bound_left = min(bound_left, a * (hi - v))
+                    if n_cand == kept.shape[0]:
+                        kept = _grow(kept, 2 * n_cand)
+                    kept[n_cand] = q
+                    n_cand += 1
+                q -= 1
+            examined += q_lo - q
+            n_left = n_cand
+            bound_right = np.inf
+            q = q_hi
+            while q < n and radius * (by_f[q, f] - hi) <= bound_right * _CANDIDATE_SLACK:
+                a = by_f[q, x0_column]
+                v = by_f[q, f]
+                if a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR and _reaches(
+                    rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule
+                ):
+                    bound_right = min(bound_right, a * (v - lo))
+                    if n_cand == kept.shape[0]:
+                        kept = _grow(kept, 2 * n_cand)
+                    kept[n_cand] = q
+                    n_cand += 1
+                q += 1
+            examined += q - q_hi
+            if n_cand > x0.shape[0]:
+                x0 = np.empty(kept.shape[0])
+                xj = np.empty(kept.shape[0])
+                go_left = np.empty(kept.shape[0], dtype=np.bool_)
+            n_kept = n_cand
+            n_cand = 0
+            hj = feat_xj[f]
+            for c in range(n_kept):
+                q = kept[c]
+                a = by_f[q, x0_column]
+                v = by_f[q, f]
+                if c < n_left:
+                    keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+                else:
+                    keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+                if keep:
+                    x0[n_cand] = a
+                    xj[n_cand] = HT[hj, rows_f[q]]
+                    go_left[n_cand] = c < n_left
+                    n_cand += 1
+        if examined > budget:
+            return new_threshold, margin, status, False
+        if rule == RULE_F64_LE:
+            lib_lo, lib_hi = lo, hi
+        else:
+            lib_lo, lib_hi = _to_f32(lo), _to_f32(hi)
+        _finish_node(
+            node,
+            f,
+            lo,
+            hi,
+            lib_lo,
+            lib_hi,
+            threshold,
+            x0,
+            xj,
+            go_left,
+            n_cand,
+            feat_x0,
+            feat_radius,
+            rule,
+            new_threshold,
+            margin,
+            status,
+        )
+    return new_threshold, margin, status, True
