@@ -478,7 +478,8 @@ def test_sorted_scans_give_the_routed_result(backend):
             in_set = np.zeros(len(X), dtype=bool)
             in_set[job.rows] = True
         tree = (job.left, job.right, job.feature, job.threshold, in_set, tables.order, tables.by_feature, HT)
-        *scanned, ok = correct_tree_sorted(*tree, *geometry, 10**12)
+        *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
+        assert work > 0
         routed = correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry)
         assert ok
         np.testing.assert_array_equal(scanned[2], routed[2])
@@ -487,13 +488,13 @@ def test_sorted_scans_give_the_routed_result(backend):
         n_compared += int(np.sum(routed[2] == 0))
         # A budget too small for the tree gives up rather than answer.
         if job.left[0] != -1:
-            assert not correct_tree_sorted(*tree, *geometry, 0)[3]
+            assert not correct_tree_sorted(*tree, *geometry, 0.0)[3]
     assert n_compared > 10
 
 
-def test_wrapper_scans_shallow_trees_and_routes_deep_ones():
-    # The choice is made per tree from the library's node counts; both kinds of tree
-    # in one fit, and the result is what routing alone gives.
+def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
+    # The choice is made per tree from the library's node counts (and per model by a
+    # probe of its first trees); scanned or routed, the model is the same.
     from engine.klein import _backends
 
     X, y = _mixture_far()
@@ -503,19 +504,18 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones():
     assert any(_backends._scan_budget(job) is not None for job in jobs)
     deep = DecisionTreeClassifier(random_state=0).fit(features, y)
     assert _backends._scan_budget(_backends.backend_for(deep).jobs(features, None)[0]) is None
-    fitted = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
-    original = _backends._SortedRows.fits
-    try:
-        _backends._SortedRows.fits = classmethod(lambda cls, F: False)  # routing only
+    with monkeypatch.context() as patch:
+        patch.setattr(_backends, "_PROBE_WORTH", np.inf)  # scan every eligible tree
+        scanned = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
+    with monkeypatch.context() as patch:
+        patch.setattr(_backends._SortedRows, "fits", classmethod(lambda cls, F: False))  # route every tree
         routed = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
-    finally:
-        _backends._SortedRows.fits = original
-    new = fitted.transform_features(X)
-    assert len(fitted.margins_) == len(routed.margins_)
-    for scanned_margin, routed_margin in zip(fitted.margins_, routed.margins_):
+    assert len(scanned.margins_) == len(routed.margins_)
+    for scanned_margin, routed_margin in zip(scanned.margins_, routed.margins_):
         np.testing.assert_allclose(scanned_margin, routed_margin, rtol=1e-9, equal_nan=True)
-    np.testing.assert_allclose(fitted.predict_proba(X), routed.predict_proba(X), rtol=1e-12)
-    np.testing.assert_array_equal(_leaves(fitted, new), _leaves(routed, new))
+    np.testing.assert_allclose(scanned.predict_proba(X), routed.predict_proba(X), rtol=1e-12)
+    new = scanned.transform_features(X)
+    np.testing.assert_array_equal(_leaves(scanned, new), _leaves(routed, new))
 
 
 def _mixture_far():

@@ -1,11 +1,15 @@
 """Adapters between tree libraries and the threshold correction.
 
 Each adapter reads a fitted model's trees as parallel arrays (children, feature,
-threshold), finds the rows that trained each tree, and writes corrected thresholds
-back in the library's own format. The rows are sent down each tree with the
-library's own comparison (float precision and ``<`` or ``<=``), reproduced in
-:func:`engine.klein._correct.correct_tree`; the tests check it against every
-library's own leaf assignment (``apply`` / ``pred_leaf``):
+threshold, and the library's node counts where it keeps them), finds the rows that
+trained each tree, and writes corrected thresholds back in the library's own format.
+The correction needs each node's rows as the library routes them, with its own
+comparison (float precision and ``<`` or ``<=``), reproduced in
+:mod:`engine.klein._correct`; the tests check it against every library's own leaf
+assignment (``apply`` / ``pred_leaf``). Per tree, :func:`correct_estimator` either
+routes every row (deep trees) or scans each feature's sorted rows outwards from the
+thresholds (shallow trees whose nodes all hold a fair share of the rows), see
+:func:`_scan_budget`.
 
 =====================================  ==============================  ====================================
 library / estimator                    routing (left iff)              rows of each tree
@@ -453,24 +457,28 @@ def backend_for(estimator):
     raise ValueError(f"cannot correct the thresholds of {type(estimator).__name__}; supported: {SUPPORTED}")
 
 
-# When to scan rather than route (measured on H4 x E2 with boosted trees of depth 3 to
-# 6): a tree whose sum over nodes of 1 / share is below this fraction of the rows its
-# routing visits scans in a quarter of the routing time (median), and rarely more;
-# above about 0.02 routing wins.
+# When to try scanning rather than routing a tree: the scans examine about
+# sum_v 1 / share_v rows (each a walk up the tree), against n * sum_v share_v rows routed.
+# Below this fraction a boosted tree of depth 3 to 6 scans in a quarter of the routing
+# time (median, H4 x E2); wide H windows (points far from the origin) can cost more,
+# which the probe and the budget catch.
 _SCAN_WORTH = 0.006
-# A scan examining more rows than this fraction of the routed visits is given up (it
-# has then cost about as much as routing would have).
-_SCAN_BUDGET = 1 / 6
+# The first trees a model would scan are scanned one by one, with their work counted;
+# if together they cost more than this fraction of routing them, the model's other
+# trees are routed.
+_PROBE_TREES = 4
+_PROBE_WORTH = 0.5
 
 
-def _scan_budget(job) -> int | None:
-    """How many rows the sorted scans may examine for this tree, or None to route it.
+def _scan_budget(job) -> float | None:
+    """The work the sorted scans may do on this tree (its routing cost), or None to route it.
 
     Routing visits each row once per level, ``sum_v n_v`` rows in all; the scans
     examine about ``n / n_v`` rows on each side of each node ``v``, more for the H
     candidates' window. Scans win on shallow trees whose nodes all hold a fair share
-    of the rows; deep trees (many tiny nodes) are routed. A tree that turns out worse
-    than estimated is abandoned early and routed.
+    of the rows; deep trees (many tiny nodes) are routed. A scan that reaches the
+    routing cost is abandoned and the tree routed, so a misjudged tree costs at most
+    twice.
     """
     if job.leaf is not None or job.node_weight is None or job.left[0] == -1:
         return None
@@ -482,7 +490,7 @@ def _scan_budget(job) -> int | None:
     routing = len(job.rows) * float(share.sum())
     if float(np.sum(1.0 / share)) > _SCAN_WORTH * routing:
         return None
-    return int(_SCAN_BUDGET * routing)
+    return routing
 
 
 class _SortedRows:
@@ -493,18 +501,19 @@ class _SortedRows:
     sequentially instead of one random row at a time. Built one feature per thread.
     """
 
-    # Largest copy made (bytes); beyond it the scans are not used and trees are routed.
-    MAX_BYTES = 256 * 2**20
+    # Largest table made (bytes; it grows as n_features ** 2): beyond it the scans are
+    # not used and trees are routed.
+    MAX_BYTES = 64 * 2**20
 
     def __init__(self, F, HT, feat_x0, threads=1):
         n, d = F.shape
         self.order = np.empty((d, n), dtype=np.int64)
         self.by_feature = np.empty((d, n, d + 1))
-        FT = np.ascontiguousarray(F.T)
+        F = np.ascontiguousarray(F, dtype=np.float64)
 
         def build(f):
             x0 = HT[feat_x0[f]] if feat_x0[f] >= 0 else np.zeros(0)
-            sort_rows(FT, f, x0, self.order[f], self.by_feature[f])
+            sort_rows(F, f, x0, self.order[f], self.by_feature[f])
 
         if threads > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -519,7 +528,7 @@ class _SortedRows:
         return d * n * (d + 1) * 8 <= cls.MAX_BYTES
 
 
-def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule, sorted_rows=None):
+def _route(job, FT, HT, feat_x0, feat_xj, feat_radius, rule):
     if job.leaf is not None:
         return correct_tree_from_leaves(
             job.left,
@@ -535,33 +544,77 @@ def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule, sorted_rows=None):
             feat_radius,
             rule,
         )
-    budget = _scan_budget(job) if sorted_rows is not None else None
-    if budget is not None:
-        n = FT.shape[1]
-        in_set = np.zeros(0, dtype=bool)
-        if len(job.rows) != n:
-            in_set = np.zeros(n, dtype=bool)
-            in_set[job.rows] = True
-        *result, ok = correct_tree_sorted(
-            job.left,
-            job.right,
-            job.feature,
-            job.threshold,
-            in_set,
-            sorted_rows.order,
-            sorted_rows.by_feature,
-            HT,
-            feat_x0,
-            feat_xj,
-            feat_radius,
-            rule,
-            budget,
-        )
-        if ok:
-            return tuple(result)
     return correct_tree(
         job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
     )
+
+
+def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+    """Scan the tree's sorted rows; route it if the scans exceed ``budget``. Returns (result, work)."""
+    n = FT.shape[1]
+    in_set = np.zeros(0, dtype=bool)
+    if len(job.rows) != n:
+        in_set = np.zeros(n, dtype=bool)
+        in_set[job.rows] = True
+    *result, ok, work = correct_tree_sorted(
+        job.left,
+        job.right,
+        job.feature,
+        job.threshold,
+        in_set,
+        sorted_rows.order,
+        sorted_rows.by_feature,
+        HT,
+        feat_x0,
+        feat_xj,
+        feat_radius,
+        rule,
+        budget,
+    )
+    if ok:
+        return tuple(result), work
+    return _route(job, FT, HT, feat_x0, feat_xj, feat_radius, rule), work
+
+
+def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule, sorted_rows=None):
+    """Correct one tree, scanning its sorted rows when ``sorted_rows`` is given and it pays."""
+    args = (FT, HT, feat_x0, feat_xj, feat_radius, rule)
+    budget = _scan_budget(job) if sorted_rows is not None else None
+    if budget is None:
+        return _route(job, *args)
+    return _scan(job, budget, sorted_rows, *args)[0]
+
+
+def _correct_all(jobs, args, F, estimator):
+    """Every tree's correction: the probe decides whether the model's shallow trees are scanned."""
+    HT, feat_x0 = args[1], args[2]
+    results = [None] * len(jobs)
+    budgets = [_scan_budget(job) for job in jobs]
+    eligible = [t for t, budget in enumerate(budgets) if budget is not None]
+    sorted_rows = None
+    if eligible and _SortedRows.fits(F):
+        sorted_rows = _SortedRows(F, HT, feat_x0, threads=_threads(estimator))
+        work = routing = 0.0
+        for t in eligible[:_PROBE_TREES]:
+            results[t], spent = _scan(jobs[t], budgets[t], sorted_rows, *args)
+            work += spent
+            routing += budgets[t]
+        if work > _PROBE_WORTH * routing:
+            sorted_rows = None  # this model's data make the scans slow (e.g. far points)
+    pending = [t for t in range(len(jobs)) if results[t] is None]
+    threads = min(_threads(estimator), max(1, len(pending)))
+
+    def one(t):
+        return _run(jobs[t], *args, sorted_rows)
+
+    if threads > 1:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            for t, result in zip(pending, pool.map(one, pending)):
+                results[t] = result
+    else:
+        for t in pending:
+            results[t] = one(t)
+    return results
 
 
 def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_weight=None):
@@ -607,15 +660,8 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_we
             KleinCorrectionWarning,
             stacklevel=3,
         )
-    scans = _SortedRows.fits(F) and any(_scan_budget(job) is not None for job in jobs)
-    sorted_rows = _SortedRows(F, HT, feat_x0, threads=_threads(estimator)) if scans else None
-    args = (FT, HT, feat_x0, feat_xj, feat_radius, backend.rule, sorted_rows)
-    threads = min(_threads(estimator), len(jobs))
-    if threads > 1:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = list(pool.map(lambda job: _run(job, *args), jobs))
-    else:
-        results = [_run(job, *args) for job in jobs]
+    args = (FT, HT, feat_x0, feat_xj, feat_radius, backend.rule)
+    results = _correct_all(jobs, args, F, estimator)
     backend.write([r[0] for r in results])
     n_moved = sum(int(np.sum(r[2] == STATUS_MOVED)) for r in results)
     n_kept = sum(int(np.sum(r[2] > STATUS_MOVED)) for r in results)
