@@ -391,6 +391,20 @@ def test_pairwise_solver_matches_bisection():
         np.testing.assert_allclose(t_pairs, t_bisect, rtol=1e-9, atol=1e-12)
 
 
+def _far_mixture(random_state):
+    """A mixture reaching far from the origin, its layout, Klein features and hyperboloid block."""
+    from engine.klein._features import KleinLayout
+    from engine.manifolds import Signature
+    from engine.sampling import make_classification
+
+    signature = "H2 x E1 x H2(-4)"
+    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=random_state)
+    layout = KleinLayout(Signature.parse(signature))
+    HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
+    assert HT.max() > 1e4  # far points present
+    return X, y, layout, klein_features(X, signature), HT
+
+
 @pytest.mark.parametrize(
     "backend",
     [
@@ -407,16 +421,8 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
     # shallow trees, '<=' and '<' rules, both must give the same thresholds and margins.
     from engine.klein._backends import _run, backend_for
     from engine.klein._correct import correct_tree_from_leaves
-    from engine.klein._features import KleinLayout
-    from engine.manifolds import Signature
-    from engine.sampling import make_classification
 
-    signature = "H2 x E1 x H2(-4)"
-    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=1)
-    layout = KleinLayout(Signature.parse(signature))
-    features = klein_features(X, signature)
-    HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
-    assert HT.max() > 1e4  # far points present
+    X, y, layout, features, HT = _far_mixture(random_state=1)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
@@ -457,15 +463,8 @@ def test_sorted_scans_give_the_routed_result(backend):
     # rules, far points, and trees trained on a subset of the rows.
     from engine.klein._backends import _SortedRows, backend_for
     from engine.klein._correct import correct_tree, correct_tree_sorted
-    from engine.klein._features import KleinLayout
-    from engine.manifolds import Signature
-    from engine.sampling import make_classification
 
-    signature = "H2 x E1 x H2(-4)"
-    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=2)
-    layout = KleinLayout(Signature.parse(signature))
-    features = klein_features(X, signature)
-    HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
+    X, y, layout, features, HT = _far_mixture(random_state=2)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)

@@ -194,8 +194,6 @@ def _finish_node(
     f,
     lo,
     hi,
-    lib_lo,
-    lib_hi,
     threshold,
     x0,
     xj,
@@ -210,8 +208,9 @@ def _finish_node(
 ):
     """Place the boundary of one node from its gap and its candidate rows.
 
-    ``lo`` / ``hi``: largest value sent left and smallest sent right (float64);
-    ``lib_lo`` / ``lib_hi``: the same at the library's precision. For H features,
+    ``lo`` / ``hi``: largest value sent left and smallest sent right (float64); the
+    library sees them at its own precision (rounding to float32 is monotone, so the
+    rounded extremes are the extremes of the rounded values). For H features,
     ``x0[:n_cand], xj[:n_cand], go_left[:n_cand]`` hold a set of the node's rows that
     contains every row that can be nearest to some boundary in the gap (the rows
     attaining ``lo`` and ``hi`` among them), so both the optimal threshold and the
@@ -220,6 +219,10 @@ def _finish_node(
     if lo == -np.inf or hi == np.inf:
         status[node] = STATUS_EMPTY_SIDE
         return
+    if rule == RULE_F64_LE:
+        lib_lo, lib_hi = lo, hi
+    else:
+        lib_lo, lib_hi = _to_f32(lo), _to_f32(hi)
     if not (lo < hi):
         status[node] = STATUS_INCONSISTENT
         return
@@ -315,21 +318,16 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
         f = feature[node]
         s = start[node]
         n_left = count[left[node]]
-        lib_lo = -np.inf
-        lib_hi = np.inf
         lo = -np.inf
         hi = np.inf
         h0 = feat_x0[f]
         for k in range(count[node]):
             r = order[s + k]
             v = FT[f, r]
-            lv = v if rule == RULE_F64_LE else _to_f32(v)
             if k < n_left:
                 lo = max(lo, v)
-                lib_lo = max(lib_lo, lv)
             else:
                 hi = min(hi, v)
-                lib_hi = min(lib_hi, lv)
             if h0 >= 0:  # every row is a candidate here (this path is the rare one)
                 x0[k] = HT[h0, r]
                 xj[k] = HT[feat_xj[f], r]
@@ -339,8 +337,6 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
             f,
             lo,
             hi,
-            lib_lo,
-            lib_hi,
             threshold,
             x0,
             xj,
@@ -579,17 +575,11 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
                 n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
             il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
-        if rule == RULE_F64_LE:
-            lib_lo, lib_hi = lo, hi
-        else:
-            lib_lo, lib_hi = _to_f32(lo), _to_f32(hi)
         _finish_node(
             node,
             f,
             lo,
             hi,
-            lib_lo,
-            lib_hi,
             threshold,
             x0,
             xj,
@@ -815,17 +805,11 @@ def correct_tree_sorted(
                     n_cand += 1
         if _WALK_COST * walks + _WINDOW_COST * window_rows > budget:
             return new_threshold, margin, status, False, _WALK_COST * walks + _WINDOW_COST * window_rows
-        if rule == RULE_F64_LE:
-            lib_lo, lib_hi = lo, hi
-        else:
-            lib_lo, lib_hi = _to_f32(lo), _to_f32(hi)
         _finish_node(
             node,
             f,
             lo,
             hi,
-            lib_lo,
-            lib_hi,
             threshold,
             x0,
             xj,
