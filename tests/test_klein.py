@@ -521,3 +521,23 @@ def _mixture_far():
     from engine.sampling import make_classification
 
     return make_classification("H2 x E1", n_samples=20000, n_classes=3, random_state=4)
+
+
+def test_xgboost_model_bytes_are_read_as_ubjson_typed_arrays():
+    # XGBoost's binary model is UBJSON; the adapter reads each tree's arrays from it and
+    # patches the split conditions in place. Keys may spell their length with any
+    # integer marker; an array that is not a typed, counted container, or that runs past
+    # the end, is an error, not a silent skip.
+    from engine.klein._backends import _ubj_typed_arrays
+
+    values = np.array([1.5, -2.0, 0.25], dtype=">f4")
+    for marker in (b"i\x10", b"U\x10", b"L" + (16).to_bytes(8, "big")):
+        blob = b"{" + marker + b"split_conditions" + b"[$d#i\x03" + values.tobytes() + b"}"
+        [(offset, found)] = _ubj_typed_arrays(blob, "split_conditions")
+        np.testing.assert_array_equal(found, values)
+        assert blob[offset : offset + 12] == values.tobytes()
+    assert _ubj_typed_arrays(b"{}", "split_conditions") == []
+    with pytest.raises(ValueError, match="not a typed array"):
+        _ubj_typed_arrays(b"{i\x10split_conditions[d]}", "split_conditions")
+    with pytest.raises(ValueError, match="runs past the end"):
+        _ubj_typed_arrays(b"{i\x10split_conditions[$d#i\x09" + values.tobytes() + b"}", "split_conditions")

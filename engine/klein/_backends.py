@@ -202,15 +202,24 @@ _UBJ_NUMBER = {b"i": ">i1", b"U": ">u1", b"I": ">i2", b"l": ">i4", b"L": ">i8", 
 _XGB_ARRAYS = ("left_children", "right_children", "split_indices", "split_conditions", "split_type", "sum_hessian")
 
 
-def _ubj_key(name: str) -> bytes:
-    # An object key is a length (XGBoost writes it as an int64, marker "L") and the bytes.
-    return b"L" + len(name).to_bytes(8, "big") + name.encode()
+def _ubj_keys(name: str) -> list[bytes]:
+    """The ways UBJSON can spell object key ``name``: its length as any integer type, then
+    the bytes (XGBoost writes an int64, marker "L"; the others are accepted too)."""
+    size = len(name)
+    spellings = []
+    for marker, dtype in _UBJ_NUMBER.items():
+        if dtype.endswith(("f4", "f8")) or size > np.iinfo(np.dtype(dtype)).max:
+            continue
+        spellings.append(marker + np.array(size, dtype=dtype).tobytes() + name.encode())
+    return spellings
 
 
 def _ubj_typed_arrays(blob: bytes, name: str) -> list[tuple[int, np.ndarray]]:
     """Every typed array stored under key ``name``: (offset of its values, the values)."""
-    key = _ubj_key(name)
     found = []
+    key = next((k for k in _ubj_keys(name) if k in blob), None)
+    if key is None:
+        return found
     start = blob.find(key)
     while start != -1:
         at = start + len(key)
@@ -246,7 +255,10 @@ class _XGBoost:
         counts = {len(found) for found in arrays.values()}
         if len(counts) != 1:
             raise ValueError("unexpected XGBoost model layout: trees with missing arrays")
+        if counts == {0} and self.booster.num_boosted_rounds() > 0:
+            raise ValueError("unexpected XGBoost model layout: no trees found in the model bytes")
         self.trees = []
+        self.stored_types = []
         for left, right, feature, (offset, threshold), (_, split_type), (_, hessian) in zip(
             *(arrays[key] for key in _XGB_ARRAYS)
         ):
@@ -255,8 +267,10 @@ class _XGBoost:
                 raise ValueError("unexpected XGBoost model layout: a tree's arrays differ in length")
             if np.any(split_type[left != -1] != 0):
                 raise ValueError("categorical splits of XGBoost cannot be corrected; use numeric features")
-            # float32 values, exactly as XGBoost compares them.
-            self.trees.append((offset, (left, right, feature, threshold.astype(np.float64)), hessian))
+            # XGBoost holds split conditions as float32 and compares with those values.
+            exact = threshold.astype(np.float32).astype(np.float64)
+            self.trees.append((offset, (left, right, feature, exact), hessian))
+            self.stored_types.append(threshold.dtype)
 
     def jobs(self, F, sample_weight):
         rows = _nonzero_rows(sample_weight, F.shape[0])
@@ -265,9 +279,10 @@ class _XGBoost:
 
     def write(self, thresholds):
         blob = bytearray(self.blob)
-        for (offset, (left, _, _, old), _), new in zip(self.trees, thresholds):
+        for (offset, (left, _, _, old), _), new, stored in zip(self.trees, thresholds, self.stored_types):
             # Leaves keep their values (XGBoost stores leaf weights in the same array).
-            values = np.where(left != -1, new, old).astype(">f4")
+            # Written back in the stored type (float32), same length: nothing else moves.
+            values = np.where(left != -1, new, old).astype(stored)
             blob[offset : offset + values.nbytes] = values.tobytes()
         self.booster.load_model(blob)
 
