@@ -18,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 # Compiling the tree kernels once (cached on disk by numba) keeps the first page fast.
 run: $(VENV)/.installed
-	$(BIN)/python -c "import engine.trees; engine.trees.warm_up()"
+	$(BIN)/python -c "import engine.trees, engine.klein; engine.trees.warm_up(); engine.klein.warm_up()"
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium through Python playwright; install it

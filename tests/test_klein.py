@@ -541,3 +541,13 @@ def test_xgboost_model_bytes_are_read_as_ubjson_typed_arrays():
         _ubj_typed_arrays(b"{i\x10split_conditions[d]}", "split_conditions")
     with pytest.raises(ValueError, match="runs past the end"):
         _ubj_typed_arrays(b"{i\x10split_conditions[$d#i\x09" + values.tobytes() + b"}", "split_conditions")
+
+
+def test_warm_up_compiles_every_way_of_finding_rows():
+    # make run calls warm_up so the app's first Klein fit does not wait for numba.
+    import engine.klein
+    from engine.klein import _correct
+
+    engine.klein.warm_up()
+    for kernel in (_correct.correct_tree, _correct.correct_tree_sorted, _correct.correct_tree_from_leaves):
+        assert kernel.signatures, kernel.__name__

@@ -15,6 +15,8 @@ ESTIMATOR_NAMES, make_backend
 to_json_dict, from_json_dict
     Whole JSON documents (the wrapped model's class and parameters included);
     ``engine.io.dumps`` / ``loads`` work too when ``estimator`` is None or a name.
+warm_up
+    Compile the correction's kernels ahead of the first fit.
 """
 
 from engine.klein import serialization as _serialization  # noqa: F401  (registers with engine.io)
@@ -34,4 +36,37 @@ __all__ = [
     "klein_features",
     "make_backend",
     "to_json_dict",
+    "warm_up",
 ]
+
+
+def warm_up() -> None:
+    """Compile the threshold correction's kernels once (numba caches them on disk).
+
+    The first Klein fit in a fresh checkout otherwise pays several seconds of
+    compilation; ``make run`` calls this so the app's first Klein model trains at
+    once. Runs each way of finding a node's rows (routing, sorted scans, the
+    library's leaves) on a small model, with the argument types a real fit passes.
+    """
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier
+
+    from engine.klein import _backends
+    from engine.klein._correct import correct_tree_from_leaves
+    from engine.klein._features import KleinLayout
+    from engine.manifolds import Signature
+    from engine.sampling import make_classification
+
+    signature = "H2 x E1"
+    X, y = make_classification(signature, n_samples=200, random_state=0)
+    KleinTreeClassifier(signature=signature).fit(X, y)  # routing, through the wrapper
+    layout = KleinLayout(Signature.parse(signature))
+    features = klein_features(X, signature)
+    HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(features, y)
+    job = _backends.backend_for(tree).jobs(features, None)[0]
+    FT = np.ascontiguousarray(features.T)
+    args = (FT, HT, layout.feat_x0, layout.feat_xj, layout.feat_radius, _backends.RULE_F32_LE)
+    _backends._scan(job, float("inf"), _backends._SortedRows(features, HT, layout.feat_x0), *args)
+    leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
+    correct_tree_from_leaves(job.left, job.right, job.feature, job.threshold, leaf, job.rows, *args)
