@@ -487,7 +487,7 @@ def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, wr
 
 @njit(cache=True, nogil=True)
 def _hyperbolic_candidates(xj_all, kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
-    """Of the rows kept by :func:`_partition_gap_hyperbolic`, those that can be nearest.
+    """Of the rows kept by :func:`_partition_gap_hyperbolic` or :func:`_scan_window`, those that can be nearest.
 
     With the final gap, ``B`` on each side is exact over the kept rows (the row
     attaining it is kept), and a kept row stays if its near-end value is within it.
@@ -646,10 +646,42 @@ def sort_rows(F, f, x0, order_f, by_f):
 
 
 @njit(cache=True, nogil=True)
-def _grow(array, capacity):
-    grown = np.empty(capacity, dtype=array.dtype)
-    grown[: array.shape[0]] = array
-    return grown
+def _scan_window(start, step, n_kept, window, tree):
+    """One side of an H node's candidate window in a sorted scan (see :func:`correct_tree_sorted`).
+
+    From the row attaining ``lo`` downwards (``step = -1``) or the row attaining ``hi``
+    upwards (``step = 1``), while a row could still matter: ``R`` times its distance
+    in ratio from that end within the running bound on the side's far-end values. A
+    row matters only if its own near-end value ``x0 * distance`` is within the bound
+    too (its far-end value is larger), so that cheap test, on values stored alongside,
+    comes before the walk up the tree. Rows are appended to ``kept`` / ``kept_v`` /
+    ``kept_a`` from ``n_kept`` on, against the running bound;
+    :func:`_hyperbolic_candidates` prunes them with the final one.
+
+    Returns ``(n_kept, walks, window_rows)``.
+    """
+    rows_f, by_f, f, lo, hi, radius, kept, kept_v, kept_a = window
+    node, left, parent, feature, threshold, in_set, rule = tree
+    x0_column = by_f.shape[1] - 1
+    near_end = lo if step < 0 else hi
+    far_end = hi if step < 0 else lo
+    n = by_f.shape[0]
+    bound = np.inf
+    walks = 0
+    q = start
+    while 0 <= q < n and radius * step * (by_f[q, f] - near_end) <= bound * _CANDIDATE_SLACK:
+        a = by_f[q, x0_column]
+        v = by_f[q, f]
+        near = a * step * (v - near_end) <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+        walks += 1 if near else 0
+        if near and _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
+            bound = min(bound, a * step * (v - far_end))
+            kept[n_kept] = rows_f[q]
+            kept_v[n_kept] = v
+            kept_a[n_kept] = a
+            n_kept += 1
+        q += step
+    return n_kept, walks, step * (q - start)
 
 
 @njit(cache=True, nogil=True)
@@ -702,7 +734,6 @@ def correct_tree_sorted(
     """
     n_nodes = left.shape[0]
     n = order.shape[1]
-    x0_column = by_feature.shape[2] - 1
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
@@ -711,10 +742,13 @@ def correct_tree_sorted(
         if left[node] != -1:
             parent[left[node]] = node
             parent[right[node]] = node
-    kept = np.empty(64, dtype=np.int64)
-    x0 = np.empty(64)
-    xj = np.empty(64)
-    go_left = np.empty(64, dtype=np.bool_)
+    # A node's candidates are among its rows: buffers of n rows never overflow.
+    kept = np.empty(n, dtype=np.int64)
+    kept_v = np.empty(n)
+    kept_a = np.empty(n)
+    x0 = np.empty(n)
+    xj = np.empty(n)
+    go_left = np.empty(n, dtype=np.bool_)
     walks = 0  # rows checked against the tree (a walk up from the node)
     window_rows = 0  # rows of the H windows (most only compared with the bound)
     for node in range(n_nodes):
@@ -745,64 +779,13 @@ def correct_tree_sorted(
         hi = by_f[q_hi, f] if q_hi < n else np.inf
         n_cand = 0
         if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
-            radius = feat_radius[f]
-            # Left: from the row attaining lo downwards, while a row could still matter
-            # (R (lo - r) within the running bound). A row matters only if its own
-            # near-end value x0 (lo - r) is within the bound too (its far-end value is
-            # larger), so that cheap test, on values stored alongside, comes before the
-            # walk up the tree. Rows are kept against the running bound (positions
-            # only) and pruned with the final one.
-            bound_left = np.inf
-            q = q_lo
-            while q >= 0 and radius * (lo - by_f[q, f]) <= bound_left * _CANDIDATE_SLACK:
-                a = by_f[q, x0_column]
-                v = by_f[q, f]
-                near = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-                walks += 1 if near else 0
-                if near and _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
-                    bound_left = min(bound_left, a * (hi - v))
-                    if n_cand == kept.shape[0]:
-                        kept = _grow(kept, 2 * n_cand)
-                    kept[n_cand] = q
-                    n_cand += 1
-                q -= 1
-            window_rows += q_lo - q
-            n_left = n_cand
-            bound_right = np.inf
-            q = q_hi
-            while q < n and radius * (by_f[q, f] - hi) <= bound_right * _CANDIDATE_SLACK:
-                a = by_f[q, x0_column]
-                v = by_f[q, f]
-                near = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-                walks += 1 if near else 0
-                if near and _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
-                    bound_right = min(bound_right, a * (v - lo))
-                    if n_cand == kept.shape[0]:
-                        kept = _grow(kept, 2 * n_cand)
-                    kept[n_cand] = q
-                    n_cand += 1
-                q += 1
-            window_rows += q - q_hi
-            if n_cand > x0.shape[0]:
-                x0 = np.empty(kept.shape[0])
-                xj = np.empty(kept.shape[0])
-                go_left = np.empty(kept.shape[0], dtype=np.bool_)
-            n_kept = n_cand
-            n_cand = 0
-            hj = feat_xj[f]
-            for c in range(n_kept):
-                q = kept[c]
-                a = by_f[q, x0_column]
-                v = by_f[q, f]
-                if c < n_left:
-                    keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-                else:
-                    keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-                if keep:
-                    x0[n_cand] = a
-                    xj[n_cand] = HT[hj, rows_f[q]]
-                    go_left[n_cand] = c < n_left
-                    n_cand += 1
+            tree = (node, left, parent, feature, threshold, in_set, rule)
+            window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept, kept_v, kept_a)
+            n_kept, w_left, r_left = _scan_window(q_lo, -1, 0, window, tree)
+            n_kept, w_right, r_right = _scan_window(q_hi, 1, n_kept, window, tree)
+            walks += w_left + w_right
+            window_rows += r_left + r_right
+            n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         if _WALK_COST * walks + _WINDOW_COST * window_rows > budget:
             return new_threshold, margin, status, False, _WALK_COST * walks + _WINDOW_COST * window_rows
         _finish_node(
