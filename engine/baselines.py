@@ -46,6 +46,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from engine.manifolds._common import check_int
 from engine.manifolds.signature import Signature
 
 __all__ = [
@@ -329,12 +330,7 @@ class _GeodesicKNN(BaseEstimator):
         self.weights = weights
 
     def _check_params(self):
-        if (
-            not isinstance(self.n_neighbors, numbers.Integral)
-            or isinstance(self.n_neighbors, bool)
-            or self.n_neighbors < 1
-        ):
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
+        check_int(self.n_neighbors, "n_neighbors")
         if not (self.weights in ("uniform", "distance") or callable(self.weights)):
             raise ValueError(f"weights must be 'uniform', 'distance' or a callable, got {self.weights!r}")
 
@@ -737,8 +733,7 @@ class ProductPerceptronClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        check_int(self.max_iter, "max_iter")
         X, y = _validate_fit(self, X, y, regressor=False)
         self.classes_, encoded = _encode_classes(y)
         if len(self.classes_) < 2:

@@ -35,13 +35,12 @@ semantics); global RNGs are never touched.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from engine.manifolds import Euclidean, Hyperbolic, Signature, Spherical
-from engine.manifolds._common import as_generator
+from engine.manifolds._common import as_generator, check_int
 
 __all__ = ["Mixture", "as_generator", "gaussian_mixture", "make_classification", "make_regression"]
 
@@ -71,12 +70,6 @@ class Mixture:
     means: np.ndarray
     weights: np.ndarray
     signature: Signature
-
-
-def _positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _positive_float(value, name: str, allow_zero: bool = False) -> float:
@@ -116,8 +109,8 @@ def gaussian_mixture(
     Mixture
     """
     signature = Signature.parse(signature)
-    n_samples = _positive_int(n_samples, "n_samples")
-    n_clusters = _positive_int(n_clusters, "n_clusters")
+    n_samples = check_int(n_samples, "n_samples")
+    n_clusters = check_int(n_clusters, "n_clusters")
     cov_scale = _positive_float(cov_scale, "cov_scale")
     mean_scale = _positive_float(mean_scale, "mean_scale", allow_zero=True)
     if n_samples < 2 * n_clusters:
@@ -205,8 +198,8 @@ def make_classification(
     >>> X.shape, sorted(set(y.tolist()))
     ((200, 8), [0, 1, 2, 3, 4, 5, 6, 7])
     """
-    n_classes = _positive_int(n_classes, "n_classes")
-    n_clusters = _positive_int(n_clusters, "n_clusters")
+    n_classes = check_int(n_classes, "n_classes")
+    n_clusters = check_int(n_clusters, "n_clusters")
     if n_clusters < n_classes:
         raise ValueError(f"n_clusters={n_clusters} must be >= n_classes={n_classes} (each class needs a cluster)")
     rng = as_generator(random_state)

@@ -15,6 +15,7 @@ __all__ = [
     "PDIST_CHUNK_BYTES",
     "as_generator",
     "as_points",
+    "check_int",
     "format_number",
     "format_rows",
     "row_blocks",
@@ -62,6 +63,13 @@ def as_points(x, width: int, what: str = "x") -> np.ndarray:
             f"{what} must have {width} ambient coordinates on its last axis, got an array of shape {array.shape}"
         )
     return array
+
+
+def check_int(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an int if it is an integer (not a bool) of at least ``minimum``, else ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
