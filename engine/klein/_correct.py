@@ -189,24 +189,11 @@ def _timelike_threshold(x0, xj, go_left, n_cand):
 
 
 @njit(cache=True, nogil=True)
-def _finish_node(
-    node,
-    f,
-    lo,
-    hi,
-    threshold,
-    x0,
-    xj,
-    go_left,
-    n_cand,
-    feat_x0,
-    feat_radius,
-    rule,
-    new_threshold,
-    margin,
-    status,
-):
+def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
     """Place the boundary of one node from its gap and its candidate rows.
+
+    ``candidates = (x0, xj, go_left, n_cand)``, ``geometry = (feat_x0, feat_radius,
+    rule)`` and ``out = (new_threshold, margin, status)``, written at ``node``.
 
     ``lo`` / ``hi``: largest value sent left and smallest sent right (float64); the
     library sees them at its own precision (rounding to float32 is monotone, so the
@@ -216,6 +203,9 @@ def _finish_node(
     attaining ``lo`` and ``hi`` among them), so both the optimal threshold and the
     margin are those of the whole node.
     """
+    x0, xj, go_left, n_cand = candidates
+    feat_x0, feat_radius, rule = geometry
+    new_threshold, margin, status = out
     if lo == -np.inf or hi == np.inf:
         status[node] = STATUS_EMPTY_SIDE
         return
@@ -306,6 +296,8 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
+    geometry = (feat_x0, feat_radius, rule)
+    out = (new_threshold, margin, status)
     preorder, n_reached, count, start, order = _layout(left, right, leaf, rows)
     m = rows.shape[0]
     x0 = np.empty(m)
@@ -332,23 +324,7 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
                 x0[k] = HT[h0, r]
                 xj[k] = HT[feat_xj[f], r]
                 go_left[k] = k < n_left
-        _finish_node(
-            node,
-            f,
-            lo,
-            hi,
-            threshold,
-            x0,
-            xj,
-            go_left,
-            count[node],
-            feat_x0,
-            feat_radius,
-            rule,
-            new_threshold,
-            margin,
-            status,
-        )
+        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, count[node]), geometry, out)
     return new_threshold, margin, status
 
 
@@ -535,6 +511,8 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
+    geometry = (feat_x0, feat_radius, rule)
+    out = (new_threshold, margin, status)
     m = rows.shape[0]
     buffers = np.empty((2, m), dtype=np.int64)
     buffers[0] = rows
@@ -575,23 +553,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
                 n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
             il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
-        _finish_node(
-            node,
-            f,
-            lo,
-            hi,
-            threshold,
-            x0,
-            xj,
-            go_left,
-            n_cand,
-            feat_x0,
-            feat_radius,
-            rule,
-            new_threshold,
-            margin,
-            status,
-        )
+        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_cand), geometry, out)
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
         stack[depth, 2] = stop
@@ -737,6 +699,8 @@ def correct_tree_sorted(
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
+    geometry = (feat_x0, feat_radius, rule)
+    out = (new_threshold, margin, status)
     parent = np.zeros(n_nodes, dtype=np.int64)
     for node in range(n_nodes):
         if left[node] != -1:
@@ -788,21 +752,5 @@ def correct_tree_sorted(
             n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         if _WALK_COST * walks + _WINDOW_COST * window_rows > budget:
             return new_threshold, margin, status, False, _WALK_COST * walks + _WINDOW_COST * window_rows
-        _finish_node(
-            node,
-            f,
-            lo,
-            hi,
-            threshold,
-            x0,
-            xj,
-            go_left,
-            n_cand,
-            feat_x0,
-            feat_radius,
-            rule,
-            new_threshold,
-            margin,
-            status,
-        )
+        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_cand), geometry, out)
     return new_threshold, margin, status, True, _WALK_COST * walks + _WINDOW_COST * window_rows
