@@ -419,7 +419,7 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
     # path takes every row of the node as a candidate. On a mixture reaching 15 units
     # from the origin (x0 up to ~1e6, where the window's bound matters most), deep and
     # shallow trees, '<=' and '<' rules, both must give the same thresholds and margins.
-    from engine.klein._backends import _run, backend_for
+    from engine.klein._backends import _route, backend_for
     from engine.klein._correct import correct_tree_from_leaves
 
     X, y, layout, features, HT = _far_mixture(random_state=1)
@@ -433,7 +433,7 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
     assert len(jobs) == leaves.shape[1]
     n_hyperbolic_nodes = 0
     for t, job in enumerate(jobs):
-        routed = _run(job, *args)
+        routed = _route(job, *args)
         exhaustive = correct_tree_from_leaves(
             job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
         )

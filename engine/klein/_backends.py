@@ -591,15 +591,6 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_xj, feat_radius, rule)
     return _route(job, FT, HT, feat_x0, feat_xj, feat_radius, rule), work
 
 
-def _run(job, FT, HT, feat_x0, feat_xj, feat_radius, rule, sorted_rows=None):
-    """Correct one tree, scanning its sorted rows when ``sorted_rows`` is given and it pays."""
-    args = (FT, HT, feat_x0, feat_xj, feat_radius, rule)
-    budget = _scan_budget(job) if sorted_rows is not None else None
-    if budget is None:
-        return _route(job, *args)
-    return _scan(job, budget, sorted_rows, *args)[0]
-
-
 def _correct_all(jobs, args, F, estimator):
     """Every tree's correction: the probe decides whether the model's shallow trees are scanned."""
     HT, feat_x0 = args[1], args[2]
@@ -620,7 +611,9 @@ def _correct_all(jobs, args, F, estimator):
     threads = min(_threads(estimator), max(1, len(pending)))
 
     def one(t):
-        return _run(jobs[t], *args, sorted_rows)
+        if sorted_rows is None or budgets[t] is None:
+            return _route(jobs[t], *args)
+        return _scan(jobs[t], budgets[t], sorted_rows, *args)[0]
 
     if threads > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
