@@ -391,14 +391,14 @@ def test_pairwise_solver_matches_bisection():
         np.testing.assert_allclose(t_pairs, t_bisect, rtol=1e-9, atol=1e-12)
 
 
-def _far_mixture(random_state):
+def _far_mixture(random_state, n_samples=3000):
     """A mixture reaching far from the origin, its layout, Klein features and hyperboloid block."""
     from engine.klein._features import KleinLayout
     from engine.manifolds import Signature
     from engine.sampling import make_classification
 
     signature = "H2 x E1 x H2(-4)"
-    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=random_state)
+    X, y = make_classification(signature, n_samples=n_samples, n_classes=4, random_state=random_state)
     layout = KleinLayout(Signature.parse(signature))
     HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
     assert HT.max() > 1e4  # far points present
@@ -415,14 +415,15 @@ def _far_mixture(random_state):
     ids=lambda e: type(e).__name__,
 )
 def test_pruned_candidates_give_the_exhaustive_result(backend):
-    # correct_tree keeps only the rows near each gap (a running window); the leaf-based
-    # path takes every row of the node as a candidate. On a mixture reaching 15 units
-    # from the origin (x0 up to ~1e6, where the window's bound matters most), deep and
-    # shallow trees, '<=' and '<' rules, both must give the same thresholds and margins.
+    # correct_tree keeps only the rows near each gap (a running window in large nodes,
+    # a branch-free pass in small ones); the leaf-based path takes every row of the
+    # node as a candidate. On a mixture reaching 15 units from the origin (x0 up to
+    # ~1e6, where the window's bound matters most), deep and shallow trees, '<=' and
+    # '<' rules, both must give the same thresholds and margins.
     from engine.klein._backends import _route, backend_for
-    from engine.klein._correct import correct_tree_from_leaves
+    from engine.klein._correct import _DENSE_ROWS, correct_tree_from_leaves
 
-    X, y, layout, features, HT = _far_mixture(random_state=1)
+    X, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
@@ -431,7 +432,7 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
     leaves = np.asarray(leaves).reshape(len(X), -1).astype(np.int64)
     jobs = adapter.jobs(features, None)
     assert len(jobs) == leaves.shape[1]
-    n_hyperbolic_nodes = 0
+    n_hyperbolic_nodes = n_windowed = 0
     for t, job in enumerate(jobs):
         routed = _route(job, *args)
         exhaustive = correct_tree_from_leaves(
@@ -442,8 +443,20 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
         # bisection, the pruned one by checking every pair.
         np.testing.assert_allclose(routed[0], exhaustive[0], rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(routed[1], exhaustive[1], rtol=1e-9)  # margins (cancellation at large x0)
-        n_hyperbolic_nodes += int(np.sum((job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)))
+        hyperbolic = (job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)
+        n_hyperbolic_nodes += int(np.sum(hyperbolic))
+        n_windowed += int(np.sum(hyperbolic & (_rows_per_node(job.left, job.right, leaves[:, t]) > _DENSE_ROWS)))
     assert n_hyperbolic_nodes > 20
+    assert n_windowed >= len(jobs)  # both H passes ran
+
+
+def _rows_per_node(left, right, leaf):
+    """Training rows reaching each node, from each row's leaf (children have larger ids)."""
+    count = np.bincount(leaf, minlength=len(left))
+    for node in range(len(left) - 1, -1, -1):
+        if left[node] != -1:
+            count[node] = count[left[node]] + count[right[node]]
+    return count
 
 
 @pytest.mark.parametrize(
