@@ -59,6 +59,12 @@ RULE_F32_LT = 2  # float32(value) < float32 threshold: XGBoost ("x < split_condi
 _CANDIDATE_SLACK = 1.0 + 1e-12
 _CANDIDATE_FLOOR = 1e-15
 
+# The hot loops index arrays with unsigned integers (np.uint64(i)): numba guards every
+# signed index against Python's negative (wrap-around) indexing, a compare and select
+# per access that took about a fifth of the routing passes' time (XGBoost and LightGBM
+# trees on H4 x E2: 1.86 -> 1.47 and 1.44 -> 1.11 ms per tree). Every such index is
+# non-negative by construction.
+
 # Status of each internal node after correction.
 STATUS_MOVED = 0
 STATUS_EMPTY_SIDE = 1  # no training row on one side (cannot happen for the tree's own rows)
@@ -152,7 +158,7 @@ def _layout(left, right, leaf, rows):
 _MAX_PAIRS = 256
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _timelike_threshold(x0, xj, go_left, n_cand):
     """Maximum-margin Klein threshold of an H split from its candidate rows.
 
@@ -188,7 +194,7 @@ def _timelike_threshold(x0, xj, go_left, n_cand):
     return best_t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
     """Place the boundary of one node from its gap and its candidate rows.
 
@@ -314,7 +320,7 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
         hi = np.inf
         h0 = feat_x0[f]
         for k in range(count[node]):
-            r = order[s + k]
+            r = np.uint64(order[s + k])
             v = FT[f, r]
             if k < n_left:
                 lo = max(lo, v)
@@ -360,20 +366,20 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
     ir = stop - 1
     k = s
     while k + 1 < stop:
-        r = src[k]
-        r2 = src[k + 1]
+        r = np.uint64(src[k])
+        r2 = np.uint64(src[k + 1])
         v = values[r]
         v2 = values[r2]
         g = _goes_left(v, t_old, rule)
         g2 = _goes_left(v2, t_old, rule)
         if write:
-            dst[il] = r
-            dst[ir] = r
+            dst[np.uint64(il)] = r
+            dst[np.uint64(ir)] = r
         il += 1 if g else 0
         ir -= 0 if g else 1
         if write:
-            dst[il] = r2
-            dst[ir] = r2
+            dst[np.uint64(il)] = r2
+            dst[np.uint64(ir)] = r2
         il += 1 if g2 else 0
         ir -= 0 if g2 else 1
         lo = max(lo, v if g else -np.inf)
@@ -382,12 +388,12 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
         hi2 = min(hi2, np.inf if g2 else v2)
         k += 2
     if k < stop:
-        r = src[k]
+        r = np.uint64(src[k])
         v = values[r]
         g = _goes_left(v, t_old, rule)
         if write:
-            dst[il] = r
-            dst[ir] = r
+            dst[np.uint64(il)] = r
+            dst[np.uint64(ir)] = r
         il += 1 if g else 0
         lo = max(lo, v if g else -np.inf)
         hi = min(hi, np.inf if g else v)
@@ -438,12 +444,12 @@ def _partition_gap_hyperbolic(
     il = s
     ir = stop - 1
     for k in range(s, stop):
-        r = src[k]
+        r = np.uint64(src[k])
         v = values[r]
         g = _goes_left(v, t_old, rule)
         if write:
-            dst[il] = r
-            dst[ir] = r
+            dst[np.uint64(il)] = r
+            dst[np.uint64(ir)] = r
         il += 1 if g else 0
         ir -= 0 if g else 1
         lo = max(lo, v if g else -np.inf)
@@ -457,9 +463,9 @@ def _partition_gap_hyperbolic(
                 bound_right = min(bound_right, a * (v - lo))
                 keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
             if keep:
-                kept[n_kept] = r
-                kept_v[n_kept] = v
-                kept_a[n_kept] = a
+                kept[np.uint64(n_kept)] = r
+                kept_v[np.uint64(n_kept)] = v
+                kept_a[np.uint64(n_kept)] = a
                 n_kept += 1
             edge_lo = lo - bound_left * slack_per_radius
             edge_hi = hi + bound_right * slack_per_radius
@@ -492,13 +498,13 @@ def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, 
     il = s
     ir = stop - 1
     for k in range(s, stop):
-        r = src[k]
+        r = np.uint64(src[k])
         v = values[r]
         a = x0_all[r]
         g = _goes_left(v, t_old, rule)
         if write:
-            dst[il] = r
-            dst[ir] = r
+            dst[np.uint64(il)] = r
+            dst[np.uint64(ir)] = r
         il += 1 if g else 0
         ir -= 0 if g else 1
         lo = max(lo, v if g else -np.inf)
@@ -507,14 +513,14 @@ def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, 
         bound_right = min(bound_right, np.inf if g else a * (v - lo))
         near = a * (lo - v) if g else a * (v - hi)
         bound = bound_left if g else bound_right
-        kept[n_kept] = r
-        kept_v[n_kept] = v
-        kept_a[n_kept] = a
+        kept[np.uint64(n_kept)] = r
+        kept_v[np.uint64(n_kept)] = v
+        kept_a[np.uint64(n_kept)] = a
         n_kept += 1 if near <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR else 0
     return il, lo, hi, n_kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _hyperbolic_candidates(xj_all, kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
     """Of the rows kept by :func:`_partition_gap_hyperbolic` or :func:`_scan_window`, those that can be nearest.
 
@@ -542,7 +548,7 @@ def _hyperbolic_candidates(xj_all, kept, kept_v, kept_a, n_kept, lo, hi, x0, xj,
             keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
         if keep:
             x0[n_cand] = a
-            xj[n_cand] = xj_all[kept[c]]
+            xj[n_cand] = xj_all[np.uint64(kept[c])]
             go_left[n_cand] = v <= lo
             n_cand += 1
     return n_cand
@@ -654,12 +660,14 @@ def _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, ru
     one of the tree's rows and goes the tree's way at every ancestor (checked from the
     parent up, stopping at the first wrong turn, so most rows cost one or two
     comparisons). ``by_f[q]`` holds that row's features, read sequentially."""
-    if in_set.shape[0] > 0 and not in_set[rows_f[q]]:
+    position = np.uint64(q)
+    if in_set.shape[0] > 0 and not in_set[np.uint64(rows_f[position])]:
         return False
     child = node
     while child != 0:
-        up = parent[child]
-        if _goes_left(by_f[q, feature[up]], threshold[up], rule) != (left[up] == child):
+        up = parent[np.uint64(child)]
+        at = np.uint64(up)
+        if _goes_left(by_f[position, np.uint64(feature[at])], threshold[at], rule) != (left[at] == child):
             return False
         child = up
     return True
@@ -705,16 +713,19 @@ def _scan_window(start, step, n_kept, window, tree):
     bound = np.inf
     walks = 0
     q = start
-    while 0 <= q < n and radius * step * (by_f[q, f] - near_end) <= bound * _CANDIDATE_SLACK:
-        a = by_f[q, x0_column]
-        v = by_f[q, f]
+    while 0 <= q < n:
+        position = np.uint64(q)
+        v = by_f[position, f]
+        if radius * step * (v - near_end) > bound * _CANDIDATE_SLACK:
+            break
+        a = by_f[position, x0_column]
         near = a * step * (v - near_end) <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
         walks += 1 if near else 0
         if near and _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
             bound = min(bound, a * step * (v - far_end))
-            kept[n_kept] = rows_f[q]
-            kept_v[n_kept] = v
-            kept_a[n_kept] = a
+            kept[np.uint64(n_kept)] = rows_f[position]
+            kept_v[np.uint64(n_kept)] = v
+            kept_a[np.uint64(n_kept)] = a
             n_kept += 1
         q += step
     return n_kept, walks, step * (q - start)
