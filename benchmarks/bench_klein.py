@@ -113,7 +113,7 @@ def run_signature(signature, args):
                     correction,
                     _time(
                         lambda library=library: correct_estimator(
-                            library, features, hyperbolic, layout.feat_x0, layout.feat_xj, layout.feat_radius
+                            library, features, hyperbolic, layout.feat_x0, layout.feat_radius
                         )
                     ),
                 )

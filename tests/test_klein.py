@@ -427,7 +427,7 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
-    args = (FT, HT, layout.feat_x0, layout.feat_xj, layout.feat_radius, adapter.rule)
+    args = (FT, HT, layout.feat_x0, layout.feat_radius, adapter.rule)
     leaves = _leaves(type("M", (), {"estimator_": model})(), features)
     leaves = np.asarray(leaves).reshape(len(X), -1).astype(np.int64)
     jobs = adapter.jobs(features, None)
@@ -481,7 +481,7 @@ def test_sorted_scans_give_the_routed_result(backend):
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
-    geometry = (layout.feat_x0, layout.feat_xj, layout.feat_radius, adapter.rule)
+    geometry = (layout.feat_x0, layout.feat_radius, adapter.rule)
     tables = _SortedRows(features, HT, layout.feat_x0, threads=2)
     n_compared = 0
     for job in adapter.jobs(features, None):

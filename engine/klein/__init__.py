@@ -66,7 +66,7 @@ def warm_up() -> None:
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(features, y)
     job = _backends.backend_for(tree).jobs(features, None)[0]
     FT = np.ascontiguousarray(features.T)
-    args = (FT, HT, layout.feat_x0, layout.feat_xj, layout.feat_radius, _backends.RULE_F32_LE)
+    args = (FT, HT, layout.feat_x0, layout.feat_radius, _backends.RULE_F32_LE)
     _backends._scan(job, float("inf"), _backends._SortedRows(features, HT, layout.feat_x0), *args)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
     correct_tree_from_leaves(job.left, job.right, job.feature, job.threshold, leaf, job.rows, *args)

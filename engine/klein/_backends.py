@@ -543,7 +543,7 @@ class _SortedRows:
         return d * n * (d + 1) * 8 <= cls.MAX_BYTES
 
 
-def _route(job, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+def _route(job, FT, HT, feat_x0, feat_radius, rule):
     if job.leaf is not None:
         return correct_tree_from_leaves(
             job.left,
@@ -555,16 +555,13 @@ def _route(job, FT, HT, feat_x0, feat_xj, feat_radius, rule):
             FT,
             HT,
             feat_x0,
-            feat_xj,
             feat_radius,
             rule,
         )
-    return correct_tree(
-        job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_xj, feat_radius, rule
-    )
+    return correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_radius, rule)
 
 
-def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule):
     """Scan the tree's sorted rows; route it if the scans exceed ``budget``. Returns (result, work)."""
     n = FT.shape[1]
     in_set = np.zeros(0, dtype=bool)
@@ -581,14 +578,13 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_xj, feat_radius, rule)
         sorted_rows.by_feature,
         HT,
         feat_x0,
-        feat_xj,
         feat_radius,
         rule,
         budget,
     )
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_xj, feat_radius, rule), work
+    return _route(job, FT, HT, feat_x0, feat_radius, rule), work
 
 
 def _correct_all(jobs, args, F, estimator):
@@ -625,7 +621,7 @@ def _correct_all(jobs, args, F, estimator):
     return results
 
 
-def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_weight=None):
+def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None):
     """Correct every tree of a fitted estimator in place.
 
     Parameters
@@ -636,7 +632,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_we
         The features it was fitted on.
     HT : ndarray of shape (n_h_columns, n_samples), float64
         Hyperboloid coordinates of the H components (feature-major).
-    feat_x0, feat_xj, feat_radius : ndarray of shape (n_features,)
+    feat_x0, feat_radius : ndarray of shape (n_features,)
         See :func:`engine.klein._correct.correct_tree`.
     sample_weight : ndarray of shape (n_samples,) or None
         Rows with zero weight did not train the trees and are left out.
@@ -668,7 +664,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_xj, feat_radius, sample_we
             KleinCorrectionWarning,
             stacklevel=3,
         )
-    args = (FT, HT, feat_x0, feat_xj, feat_radius, backend.rule)
+    args = (FT, HT, feat_x0, feat_radius, backend.rule)
     results = _correct_all(jobs, args, F, estimator)
     backend.write([r[0] for r in results])
     n_moved = sum(int(np.sum(r[2] == STATUS_MOVED)) for r in results)

@@ -263,7 +263,7 @@ def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
 
 
 @njit(cache=True, nogil=True)
-def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, feat_radius, rule):
     """Maximum-margin thresholds for one tree, given each row's leaf (the library's routing).
 
     Parameters
@@ -282,8 +282,8 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
         The features the library was fitted on, feature-major.
     HT : ndarray of shape (n_h_columns, n_samples), float64
         Hyperboloid coordinates of the H components, feature-major.
-    feat_x0, feat_xj : ndarray of shape (n_features,), int64
-        Rows of ``HT`` holding ``x_0`` and ``x_j`` of each H feature; ``-1`` for E.
+    feat_x0 : ndarray of shape (n_features,), int64
+        Row of ``HT`` holding ``x_0`` of each H feature's component; ``-1`` for E.
     feat_radius : ndarray of shape (n_features,), float64
         ``R = 1 / sqrt|K|`` of each H feature's component (unused for E).
     rule : int
@@ -328,7 +328,7 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
                 hi = min(hi, v)
             if h0 >= 0:  # every row is a candidate here (this path is the rare one)
                 x0[k] = HT[h0, r]
-                xj[k] = HT[feat_xj[f], r]
+                xj[k] = v * x0[k]  # as in _hyperbolic_candidates
                 go_left[k] = k < n_left
         _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, count[node]), geometry, out)
     return new_threshold, margin, status
@@ -401,9 +401,7 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_hyperbolic(
-    values, x0_all, t_old, rule, src, dst, s, stop, write, slack_per_radius, kept, kept_v, kept_a
-):
+def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, write, slack_per_radius, kept_v, kept_a):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
 
     A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
@@ -431,8 +429,8 @@ def _partition_gap_hyperbolic(
     ``slack_per_radius`` is ``_CANDIDATE_SLACK / R``, a product where the edges move
     instead of a division in the loop.
 
-    Returns ``(il, lo, hi, n_kept)`` with the kept rows in ``kept[:n_kept]``, their
-    ratios in ``kept_v`` and their ``x0`` in ``kept_a``.
+    Returns ``(il, lo, hi, n_kept)`` with the kept rows' ratios in ``kept_v[:n_kept]``
+    and their ``x0`` in ``kept_a[:n_kept]``.
     """
     lo = -np.inf
     hi = np.inf
@@ -463,7 +461,6 @@ def _partition_gap_hyperbolic(
                 bound_right = min(bound_right, a * (v - lo))
                 keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
             if keep:
-                kept[np.uint64(n_kept)] = r
                 kept_v[np.uint64(n_kept)] = v
                 kept_a[np.uint64(n_kept)] = a
                 n_kept += 1
@@ -483,7 +480,7 @@ _DENSE_ROWS = 4096
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, kept, kept_v, kept_a):
+def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, kept_v, kept_a):
     """:func:`_partition_gap_hyperbolic` for small nodes: every row's ``x0`` read, no branch.
 
     The same running extremes and bounds, updated for every row with selects; each row
@@ -513,7 +510,6 @@ def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, 
         bound_right = min(bound_right, np.inf if g else a * (v - lo))
         near = a * (lo - v) if g else a * (v - hi)
         bound = bound_left if g else bound_right
-        kept[np.uint64(n_kept)] = r
         kept_v[np.uint64(n_kept)] = v
         kept_a[np.uint64(n_kept)] = a
         n_kept += 1 if near <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR else 0
@@ -521,7 +517,7 @@ def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _hyperbolic_candidates(xj_all, kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
+def _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
     """Of the rows kept by :func:`_partition_gap_hyperbolic` or :func:`_scan_window`, those that can be nearest.
 
     With the final gap, ``B`` on each side is exact over the kept rows (the row
@@ -548,14 +544,16 @@ def _hyperbolic_candidates(xj_all, kept, kept_v, kept_a, n_kept, lo, hi, x0, xj,
             keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
         if keep:
             x0[n_cand] = a
-            xj[n_cand] = xj_all[np.uint64(kept[c])]
+            # The row as the library sees it: its ratio (the feature) at its x0. The
+            # stored x_j differs by an ulp and would cost a random read per candidate.
+            xj[n_cand] = v * a
             go_left[n_cand] = v <= lo
             n_cand += 1
     return n_cand
 
 
 @njit(cache=True, nogil=True)
-def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj, feat_radius, rule):
+def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule):
     """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
 
     Same result as :func:`correct_tree_from_leaves` (see it for the parameters and
@@ -581,7 +579,6 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
     x0 = np.empty(m)
     xj = np.empty(m)
     go_left = np.empty(m, dtype=np.bool_)
-    kept = np.empty(m, dtype=np.int64)
     kept_v = np.empty(m)
     kept_a = np.empty(m)
     # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
@@ -610,7 +607,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
             x0_all = HT[feat_x0[f]]
             if stop - s <= _DENSE_ROWS:
                 il, lo, hi, n_kept = _partition_gap_dense(
-                    FT[f], x0_all, threshold[node], rule, src, dst, s, stop, write, kept, kept_v, kept_a
+                    FT[f], x0_all, threshold[node], rule, src, dst, s, stop, write, kept_v, kept_a
                 )
             else:
                 slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
@@ -625,12 +622,11 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_xj
                     stop,
                     write,
                     slack_per_radius,
-                    kept,
                     kept_v,
                     kept_a,
                 )
             if lo < hi:
-                n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
+                n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
             il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
         _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_cand), geometry, out)
@@ -698,13 +694,13 @@ def _scan_window(start, step, n_kept, window, tree):
     in ratio from that end within the running bound on the side's far-end values. A
     row matters only if its own near-end value ``x0 * distance`` is within the bound
     too (its far-end value is larger), so that cheap test, on values stored alongside,
-    comes before the walk up the tree. Rows are appended to ``kept`` / ``kept_v`` /
-    ``kept_a`` from ``n_kept`` on, against the running bound;
+    comes before the walk up the tree. Rows are appended to ``kept_v`` / ``kept_a``
+    from ``n_kept`` on, against the running bound;
     :func:`_hyperbolic_candidates` prunes them with the final one.
 
     Returns ``(n_kept, walks, window_rows)``.
     """
-    rows_f, by_f, f, lo, hi, radius, kept, kept_v, kept_a = window
+    rows_f, by_f, f, lo, hi, radius, kept_v, kept_a = window
     node, left, parent, feature, threshold, in_set, rule = tree
     x0_column = by_f.shape[1] - 1
     near_end = lo if step < 0 else hi
@@ -723,7 +719,6 @@ def _scan_window(start, step, n_kept, window, tree):
         walks += 1 if near else 0
         if near and _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
             bound = min(bound, a * step * (v - far_end))
-            kept[np.uint64(n_kept)] = rows_f[position]
             kept_v[np.uint64(n_kept)] = v
             kept_a[np.uint64(n_kept)] = a
             n_kept += 1
@@ -733,7 +728,7 @@ def _scan_window(start, step, n_kept, window, tree):
 
 @njit(cache=True, nogil=True)
 def correct_tree_sorted(
-    left, right, feature, threshold, in_set, order, by_feature, HT, feat_x0, feat_xj, feat_radius, rule, budget
+    left, right, feature, threshold, in_set, order, by_feature, HT, feat_x0, feat_radius, rule, budget
 ):
     """Maximum-margin thresholds for one shallow tree without routing every row.
 
@@ -763,7 +758,7 @@ def correct_tree_sorted(
     by_feature : ndarray of shape (n_features, n_samples, n_features + 1), float64
         ``by_feature[f, q, :n_features]``: the features of row ``order[f, q]``; the
         last column its ``x0`` when ``f`` is an H feature.
-    HT, feat_x0, feat_xj, feat_radius, rule
+    HT, feat_x0, feat_radius, rule
         As in :func:`correct_tree_from_leaves`.
     budget : float
         Largest work, in rows routed through one node (the unit of
@@ -792,7 +787,6 @@ def correct_tree_sorted(
             parent[left[node]] = node
             parent[right[node]] = node
     # A node's candidates are among its rows: buffers of n rows never overflow.
-    kept = np.empty(n, dtype=np.int64)
     kept_v = np.empty(n)
     kept_a = np.empty(n)
     x0 = np.empty(n)
@@ -829,12 +823,12 @@ def correct_tree_sorted(
         n_cand = 0
         if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
             tree = (node, left, parent, feature, threshold, in_set, rule)
-            window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept, kept_v, kept_a)
+            window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept_v, kept_a)
             n_kept, w_left, r_left = _scan_window(q_lo, -1, 0, window, tree)
             n_kept, w_right, r_right = _scan_window(q_hi, 1, n_kept, window, tree)
             walks += w_left + w_right
             window_rows += r_left + r_right
-            n_cand = _hyperbolic_candidates(HT[feat_xj[f]], kept, kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
+            n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         if _WALK_COST * walks + _WINDOW_COST * window_rows > budget:
             return new_threshold, margin, status, False, _WALK_COST * walks + _WINDOW_COST * window_rows
         _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_cand), geometry, out)

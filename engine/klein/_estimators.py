@@ -163,7 +163,6 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
                 features,
                 layout.hyperbolic_block(ambient),
                 layout.feat_x0,
-                layout.feat_xj,
                 layout.feat_radius,
                 sample_weight=sample_weight,
             )
