@@ -1,11 +1,13 @@
 """Fit time of the Klein wrappers against the wrapped library's own fit, in one run.
 
-For each backend, the reference is the library fitting the precomputed Klein
-features; the wrapper's fit includes everything it does (input checks, conversion
-to Klein features, the same library fit, and the maximum-margin threshold
-correction). Timings alternate reference and wrapper and keep the fastest of
-``--repeats`` runs of each, so background load on a shared machine affects both.
-The goal (issue 4): ratio <= 1.3 at n = 100,000.
+For each backend, the wrapper's fit includes everything it does (input checks,
+conversion to Klein features, the library's fit, and the maximum-margin threshold
+correction). The ratio divides each wrapper fit by the library fit inside it (the
+library's ``fit`` is timed during the wrapper's), the median over ``--repeats``
+runs: on a shared 2-core machine the libraries' own fit times swing by up to 30%
+between runs, which a separately timed reference would put into the ratio. A
+separate fit of the library on the precomputed features is timed too (best of the
+runs) and printed for reference. The goal (issue 4): ratio <= 1.3 at n = 100,000.
 
 The correction's cost depends on the trees (depth, node sizes) and not on the
 number of features, while the libraries' fits grow with it; ``--signatures`` runs
@@ -23,6 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import pathlib
 import sys
 import time
@@ -78,6 +81,29 @@ def _time(fn) -> float:
     return time.perf_counter() - start
 
 
+@contextlib.contextmanager
+def _timing_fit(cls, record: list):
+    """Append to ``record`` the duration of every ``cls.fit`` call made inside the block."""
+    own = cls.__dict__.get("fit")
+    inherited = cls.fit
+
+    def fit(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return inherited(self, *args, **kwargs)
+        finally:
+            record.append(time.perf_counter() - start)
+
+    cls.fit = fit
+    try:
+        yield
+    finally:
+        if own is None:
+            del cls.fit
+        else:
+            cls.fit = own
+
+
 def run_signature(signature, args):
     """Print one signature's table; return {backend: ratio}."""
     X, y = make_classification(signature, n_samples=args.n_samples, random_state=0)
@@ -93,15 +119,17 @@ def run_signature(signature, args):
 
     print(
         f"signature {signature}, n = {args.n_samples}, {features.shape[1]} features, {np.unique(y).size} classes, "
-        f"best of {args.repeats}, n_jobs = {args.n_jobs}"
+        f"{args.repeats} runs, n_jobs = {args.n_jobs}"
     )
     print(
-        f"{'backend':<24}{'library fit (s)':>16}{'wrapper fit (s)':>16}{'ratio':>8}{'correction (s)':>16}{'moved':>10}"
+        f"{'backend':<24}{'library fit (s)':>16}{'wrapper fit (s)':>16}{'inside it (s)':>15}{'ratio':>8}"
+        f"{'correction (s)':>16}{'moved':>10}"
     )
     ratios = {}
     for name in names:
         model = models[name]
         reference, wrapped, correction = np.inf, np.inf, np.inf
+        run_ratios, inner_fits = [], []
         wrapper = None
         for _ in range(args.repeats):
             library = clone(model)
@@ -118,13 +146,18 @@ def run_signature(signature, args):
                     ),
                 )
             wrapper = KleinTreeClassifier(clone(model), signature=signature)
-            with warnings.catch_warnings():
+            inner = []
+            with warnings.catch_warnings(), _timing_fit(type(model), inner):
                 warnings.simplefilter("ignore", KleinCorrectionWarning)
-                wrapped = min(wrapped, _time(lambda wrapper=wrapper: wrapper.fit(X, y)))
-        ratios[name] = wrapped / reference
+                total = _time(lambda wrapper=wrapper: wrapper.fit(X, y))
+            (inner_fit,) = inner  # exactly one library fit per wrapper fit
+            wrapped = min(wrapped, total)
+            inner_fits.append(inner_fit)
+            run_ratios.append(total / inner_fit)
+        ratios[name] = float(np.median(run_ratios))
         print(
-            f"{name:<24}{reference:>16.3f}{wrapped:>16.3f}{ratios[name]:>8.2f}{correction:>16.3f}"
-            f"{wrapper.n_thresholds_moved_:>10}",
+            f"{name:<24}{reference:>16.3f}{wrapped:>16.3f}{min(inner_fits):>15.3f}{ratios[name]:>8.2f}"
+            f"{correction:>16.3f}{wrapper.n_thresholds_moved_:>10}",
             flush=True,
         )
     print(f"worst ratio {max(ratios.values()):.2f} (goal <= 1.30)\n", flush=True)
