@@ -16,9 +16,10 @@ Three compiled ways (numba, GIL released) to find each node's gap and candidates
 * :func:`correct_tree` sends the rows down the tree itself with the library's
   comparison, in one pass per node that partitions an index array (out of place,
   without branches), finds the gap and keeps the H candidates through a running
-  window. Cheaper than asking the library for every row's leaf (XGBoost's
-  ``pred_leaf`` costs several predictions) and no (n_rows, n_trees) leaf matrix.
-  ``O(n_rows * depth)`` per tree: the way for deep trees.
+  window (in small nodes, by a branch-free test of every row). Cheaper than asking
+  the library for every row's leaf (XGBoost's ``pred_leaf`` costs several
+  predictions) and no (n_rows, n_trees) leaf matrix. ``O(n_rows * depth)`` per
+  tree: the way for deep trees.
 * :func:`correct_tree_sorted` scans each feature's rows, sorted once per model,
   outwards from a node's threshold until a row reaches the node. About the inverse of
   each node's share of the rows per node: the way for shallow trees whose nodes all
@@ -159,8 +160,11 @@ _MAX_PAIRS = 256
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _timelike_threshold(x0, xj, go_left, n_cand):
+def _timelike_threshold(x0, xj, go_left, n_left, n_cand):
     """Maximum-margin Klein threshold of an H split from its candidate rows.
+
+    The candidates are ``x0[:n_cand]``, ``xj[:n_cand]``: the ``n_left`` left rows
+    first, then the right rows (``go_left`` says the same, for the bisection).
 
     Maximising ``min(min_left (a t - b), min_right (b - a t))`` (``a = x0``, ``b = xj``)
     is a two-variable linear program whose optimum lies where one left line meets one
@@ -171,21 +175,13 @@ def _timelike_threshold(x0, xj, go_left, n_cand):
     few candidates checking every pair is exact and cheaper than bisection; otherwise
     :func:`engine.trees._margin.hyperbolic_threshold` does it.
     """
-    n_left = 0
-    for c in range(n_cand):
-        n_left += 1 if go_left[c] else 0
-    n_right = n_cand - n_left
-    if n_left * n_right > _MAX_PAIRS:
+    if n_left * (n_cand - n_left) > _MAX_PAIRS:
         t, _ = hyperbolic_threshold(x0[:n_cand], xj[:n_cand], go_left[:n_cand])
         return t
     best_value = np.inf
     best_t = np.nan
-    for i in range(n_cand):
-        if not go_left[i]:
-            continue
-        for k in range(n_cand):
-            if go_left[k]:
-                continue
+    for i in range(n_left):
+        for k in range(n_left, n_cand):
             denominator = x0[i] + x0[k]
             value = (x0[i] * xj[k] - x0[k] * xj[i]) / denominator
             if value < best_value:
@@ -198,18 +194,18 @@ def _timelike_threshold(x0, xj, go_left, n_cand):
 def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
     """Place the boundary of one node from its gap and its candidate rows.
 
-    ``candidates = (x0, xj, go_left, n_cand)``, ``geometry = (feat_x0, feat_radius,
+    ``candidates = (x0, xj, go_left, n_left, n_cand)``, ``geometry = (feat_x0, feat_radius,
     rule)`` and ``out = (new_threshold, margin, status)``, written at ``node``.
 
     ``lo`` / ``hi``: largest value sent left and smallest sent right (float64); the
     library sees them at its own precision (rounding to float32 is monotone, so the
     rounded extremes are the extremes of the rounded values). For H features,
-    ``x0[:n_cand], xj[:n_cand], go_left[:n_cand]`` hold a set of the node's rows that
-    contains every row that can be nearest to some boundary in the gap (the rows
-    attaining ``lo`` and ``hi`` among them), so both the optimal threshold and the
-    margin are those of the whole node.
+    ``x0[:n_cand], xj[:n_cand], go_left[:n_cand]`` (the ``n_left`` left rows first)
+    hold a set of the node's rows that contains every row that can be nearest to some
+    boundary in the gap (the rows attaining ``lo`` and ``hi`` among them), so both the
+    optimal threshold and the margin are those of the whole node.
     """
-    x0, xj, go_left, n_cand = candidates
+    x0, xj, go_left, n_left, n_cand = candidates
     feat_x0, feat_radius, rule = geometry
     new_threshold, margin, status = out
     if lo == -np.inf or hi == np.inf:
@@ -232,7 +228,7 @@ def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
         return
     hyperbolic = feat_x0[f] >= 0
     if hyperbolic:
-        t = _timelike_threshold(x0, xj, go_left, n_cand)
+        t = _timelike_threshold(x0, xj, go_left, n_left, n_cand)
     else:
         t, _ = lift_threshold(lo, hi)
     # Keep every training row on its side under the library's own comparison.
@@ -330,7 +326,7 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
                 x0[k] = HT[h0, r]
                 xj[k] = v * x0[k]  # as in _hyperbolic_candidates
                 go_left[k] = k < n_left
-        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, count[node]), geometry, out)
+        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, count[node]), geometry, out)
     return new_threshold, margin, status
 
 
@@ -522,34 +518,36 @@ def _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
 
     With the final gap, ``B`` on each side is exact over the kept rows (the row
     attaining it is kept), and a kept row stays if its near-end value is within it.
-    Returns the number of candidates written to ``x0``, ``xj`` and ``go_left``; the
-    rows attaining ``lo`` and ``hi`` are among them.
+    Returns ``(n_left, n_cand)``: the candidates written to ``x0``, ``xj`` and
+    ``go_left``, the ``n_left`` left ones first; the rows attaining ``lo`` and ``hi``
+    are among them. Without branches: which side a row is on, and whether it stays,
+    are unpredictable, so every row is written and only kept ones advance the cursor.
     """
     bound_left = np.inf
     bound_right = np.inf
     for c in range(n_kept):
         v = kept_v[c]
         a = kept_a[c]
-        if v <= lo:  # left rows are exactly those with ratio <= lo: none lies in the gap
-            bound_left = min(bound_left, a * (hi - v))
-        else:
-            bound_right = min(bound_right, a * (v - lo))
+        on_left = v <= lo  # left rows are exactly those with ratio <= lo: none lies in the gap
+        bound_left = min(bound_left, a * (hi - v) if on_left else np.inf)
+        bound_right = min(bound_right, np.inf if on_left else a * (v - lo))
     n_cand = 0
-    for c in range(n_kept):
-        v = kept_v[c]
-        a = kept_a[c]
-        if v <= lo:
-            keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-        else:
-            keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-        if keep:
+    for side in range(2):
+        for c in range(n_kept):
+            v = kept_v[c]
+            a = kept_a[c]
+            on_left = v <= lo
+            near = a * (lo - v) if on_left else a * (v - hi)
+            bound = bound_left if on_left else bound_right
             x0[n_cand] = a
             # The row as the library sees it: its ratio (the feature) at its x0. The
             # stored x_j differs by an ulp and would cost a random read per candidate.
             xj[n_cand] = v * a
-            go_left[n_cand] = v <= lo
-            n_cand += 1
-    return n_cand
+            go_left[n_cand] = on_left
+            n_cand += 1 if on_left == (side == 0) and near <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR else 0
+        if side == 0:
+            n_left = n_cand
+    return n_left, n_cand
 
 
 @njit(cache=True, nogil=True)
@@ -576,9 +574,10 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     m = rows.shape[0]
     buffers = np.empty((2, m), dtype=np.int64)
     buffers[0] = rows
-    x0 = np.empty(m)
-    xj = np.empty(m)
-    go_left = np.empty(m, dtype=np.bool_)
+    # One spare slot: _hyperbolic_candidates writes every row one past the last candidate.
+    x0 = np.empty(m + 1)
+    xj = np.empty(m + 1)
+    go_left = np.empty(m + 1, dtype=np.bool_)
     kept_v = np.empty(m)
     kept_a = np.empty(m)
     # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
@@ -602,7 +601,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         f = feature[node]
         # Children that are both leaves need the gap (and candidates), not the partition.
         write = left[left[node]] != -1 or left[right[node]] != -1
-        n_cand = 0
+        n_left = n_cand = 0
         if feat_x0[f] >= 0:
             x0_all = HT[feat_x0[f]]
             if stop - s <= _DENSE_ROWS:
@@ -626,10 +625,10 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
                     kept_a,
                 )
             if lo < hi:
-                n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
+                n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
             il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
-        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_cand), geometry, out)
+        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, n_cand), geometry, out)
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
         stack[depth, 2] = stop
@@ -789,9 +788,10 @@ def correct_tree_sorted(
     # A node's candidates are among its rows: buffers of n rows never overflow.
     kept_v = np.empty(n)
     kept_a = np.empty(n)
-    x0 = np.empty(n)
-    xj = np.empty(n)
-    go_left = np.empty(n, dtype=np.bool_)
+    # One spare slot: _hyperbolic_candidates writes every row one past the last candidate.
+    x0 = np.empty(n + 1)
+    xj = np.empty(n + 1)
+    go_left = np.empty(n + 1, dtype=np.bool_)
     walks = 0  # rows checked against the tree (a walk up from the node)
     window_rows = 0  # rows of the H windows (most only compared with the bound)
     for node in range(n_nodes):
@@ -820,7 +820,7 @@ def correct_tree_sorted(
         walks += q_hi - q_lo
         lo = by_f[q_lo, f] if q_lo >= 0 else -np.inf
         hi = by_f[q_hi, f] if q_hi < n else np.inf
-        n_cand = 0
+        n_left = n_cand = 0
         if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
             tree = (node, left, parent, feature, threshold, in_set, rule)
             window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept_v, kept_a)
@@ -828,8 +828,8 @@ def correct_tree_sorted(
             n_kept, w_right, r_right = _scan_window(q_hi, 1, n_kept, window, tree)
             walks += w_left + w_right
             window_rows += r_left + r_right
-            n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
+            n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         if _WALK_COST * walks + _WINDOW_COST * window_rows > budget:
             return new_threshold, margin, status, False, _WALK_COST * walks + _WINDOW_COST * window_rows
-        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_cand), geometry, out)
+        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, n_cand), geometry, out)
     return new_threshold, margin, status, True, _WALK_COST * walks + _WINDOW_COST * window_rows
