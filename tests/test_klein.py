@@ -435,15 +435,18 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
     assert len(jobs) == leaves.shape[1]
     n_hyperbolic_nodes = n_windowed = 0
     for t, job in enumerate(jobs):
-        routed = _route(job, *args)
         exhaustive = correct_tree_from_leaves(
             job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
         )
-        np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
-        # Thresholds to rounding: the exhaustive path solves large candidate sets by
-        # bisection, the pruned one by checking every pair.
-        np.testing.assert_allclose(routed[0], exhaustive[0], rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(routed[1], exhaustive[1], rtol=1e-9)  # margins (cancellation at large x0)
+        # Large nodes take the windowed pass unless their feature's last window was wide
+        # (window_rows): no window seen yet, and every window wide (all branch-free).
+        for window_rows in (np.zeros(features.shape[1]), np.full(features.shape[1], np.inf)):
+            routed = _route(job, *args, window_rows)
+            np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
+            # Thresholds to rounding: the exhaustive path solves large candidate sets by
+            # bisection, the pruned one by checking every pair.
+            np.testing.assert_allclose(routed[0], exhaustive[0], rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(routed[1], exhaustive[1], rtol=1e-9)  # margins (cancellation at large x0)
         hyperbolic = (job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)
         n_hyperbolic_nodes += int(np.sum(hyperbolic))
         n_windowed += int(np.sum(hyperbolic & (_rows_per_node(job.left, job.right, leaves[:, t]) > _DENSE_ROWS)))
@@ -493,7 +496,8 @@ def test_sorted_scans_give_the_routed_result(backend):
         tree = (job.left, job.right, job.feature, job.threshold, in_set, tables.order, tables.by_feature, HT)
         *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
         assert work > 0
-        routed = correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry)
+        window_rows = np.zeros(features.shape[1])
+        routed = correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry, window_rows)
         assert ok
         np.testing.assert_array_equal(scanned[2], routed[2])
         np.testing.assert_allclose(scanned[0], routed[0], rtol=1e-12, atol=1e-15)

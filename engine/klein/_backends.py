@@ -543,7 +543,7 @@ class _SortedRows:
         return d * n * (d + 1) * 8 <= cls.MAX_BYTES
 
 
-def _route(job, FT, HT, feat_x0, feat_radius, rule):
+def _route(job, FT, HT, feat_x0, feat_radius, rule, window_rows):
     if job.leaf is not None:
         return correct_tree_from_leaves(
             job.left,
@@ -558,10 +558,12 @@ def _route(job, FT, HT, feat_x0, feat_radius, rule):
             feat_radius,
             rule,
         )
-    return correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_radius, rule)
+    return correct_tree(
+        job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_radius, rule, window_rows
+    )
 
 
-def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule):
+def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_rows):
     """Scan the tree's sorted rows; route it if the scans exceed ``budget``. Returns (result, work)."""
     n = FT.shape[1]
     in_set = np.zeros(0, dtype=bool)
@@ -584,7 +586,7 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule):
     )
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_radius, rule), work
+    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_rows), work
 
 
 def _correct_all(jobs, args, F, estimator):
@@ -664,7 +666,9 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
             KleinCorrectionWarning,
             stacklevel=3,
         )
-    args = (FT, HT, feat_x0, feat_radius, backend.rule)
+    # Shared by the trees to choose their H passes (see _correct._DENSE_WINDOW_SHARE).
+    window_rows = np.zeros(F.shape[1])
+    args = (FT, HT, feat_x0, feat_radius, backend.rule, window_rows)
     results = _correct_all(jobs, args, F, estimator)
     backend.write([r[0] for r in results])
     n_moved = sum(int(np.sum(r[2] == STATUS_MOVED)) for r in results)
