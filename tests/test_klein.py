@@ -510,8 +510,8 @@ def test_sorted_scans_give_the_routed_result(backend):
 
 
 def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
-    # The choice is made per tree from the library's node counts (and per model by a
-    # probe of its first trees); scanned or routed, the model is the same.
+    # The choice is made per tree from the library's node counts (and by a back-off
+    # while scans do not pay); scanned or routed, the model is the same.
     from engine.klein import _backends
 
     X, y = _mixture_far()
@@ -522,7 +522,7 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     deep = DecisionTreeClassifier(random_state=0).fit(features, y)
     assert _backends._scan_budget(_backends.backend_for(deep).jobs(features, None)[0]) is None
     with monkeypatch.context() as patch:
-        patch.setattr(_backends, "_PROBE_WORTH", np.inf)  # scan every eligible tree
+        patch.setattr(_backends, "_SCAN_PAYS", np.inf)  # scan every eligible tree
         scanned = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
     with monkeypatch.context() as patch:
         patch.setattr(_backends._SortedRows, "fits", classmethod(lambda cls, F: False))  # route every tree
@@ -533,6 +533,27 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     np.testing.assert_allclose(scanned.predict_proba(X), routed.predict_proba(X), rtol=1e-12)
     new = scanned.transform_features(X)
     np.testing.assert_array_equal(_leaves(scanned, new), _leaves(routed, new))
+
+
+def test_scan_backoff_routes_more_trees_after_each_scan_that_does_not_pay():
+    from engine.klein._backends import _MAX_BACKOFF, _ScanBackoff
+
+    backoff = _ScanBackoff()
+    decisions = []
+    for _ in range(12):  # scans that never pay: route 1, then 2, then 4, ... trees between tries
+        scan = backoff.should_scan()
+        decisions.append(scan)
+        if scan:
+            backoff.record(work=0.9, budget=1.0)
+    T, F = True, False
+    assert decisions == [T, F, T, F, F, T, F, F, F, F, T, F]
+    backoff = _ScanBackoff()
+    for _ in range(20):  # the wait is capped
+        backoff.record(work=2.0, budget=1.0)
+    assert sum(1 for _ in iter(lambda: backoff.should_scan(), True)) == _MAX_BACKOFF
+    backoff.record(work=0.1, budget=1.0)  # a scan that pays resets the wait to one tree
+    backoff.record(work=0.9, budget=1.0)
+    assert [backoff.should_scan() for _ in range(3)] == [False, True, True]
 
 
 def _mixture_far():

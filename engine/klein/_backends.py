@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -476,13 +477,43 @@ def backend_for(estimator):
 # sum_v 1 / share_v rows (each a walk up the tree), against n * sum_v share_v rows routed.
 # Below this fraction a boosted tree of depth 3 to 6 scans in a quarter of the routing
 # time (median, H4 x E2); wide H windows (points far from the origin) can cost more,
-# which the probe and the budget catch.
+# which the back-off and the budget catch.
 _SCAN_WORTH = 0.006
-# The first trees a model would scan are scanned one by one, with their work counted;
-# if together they cost more than this fraction of routing them, the model's other
-# trees are routed.
-_PROBE_TREES = 4
-_PROBE_WORTH = 0.5
+# A scan pays when it costs at most this fraction of routing the tree. After one that
+# does not (or gives up), the model's next 1, 2, 4, ... (at most _MAX_BACKOFF) eligible
+# trees are routed before a scan is tried again; one that pays resets the count. A model
+# whose data make scans slow (points far out, as in the H8 mixtures) tries a few trees
+# only; one whose first trees are atypical still scans the rest (XGBoost on H4 x E2: the
+# first rounds' trees give up, later ones scan in about a third of the routing time).
+_SCAN_PAYS = 0.5
+_MAX_BACKOFF = 64
+
+
+class _ScanBackoff:
+    """Whether to scan the next eligible tree; shared by the threads correcting a model.
+
+    Only the speed depends on it: a scanned tree and a routed one get the same thresholds.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._skip = 0  # eligible trees still to route before the next try
+        self._next_skip = 1
+
+    def should_scan(self) -> bool:
+        with self._lock:
+            if self._skip > 0:
+                self._skip -= 1
+                return False
+            return True
+
+    def record(self, work: float, budget: float) -> None:
+        with self._lock:
+            if work > _SCAN_PAYS * budget:
+                self._skip = self._next_skip
+                self._next_skip = min(2 * self._next_skip, _MAX_BACKOFF)
+            else:
+                self._next_skip = 1
 
 
 def _scan_budget(job) -> float | None:
@@ -590,37 +621,26 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_r
 
 
 def _correct_all(jobs, args, F, estimator):
-    """Every tree's correction: the probe decides whether the model's shallow trees are scanned."""
+    """Every tree's correction, in threads: eligible trees are scanned while scans pay (see _ScanBackoff)."""
     HT, feat_x0 = args[1], args[2]
-    results = [None] * len(jobs)
     budgets = [_scan_budget(job) for job in jobs]
-    eligible = [t for t, budget in enumerate(budgets) if budget is not None]
     sorted_rows = None
-    if eligible and _SortedRows.fits(F):
+    if any(budget is not None for budget in budgets) and _SortedRows.fits(F):
         sorted_rows = _SortedRows(F, HT, feat_x0, threads=_threads(estimator))
-        work = routing = 0.0
-        for t in eligible[:_PROBE_TREES]:
-            results[t], spent = _scan(jobs[t], budgets[t], sorted_rows, *args)
-            work += spent
-            routing += budgets[t]
-        if work > _PROBE_WORTH * routing:
-            sorted_rows = None  # this model's data make the scans slow (e.g. far points)
-    pending = [t for t in range(len(jobs)) if results[t] is None]
-    threads = min(_threads(estimator), max(1, len(pending)))
+    backoff = _ScanBackoff()
 
     def one(t):
-        if sorted_rows is None or budgets[t] is None:
+        if sorted_rows is None or budgets[t] is None or not backoff.should_scan():
             return _route(jobs[t], *args)
-        return _scan(jobs[t], budgets[t], sorted_rows, *args)[0]
+        result, work = _scan(jobs[t], budgets[t], sorted_rows, *args)
+        backoff.record(work, budgets[t])
+        return result
 
+    threads = min(_threads(estimator), max(1, len(jobs)))
     if threads > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            for t, result in zip(pending, pool.map(one, pending)):
-                results[t] = result
-    else:
-        for t in pending:
-            results[t] = one(t)
-    return results
+            return list(pool.map(one, range(len(jobs))))
+    return [one(t) for t in range(len(jobs))]
 
 
 def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None):
