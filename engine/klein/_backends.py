@@ -85,21 +85,52 @@ def _nonzero_rows(sample_weight, n_samples):
 
 
 class _TreeJob:
-    """One tree: its arrays and its rows (and, where the library must route them, their leaves)."""
+    """One tree: its arrays and its rows (and, where the library must route them, their leaves).
 
-    __slots__ = ("expected_rows", "feature", "leaf", "left", "node_weight", "right", "rows", "threshold")
+    The libraries' node arrays are often strided views (scikit-learn's node records are
+    64 bytes apart); the contiguous copies the kernels take are made on first use, in
+    the thread that corrects the tree, so that they overlap other trees' corrections
+    (on 50 ExtraTrees of 146,000 nodes the copies alone took 0.15 s).
+    """
+
+    __slots__ = ("_contiguous", "_library_arrays", "expected_rows", "leaf", "node_weight", "rows")
 
     def __init__(self, left, right, feature, threshold, rows, leaf=None, expected_rows=None, node_weight=None):
-        self.left = np.ascontiguousarray(left, dtype=np.int64)
-        self.right = np.ascontiguousarray(right, dtype=np.int64)
-        self.feature = np.ascontiguousarray(feature, dtype=np.int64)
-        self.threshold = np.ascontiguousarray(threshold, dtype=np.float64)
+        self._library_arrays = (left, right, feature, threshold)
+        self._contiguous = None
         self.rows = rows
         self.leaf = leaf  # None: route with the rule; else the library's leaf of each row
         self.expected_rows = expected_rows  # the library's own count of the tree's rows, if known
         # Rows (or hessian mass) the library recorded at each node, if it did: how much
         # of the tree's rows each node holds, which decides how to find its gaps.
         self.node_weight = node_weight
+
+    def _arrays(self):
+        if self._contiguous is None:
+            left, right, feature, threshold = self._library_arrays
+            self._contiguous = (
+                np.ascontiguousarray(left, dtype=np.int64),
+                np.ascontiguousarray(right, dtype=np.int64),
+                np.ascontiguousarray(feature, dtype=np.int64),
+                np.ascontiguousarray(threshold, dtype=np.float64),
+            )
+        return self._contiguous
+
+    @property
+    def left(self):
+        return self._arrays()[0]
+
+    @property
+    def right(self):
+        return self._arrays()[1]
+
+    @property
+    def feature(self):
+        return self._arrays()[2]
+
+    @property
+    def threshold(self):
+        return self._arrays()[3]
 
 
 # ------------------------------------------------------------------- scikit-learn
@@ -623,24 +654,29 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_r
 def _correct_all(jobs, args, F, estimator):
     """Every tree's correction, in threads: eligible trees are scanned while scans pay (see _ScanBackoff)."""
     HT, feat_x0 = args[1], args[2]
-    budgets = [_scan_budget(job) for job in jobs]
-    sorted_rows = None
-    if any(budget is not None for budget in budgets) and _SortedRows.fits(F):
-        sorted_rows = _SortedRows(F, HT, feat_x0, threads=_threads(estimator))
+    threads = min(_threads(estimator), max(1, len(jobs)))
+    tables = []  # the sorted rows, made when the first tree is to be scanned
+    tables_lock = threading.Lock()
     backoff = _ScanBackoff()
 
-    def one(t):
-        if sorted_rows is None or budgets[t] is None or not backoff.should_scan():
-            return _route(jobs[t], *args)
-        result, work = _scan(jobs[t], budgets[t], sorted_rows, *args)
-        backoff.record(work, budgets[t])
+    def sorted_rows():
+        with tables_lock:
+            if not tables:
+                tables.append(_SortedRows(F, HT, feat_x0, threads=threads))
+        return tables[0]
+
+    def one(job):
+        budget = _scan_budget(job)
+        if budget is None or not _SortedRows.fits(F) or not backoff.should_scan():
+            return _route(job, *args)
+        result, work = _scan(job, budget, sorted_rows(), *args)
+        backoff.record(work, budget)
         return result
 
-    threads = min(_threads(estimator), max(1, len(jobs)))
     if threads > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            return list(pool.map(one, range(len(jobs))))
-    return [one(t) for t in range(len(jobs))]
+            return list(pool.map(one, jobs))
+    return [one(job) for job in jobs]
 
 
 def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None):
@@ -673,7 +709,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
     FT = np.ascontiguousarray(F.T, dtype=np.float64)
     jobs = backend.jobs(F, sample_weight)
     mismatched = sum(
-        1 for job in jobs if job.expected_rows is not None and job.left[0] != -1 and job.expected_rows != len(job.rows)
+        1 for job in jobs if job.expected_rows is not None and job.expected_rows != len(job.rows) and job.left[0] != -1
     )
     rows_unknown = isinstance(backend, _XGBoost) and backend.row_sampling()
     if mismatched or rows_unknown:
