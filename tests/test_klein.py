@@ -535,6 +535,42 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     np.testing.assert_array_equal(_leaves(scanned, new), _leaves(routed, new))
 
 
+def test_cutoff_reproduces_each_library_comparison_exactly():
+    # The passes compare float64 values with one cutoff per node; for every rule that
+    # must send exactly the values the library sends left, including values on and next
+    # to float32 rounding boundaries (ties go to even), zeros, subnormals and overflow.
+    from engine.klein._correct import RULE_F32_LE, RULE_F32_LT, RULE_F64_LE, _cutoff
+
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+    grid = np.concatenate([rng.normal(0, 1, 300), rng.normal(0, 1e-40, 50), [0.0, -0.0, 1e-45, -1e-45, 3.4e38]])
+    thresholds = []
+    for value in grid:
+        below, above = np.nextafter(f32(value), f32(-np.inf)), np.nextafter(f32(value), f32(np.inf))
+        thresholds += [value, float(f32(value)), float(below), float(above), float(f32(value)) / 2 + float(above) / 2]
+    max32 = float(np.finfo(np.float32).max)
+    thresholds += [max32, -max32, np.inf, -np.inf, 2.0**128 - 2.0**103, -(2.0**128 - 2.0**103), 1e300, -1e300]
+    thresholds = np.array(thresholds)
+    values = np.unique(np.concatenate([thresholds[np.isfinite(thresholds)], grid]))
+    # every float64 value near each threshold, on both sides of each float32 midpoint
+    values = np.unique(np.concatenate([values, np.nextafter(values, np.inf), np.nextafter(values, -np.inf)]))
+    with np.errstate(over="ignore"):
+        as32 = values.astype(np.float32).astype(np.float64)
+    n_checked = 0
+    for t in thresholds:
+        with np.errstate(over="ignore"):
+            t32 = float(f32(t))  # XGBoost stores float32 thresholds
+        for rule, threshold, reference in (
+            (RULE_F64_LE, t, values <= t),
+            (RULE_F32_LE, t, as32 <= t),
+            (RULE_F32_LT, t32, as32 < t32),
+        ):
+            sent_left = values <= _cutoff(threshold, rule)
+            np.testing.assert_array_equal(sent_left, reference, err_msg=f"threshold {threshold!r}, rule {rule}")
+            n_checked += 1
+    assert n_checked > 4000
+
+
 def test_scan_backoff_routes_more_trees_after_each_scan_that_does_not_pay():
     from engine.klein._backends import _MAX_BACKOFF, _ScanBackoff
 

@@ -316,7 +316,7 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
         hi = np.inf
         h0 = feat_x0[f]
         for k in range(count[node]):
-            r = np.uint64(order[s + k])
+            r = np.uint64(order[np.uint64(s + k)])
             v = FT[f, r]
             if k < n_left:
                 lo = max(lo, v)
@@ -330,18 +330,55 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
     return new_threshold, margin, status
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _goes_left(v, t, rule):
-    if rule == RULE_F64_LE:
-        return v <= t
-    if rule == RULE_F32_LE:
-        return _to_f32(v) <= t
-    return _to_f32(v) < t  # RULE_F32_LT: t is a float32 value
+# FLT_MAX plus half its ulp: rounding to float32 sends this value (a tie, which goes to
+# infinity) and everything beyond it to infinity.
+_F32_OVERFLOW = 2.0**128 - 2.0**103
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
+def _f32_step(value, towards):
+    """The float32 next to the float32 ``value`` in the direction of ``towards``, as a float64."""
+    return np.float64(np.nextafter(np.float32(value), np.float32(towards)))
+
+
+@njit(cache=True, nogil=True)
+def _cutoff(t, rule):
+    """The float64 ``c`` such that the library sends a finite value ``v`` left exactly when ``v <= c``.
+
+    The passes then compare float64 values with one number per node, without the
+    rule's branches and float32 conversions in their loops. Rounding to float32 (to
+    nearest, ties to even) is monotone: the values it sends to at most a float32 ``T``
+    are those below the midpoint ``m`` between ``T`` and the next float32, and ``m``
+    itself when its tie goes to ``T``.
+    """
+    if rule == RULE_F64_LE or t != t:
+        return t
+    if rule == RULE_F32_LE:  # float32(v) <= t: T is the largest float32 not above t
+        largest = _to_f32(t)
+        if largest > t:
+            largest = _f32_step(largest, -np.inf)
+    else:  # RULE_F32_LT, t a float32: float32(v) < t means float32(v) <= the float32 below t
+        if t == -np.inf:
+            return -np.inf
+        largest = _f32_step(t, -np.inf)
+    if largest == np.inf:
+        return np.inf
+    if largest == -np.inf:
+        return -_F32_OVERFLOW
+    above = _f32_step(largest, np.inf)
+    if above == np.inf:
+        middle = largest + (largest - _f32_step(largest, -np.inf)) / 2.0
+    else:
+        middle = largest / 2.0 + above / 2.0  # exact: both are float32 values
+    return middle if _to_f32(middle) <= largest else np.nextafter(middle, -np.inf)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _partition_gap(values, cutoff, src, dst, s, stop, write):
     """Route a node's rows ``src[s:stop]`` with the library's comparison, in one pass.
+
+    A row goes left when its value is at most ``cutoff`` (:func:`_cutoff` of the
+    node's threshold under the library's rule).
 
     Writes the left rows to ``dst[s:il]`` and the right rows to ``dst[il:stop]`` (when
     ``write``) and returns ``(il, lo, hi)``: the largest value sent left and the
@@ -362,12 +399,12 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
     ir = stop - 1
     k = s
     while k + 1 < stop:
-        r = np.uint64(src[k])
-        r2 = np.uint64(src[k + 1])
+        r = np.uint64(src[np.uint64(k)])
+        r2 = np.uint64(src[np.uint64(k + 1)])
         v = values[r]
         v2 = values[r2]
-        g = _goes_left(v, t_old, rule)
-        g2 = _goes_left(v2, t_old, rule)
+        g = v <= cutoff
+        g2 = v2 <= cutoff
         if write:
             dst[np.uint64(il)] = r
             dst[np.uint64(ir)] = r
@@ -384,9 +421,9 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
         hi2 = min(hi2, np.inf if g2 else v2)
         k += 2
     if k < stop:
-        r = np.uint64(src[k])
+        r = np.uint64(src[np.uint64(k)])
         v = values[r]
-        g = _goes_left(v, t_old, rule)
+        g = v <= cutoff
         if write:
             dst[np.uint64(il)] = r
             dst[np.uint64(ir)] = r
@@ -397,7 +434,7 @@ def _partition_gap(values, t_old, rule, src, dst, s, stop, write):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, write, slack_per_radius, kept_v, kept_a):
+def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept_v, kept_a):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
 
     A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
@@ -440,9 +477,9 @@ def _partition_gap_hyperbolic(values, x0_all, t_old, rule, src, dst, s, stop, wr
     il = s
     ir = stop - 1
     for k in range(s, stop):
-        r = np.uint64(src[k])
+        r = np.uint64(src[np.uint64(k)])
         v = values[r]
-        g = _goes_left(v, t_old, rule)
+        g = v <= cutoff
         if write:
             dst[np.uint64(il)] = r
             dst[np.uint64(ir)] = r
@@ -486,7 +523,7 @@ _DENSE_WINDOW_SHARE = 0.1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, kept_v, kept_a):
+def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept_v, kept_a):
     """:func:`_partition_gap_hyperbolic` for small nodes: every row's ``x0`` read, no branch.
 
     The same running extremes and bounds, updated for every row with selects; each row
@@ -501,10 +538,10 @@ def _partition_gap_dense(values, x0_all, t_old, rule, src, dst, s, stop, write, 
     il = s
     ir = stop - 1
     for k in range(s, stop):
-        r = np.uint64(src[k])
+        r = np.uint64(src[np.uint64(k)])
         v = values[r]
         a = x0_all[r]
-        g = _goes_left(v, t_old, rule)
+        g = v <= cutoff
         if write:
             dst[np.uint64(il)] = r
             dst[np.uint64(ir)] = r
@@ -616,19 +653,19 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         # Children that are both leaves need the gap (and candidates), not the partition.
         write = left[left[node]] != -1 or left[right[node]] != -1
         n_left = n_cand = 0
+        cutoff = _cutoff(threshold[node], rule)
         if feat_x0[f] >= 0:
             x0_all = HT[feat_x0[f]]
             if stop - s <= _DENSE_ROWS or (stop - s) * _DENSE_WINDOW_SHARE <= window_rows[f]:
                 il, lo, hi, n_kept = _partition_gap_dense(
-                    FT[f], x0_all, threshold[node], rule, src, dst, s, stop, write, kept_v, kept_a
+                    FT[f], x0_all, cutoff, src, dst, s, stop, write, kept_v, kept_a
                 )
             else:
                 slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
                 il, lo, hi, n_kept, n_window = _partition_gap_hyperbolic(
                     FT[f],
                     x0_all,
-                    threshold[node],
-                    rule,
+                    cutoff,
                     src,
                     dst,
                     s,
@@ -642,7 +679,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
             if lo < hi:
                 n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
-            il, lo, hi = _partition_gap(FT[f], threshold[node], rule, src, dst, s, stop, write)
+            il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
         _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, n_cand), geometry, out)
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
@@ -665,7 +702,7 @@ _WINDOW_COST = 1.5
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
+def _reaches(rows_f, by_f, q, node, left, parent, feature, cutoffs, in_set):
     """Whether the row at position ``q`` of one feature's order reaches ``node``: it is
     one of the tree's rows and goes the tree's way at every ancestor (checked from the
     parent up, stopping at the first wrong turn, so most rows cost one or two
@@ -677,7 +714,7 @@ def _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, ru
     while child != 0:
         up = parent[np.uint64(child)]
         at = np.uint64(up)
-        if _goes_left(by_f[position, np.uint64(feature[at])], threshold[at], rule) != (left[at] == child):
+        if (by_f[position, np.uint64(feature[at])] <= cutoffs[at]) != (left[at] == child):
             return False
         child = up
     return True
@@ -715,7 +752,7 @@ def _scan_window(start, step, n_kept, window, tree):
     Returns ``(n_kept, walks, window_rows)``.
     """
     rows_f, by_f, f, lo, hi, radius, kept_v, kept_a = window
-    node, left, parent, feature, threshold, in_set, rule = tree
+    node, left, parent, feature, cutoffs, in_set = tree
     x0_column = by_f.shape[1] - 1
     near_end = lo if step < 0 else hi
     far_end = hi if step < 0 else lo
@@ -731,7 +768,7 @@ def _scan_window(start, step, n_kept, window, tree):
         a = by_f[position, x0_column]
         near = a * step * (v - near_end) <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
         walks += 1 if near else 0
-        if near and _reaches(rows_f, by_f, q, node, left, parent, feature, threshold, in_set, rule):
+        if near and _reaches(rows_f, by_f, q, node, left, parent, feature, cutoffs, in_set):
             bound = min(bound, a * step * (v - far_end))
             kept_v[np.uint64(n_kept)] = v
             kept_a[np.uint64(n_kept)] = a
@@ -796,10 +833,12 @@ def correct_tree_sorted(
     geometry = (feat_x0, feat_radius, rule)
     out = (new_threshold, margin, status)
     parent = np.zeros(n_nodes, dtype=np.int64)
+    cutoffs = np.empty(n_nodes)  # the library's comparison at each node, as "value <= cutoff"
     for node in range(n_nodes):
         if left[node] != -1:
             parent[left[node]] = node
             parent[right[node]] = node
+            cutoffs[node] = _cutoff(threshold[node], rule)
     # A node's candidates are among its rows: buffers of n rows never overflow.
     kept_v = np.empty(n)
     kept_a = np.empty(n)
@@ -813,7 +852,6 @@ def correct_tree_sorted(
         if left[node] == -1:
             continue
         f = feature[node]
-        t_old = threshold[node]
         rows_f = order[f]
         by_f = by_feature[f]
         # Boundary: rows [0, p) go left under the library's rule (monotone in the value).
@@ -821,23 +859,23 @@ def correct_tree_sorted(
         hi_index = n
         while lo_index < hi_index:
             mid = (lo_index + hi_index) // 2
-            if _goes_left(by_f[mid, f], t_old, rule):
+            if by_f[mid, f] <= cutoffs[node]:
                 lo_index = mid + 1
             else:
                 hi_index = mid
         p = lo_index
         q_lo = p - 1
-        while q_lo >= 0 and not _reaches(rows_f, by_f, q_lo, node, left, parent, feature, threshold, in_set, rule):
+        while q_lo >= 0 and not _reaches(rows_f, by_f, q_lo, node, left, parent, feature, cutoffs, in_set):
             q_lo -= 1
         q_hi = p
-        while q_hi < n and not _reaches(rows_f, by_f, q_hi, node, left, parent, feature, threshold, in_set, rule):
+        while q_hi < n and not _reaches(rows_f, by_f, q_hi, node, left, parent, feature, cutoffs, in_set):
             q_hi += 1
         walks += q_hi - q_lo
         lo = by_f[q_lo, f] if q_lo >= 0 else -np.inf
         hi = by_f[q_hi, f] if q_hi < n else np.inf
         n_left = n_cand = 0
         if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
-            tree = (node, left, parent, feature, threshold, in_set, rule)
+            tree = (node, left, parent, feature, cutoffs, in_set)
             window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept_v, kept_a)
             n_kept, w_left, r_left = _scan_window(q_lo, -1, 0, window, tree)
             n_kept, w_right, r_right = _scan_window(q_hi, 1, n_kept, window, tree)
