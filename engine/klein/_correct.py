@@ -73,36 +73,6 @@ STATUS_INCONSISTENT = 2  # the rows do not sit on the sides the stored threshold
 
 
 @njit(cache=True, nogil=True)
-def _next_up_f32(value):
-    """The smallest float32 strictly greater than ``value`` (a float32-representable float)."""
-    box = np.empty(1, dtype=np.float32)
-    box[0] = value
-    bits = box.view(np.int32)
-    if box[0] == 0.0:
-        bits[0] = 1  # smallest positive subnormal
-    elif box[0] > 0.0:
-        bits[0] += 1
-    else:
-        bits[0] -= 1
-    return np.float64(box[0])
-
-
-@njit(cache=True, nogil=True)
-def _next_down_f64(value):
-    """The largest float64 strictly smaller than ``value``."""
-    box = np.empty(1, dtype=np.float64)
-    box[0] = value
-    bits = box.view(np.int64)
-    if box[0] == 0.0:
-        box[0] = -5e-324  # largest negative subnormal
-    elif box[0] > 0.0:
-        bits[0] -= 1
-    else:
-        bits[0] += 1
-    return box[0]
-
-
-@njit(cache=True, nogil=True)
 def _to_f32(value):
     return np.float64(np.float32(value))
 
@@ -235,14 +205,14 @@ def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
     if rule == RULE_F32_LT:
         t = _to_f32(t)
         if t <= lib_lo:
-            t = _next_up_f32(lib_lo)
+            t = _f32_step(lib_lo, np.inf)
         if t > lib_hi:
             t = lib_hi
     else:
         if t < lib_lo:
             t = lib_lo
         if t >= lib_hi:
-            t = _next_down_f64(lib_hi)
+            t = np.nextafter(lib_hi, -np.inf)
     new_threshold[node] = t
     status[node] = STATUS_MOVED
     if hyperbolic:
