@@ -18,7 +18,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_klein.py                  # all backends, H4 x E2, n = 100000
     .venv/bin/python benchmarks/bench_klein.py --n-samples 20000 --backends decision_tree xgboost
-    .venv/bin/python benchmarks/bench_klein.py --signatures H2 H4 H8 H16 "H4 x E2" --repeats 2 \
+    .venv/bin/python benchmarks/bench_klein.py --signatures H2 H4 H8 H16 "H4 x E2" --repeats 3 \
         --backends decision_tree random_forest extra_trees hist_gradient_boosting xgboost lightgbm
 """
 

@@ -439,9 +439,9 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
             job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
         )
         # Large nodes take the windowed pass unless their feature's last window was wide
-        # (window_rows): no window seen yet, and every window wide (all branch-free).
-        for window_rows in (np.zeros(features.shape[1]), np.full(features.shape[1], np.inf)):
-            routed = _route(job, *args, window_rows)
+        # (window_sizes): no window seen yet, and every window wide (all branch-free).
+        for window_sizes in (np.zeros(features.shape[1]), np.full(features.shape[1], np.inf)):
+            routed = _route(job, *args, window_sizes)
             np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
             # Thresholds to rounding: the exhaustive path solves large candidate sets by
             # bisection, the pruned one by checking every pair.
@@ -496,8 +496,10 @@ def test_sorted_scans_give_the_routed_result(backend):
         tree = (job.left, job.right, job.feature, job.threshold, in_set, tables.order, tables.by_feature, HT)
         *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
         assert work > 0
-        window_rows = np.zeros(features.shape[1])
-        routed = correct_tree(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry, window_rows)
+        window_sizes = np.zeros(features.shape[1])
+        routed = correct_tree(
+            job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry, window_sizes
+        )
         assert ok
         np.testing.assert_array_equal(scanned[2], routed[2])
         np.testing.assert_allclose(scanned[0], routed[0], rtol=1e-12, atol=1e-15)

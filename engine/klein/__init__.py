@@ -67,7 +67,7 @@ def warm_up() -> None:
     job = _backends.backend_for(tree).jobs(features, None)[0]
     FT = np.ascontiguousarray(features.T)
     args = (FT, HT, layout.feat_x0, layout.feat_radius, _backends.RULE_F32_LE)
-    window_rows = np.zeros(FT.shape[0])
-    _backends._scan(job, float("inf"), _backends._SortedRows(features, HT, layout.feat_x0), *args, window_rows)
+    window_sizes = np.zeros(FT.shape[0])
+    _backends._scan(job, float("inf"), _backends._SortedRows(features, HT, layout.feat_x0), *args, window_sizes)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
     correct_tree_from_leaves(job.left, job.right, job.feature, job.threshold, leaf, job.rows, *args)

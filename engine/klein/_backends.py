@@ -116,21 +116,10 @@ class _TreeJob:
             )
         return self._contiguous
 
-    @property
-    def left(self):
-        return self._arrays()[0]
-
-    @property
-    def right(self):
-        return self._arrays()[1]
-
-    @property
-    def feature(self):
-        return self._arrays()[2]
-
-    @property
-    def threshold(self):
-        return self._arrays()[3]
+    left = property(lambda self: self._arrays()[0])
+    right = property(lambda self: self._arrays()[1])
+    feature = property(lambda self: self._arrays()[2])
+    threshold = property(lambda self: self._arrays()[3])
 
 
 # ------------------------------------------------------------------- scikit-learn
@@ -605,7 +594,7 @@ class _SortedRows:
         return d * n * (d + 1) * 8 <= cls.MAX_BYTES
 
 
-def _route(job, FT, HT, feat_x0, feat_radius, rule, window_rows):
+def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes):
     if job.leaf is not None:
         return correct_tree_from_leaves(
             job.left,
@@ -621,11 +610,11 @@ def _route(job, FT, HT, feat_x0, feat_radius, rule, window_rows):
             rule,
         )
     return correct_tree(
-        job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_radius, rule, window_rows
+        job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_radius, rule, window_sizes
     )
 
 
-def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_rows):
+def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes):
     """Scan the tree's sorted rows; route it if the scans exceed ``budget``. Returns (result, work)."""
     n = FT.shape[1]
     in_set = np.zeros(0, dtype=bool)
@@ -648,13 +637,14 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_r
     )
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_rows), work
+    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes), work
 
 
 def _correct_all(jobs, args, F, estimator):
     """Every tree's correction, in threads: eligible trees are scanned while scans pay (see _ScanBackoff)."""
     HT, feat_x0 = args[1], args[2]
     threads = min(_threads(estimator), max(1, len(jobs)))
+    can_scan = _SortedRows.fits(F)
     tables = []  # the sorted rows, made when the first tree is to be scanned
     tables_lock = threading.Lock()
     backoff = _ScanBackoff()
@@ -667,7 +657,7 @@ def _correct_all(jobs, args, F, estimator):
 
     def one(job):
         budget = _scan_budget(job)
-        if budget is None or not _SortedRows.fits(F) or not backoff.should_scan():
+        if budget is None or not can_scan or not backoff.should_scan():
             return _route(job, *args)
         result, work = _scan(job, budget, sorted_rows(), *args)
         backoff.record(work, budget)
@@ -723,8 +713,8 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
             stacklevel=3,
         )
     # Shared by the trees to choose their H passes (see _correct._DENSE_WINDOW_SHARE).
-    window_rows = np.zeros(F.shape[1])
-    args = (FT, HT, feat_x0, feat_radius, backend.rule, window_rows)
+    window_sizes = np.zeros(F.shape[1])
+    args = (FT, HT, feat_x0, feat_radius, backend.rule, window_sizes)
     results = _correct_all(jobs, args, F, estimator)
     backend.write([r[0] for r in results])
     n_moved = sum(int(np.sum(r[2] == STATUS_MOVED)) for r in results)

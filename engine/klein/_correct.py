@@ -360,6 +360,10 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
     extremes: the max/min chains, not the memory reads, limit this loop, and two
     chains run in parallel. Rounding to float32 is monotone, so the gap as the
     library sees it is that of the rounded ``lo`` and ``hi``.
+
+    The H passes below repeat this partition step inline on purpose: moved into a
+    shared inlined helper returning ``(il, ir, lo, hi)``, it made the routing 2-3x
+    slower (numba's tuple-returning inline defeats the selects), with the same results.
     """
     lo = -np.inf
     hi = np.inf
@@ -494,7 +498,9 @@ _DENSE_WINDOW_SHARE = 0.1
 
 @njit(cache=True, nogil=True, inline="always")
 def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept_v, kept_a):
-    """:func:`_partition_gap_hyperbolic` for small nodes: every row's ``x0`` read, no branch.
+    """:func:`_partition_gap_hyperbolic` where windows hold many rows: every row's ``x0`` read, no branch.
+
+    Used for small nodes and for features whose windows are wide (see ``_DENSE_ROWS``).
 
     The same running extremes and bounds, updated for every row with selects; each row
     is written to the kept buffers and the cursor advances only if it passes the same
@@ -531,7 +537,7 @@ def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept_
 
 @njit(cache=True, nogil=True, inline="always")
 def _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
-    """Of the rows kept by :func:`_partition_gap_hyperbolic` or :func:`_scan_window`, those that can be nearest.
+    """Of the rows kept by an H pass or :func:`_scan_window`, those that can be nearest.
 
     With the final gap, ``B`` on each side is exact over the kept rows (the row
     attaining it is kept), and a kept row stays if its near-end value is within it.
@@ -568,7 +574,7 @@ def _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
 
 
 @njit(cache=True, nogil=True)
-def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_rows):
+def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_sizes):
     """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
 
     Same result as :func:`correct_tree_from_leaves` (see it for the parameters and
@@ -582,7 +588,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     ``_DENSE_ROWS`` rows or whose feature's windows are wide), which
     :func:`_hyperbolic_candidates` then prunes to the few the exact solver needs.
 
-    ``window_rows`` (float64, one per feature, updated in place) holds the rows the last
+    ``window_sizes`` (float64, one per feature, updated in place) holds the rows the last
     windowed pass on each feature read ``x0`` for; a model's trees share it (see
     ``_DENSE_WINDOW_SHARE``). It only decides which pass runs, never the result.
     """
@@ -626,7 +632,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         cutoff = _cutoff(threshold[node], rule)
         if feat_x0[f] >= 0:
             x0_all = HT[feat_x0[f]]
-            if stop - s <= _DENSE_ROWS or (stop - s) * _DENSE_WINDOW_SHARE <= window_rows[f]:
+            if stop - s <= _DENSE_ROWS or (stop - s) * _DENSE_WINDOW_SHARE <= window_sizes[f]:
                 il, lo, hi, n_kept = _partition_gap_dense(
                     FT[f], x0_all, cutoff, src, dst, s, stop, write, kept_v, kept_a
                 )
@@ -645,7 +651,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
                     kept_v,
                     kept_a,
                 )
-                window_rows[f] = n_window
+                window_sizes[f] = n_window
             if lo < hi:
                 n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
         else:
@@ -818,6 +824,7 @@ def correct_tree_sorted(
     go_left = np.empty(n + 1, dtype=np.bool_)
     walks = 0  # rows checked against the tree (a walk up from the node)
     window_rows = 0  # rows of the H windows (most only compared with the bound)
+    work = 0.0
     for node in range(n_nodes):
         if left[node] == -1:
             continue
@@ -852,7 +859,8 @@ def correct_tree_sorted(
             walks += w_left + w_right
             window_rows += r_left + r_right
             n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
-        if _WALK_COST * walks + _WINDOW_COST * window_rows > budget:
-            return new_threshold, margin, status, False, _WALK_COST * walks + _WINDOW_COST * window_rows
+        work = _WALK_COST * walks + _WINDOW_COST * window_rows
+        if work > budget:
+            return new_threshold, margin, status, False, work
         _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, n_cand), geometry, out)
-    return new_threshold, margin, status, True, _WALK_COST * walks + _WINDOW_COST * window_rows
+    return new_threshold, margin, status, True, work
