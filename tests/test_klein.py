@@ -387,7 +387,8 @@ def test_pairwise_solver_matches_bisection():
         if ratio[go_left].max() >= ratio[~go_left].min():
             continue
         lefts_first = np.argsort(~go_left, kind="stable")  # the layout the pairwise solver takes
-        t_pairs = _timelike_threshold(x0[lefts_first], x1[lefts_first], go_left[lefts_first], cut, n)
+        kept = np.stack([ratio[lefts_first], x0[lefts_first]])
+        t_pairs = _timelike_threshold(kept, cut, cut, n)
         t_bisect, _ = hyperbolic_threshold(x0, x1, go_left)
         np.testing.assert_allclose(t_pairs, t_bisect, rtol=1e-9, atol=1e-12)
 

@@ -127,78 +127,85 @@ def _layout(left, right, leaf, rows):
 # Up to this many (left, right) candidate pairs the optimum is found by checking every
 # pair (exact, no iteration); above it, by the product trees' bisection.
 _MAX_PAIRS = 256
+# Up to this many pairs of kept rows, every pair is checked without pruning the kept
+# rows first (see _prune_candidates): cheaper than the pruning passes for the few rows
+# small nodes keep.
+_DIRECT_PAIRS = 32
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _timelike_threshold(x0, xj, go_left, n_left, n_cand):
-    """Maximum-margin Klein threshold of an H split from its candidate rows.
+def _timelike_threshold(kept, left_stop, right_start, right_stop):
+    """Maximum-margin Klein threshold of an H split from a superset of its candidate rows.
 
-    The candidates are ``x0[:n_cand]``, ``xj[:n_cand]``: the ``n_left`` left rows
-    first, then the right rows (``go_left`` says the same, for the bisection).
+    ``kept[0]`` holds the rows' Klein ratios and ``kept[1]`` their ``x0``: left rows at
+    ``[0, left_stop)``, right rows at ``[right_start, right_stop)``. They must include
+    every row that can be nearest to a boundary in the gap (see :func:`_finish_node`).
 
-    Maximising ``min(min_left (a t - b), min_right (b - a t))`` (``a = x0``, ``b = xj``)
-    is a two-variable linear program whose optimum lies where one left line meets one
-    right line; of all such pairs, the optimal one has the smallest crossing value
+    Maximising ``min(min_left (a t - b), min_right (b - a t))`` (``a = x0``, ``b = xj``,
+    taken as ratio times ``x0``: the row as the library sees it) is a two-variable
+    linear program whose optimum lies where one left line meets one right line; of all
+    such pairs, the optimal one has the smallest crossing value
     ``(a_i b_k - a_k b_i) / (a_i + a_k)`` (any other left line below that crossing
     would cross the right line lower), and its crossing ``t = (b_i + b_k) / (a_i + a_k)``
-    is the threshold: the Klein ratio of ``u + v``, as the notes on boundaries say. For
-    few candidates checking every pair is exact and cheaper than bisection; otherwise
-    :func:`engine.trees._margin.hyperbolic_threshold` does it.
+    is the threshold: the Klein ratio of ``u + v``, as the notes on boundaries say. Rows
+    that are not candidates only add pairs with larger crossing values, so any superset
+    gives the same optimum. For few pairs checking every pair is exact and cheaper than
+    bisection; otherwise :func:`engine.trees._margin.hyperbolic_threshold` does it. The
+    pair loop selects without branching: which pair wins is unpredictable.
     """
-    if n_left * (n_cand - n_left) > _MAX_PAIRS:
-        t, _ = hyperbolic_threshold(x0[:n_cand], xj[:n_cand], go_left[:n_cand])
+    n_right = right_stop - right_start
+    if left_stop * n_right > _MAX_PAIRS:
+        ratios = np.concatenate((kept[0, :left_stop], kept[0, right_start:right_stop]))
+        x0 = np.concatenate((kept[1, :left_stop], kept[1, right_start:right_stop]))
+        go_left = np.arange(left_stop + n_right) < left_stop
+        t, _ = hyperbolic_threshold(x0, ratios * x0, go_left)
         return t
     best_value = np.inf
     best_t = np.nan
-    for i in range(n_left):
-        for k in range(n_left, n_cand):
-            denominator = x0[i] + x0[k]
-            value = (x0[i] * xj[k] - x0[k] * xj[i]) / denominator
-            if value < best_value:
-                best_value = value
-                best_t = (xj[i] + xj[k]) / denominator
+    for i in range(left_stop):
+        a_i = kept[1, i]
+        b_i = kept[0, i] * a_i
+        for k in range(right_start, right_stop):
+            a_k = kept[1, k]
+            b_k = kept[0, k] * a_k
+            denominator = a_i + a_k
+            value = (a_i * b_k - a_k * b_i) / denominator
+            better = value < best_value
+            best_t = (b_i + b_k) / denominator if better else best_t
+            best_value = value if better else best_value
     return best_t
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
-    """Place the boundary of one node from its gap and its candidate rows.
+def _finish_node(t_old, lo, hi, rule, hyperbolic, radius, kept, left_stop, right_start, right_stop):
+    """Place the boundary of one node from its gap and (H) a superset of its candidate rows.
 
-    ``candidates = (x0, xj, go_left, n_left, n_cand)``, ``geometry = (feat_x0, feat_radius,
-    rule)`` and ``out = (new_threshold, margin, status)``, written at ``node``.
+    Returns ``(new_threshold, margin, status)`` for the node.
 
     ``lo`` / ``hi``: largest value sent left and smallest sent right (float64); the
     library sees them at its own precision (rounding to float32 is monotone, so the
-    rounded extremes are the extremes of the rounded values). For H features,
-    ``x0[:n_cand], xj[:n_cand], go_left[:n_cand]`` (the ``n_left`` left rows first)
-    hold a set of the node's rows that contains every row that can be nearest to some
-    boundary in the gap (the rows attaining ``lo`` and ``hi`` among them), so both the
-    optimal threshold and the margin are those of the whole node.
+    rounded extremes are the extremes of the rounded values). For an H feature
+    (``hyperbolic``, on a hyperboloid of radius ``radius``), ``kept`` (see
+    :func:`_timelike_threshold`) holds a set of the node's rows that contains every row
+    that can be nearest to some boundary in the gap (the rows attaining ``lo`` and
+    ``hi`` among them), so both the optimal threshold and the margin are those of the
+    whole node. Scalars in and out: array arguments of an inlined function cost numba
+    a reference-count update each (atomic), per node.
     """
-    x0, xj, go_left, n_left, n_cand = candidates
-    feat_x0, feat_radius, rule = geometry
-    new_threshold, margin, status = out
     if lo == -np.inf or hi == np.inf:
-        status[node] = STATUS_EMPTY_SIDE
-        return
+        return t_old, np.nan, STATUS_EMPTY_SIDE
     if rule == RULE_F64_LE:
         lib_lo, lib_hi = lo, hi
     else:
         lib_lo, lib_hi = _to_f32(lo), _to_f32(hi)
-    if not (lo < hi):
-        status[node] = STATUS_INCONSISTENT
-        return
-    t_old = threshold[node]
     if rule == RULE_F32_LT:
         consistent = lib_lo < t_old <= lib_hi
     else:
         consistent = lib_lo <= t_old < lib_hi
-    if not (lib_lo < lib_hi) or not consistent:
-        status[node] = STATUS_INCONSISTENT
-        return
-    hyperbolic = feat_x0[f] >= 0
+    if not (lo < hi) or not (lib_lo < lib_hi) or not consistent:
+        return t_old, np.nan, STATUS_INCONSISTENT
     if hyperbolic:
-        t = _timelike_threshold(x0, xj, go_left, n_left, n_cand)
+        t = _timelike_threshold(kept, left_stop, right_start, right_stop)
     else:
         t, _ = lift_threshold(lo, hi)
     # Keep every training row on its side under the library's own comparison.
@@ -213,19 +220,62 @@ def _finish_node(node, f, lo, hi, threshold, candidates, geometry, out):
             t = lib_lo
         if t >= lib_hi:
             t = np.nextafter(lib_hi, -np.inf)
-    new_threshold[node] = t
-    status[node] = STATUS_MOVED
-    if hyperbolic:
-        radius = feat_radius[f]
-        smallest = np.inf
-        for k in range(n_cand):
-            smallest = min(smallest, abs(xj[k] - t * x0[k]))
-        # |t| reaches 1 only when float32 rounding put a far point's ratio on the
-        # ball's boundary; that boundary is at infinite distance: no finite margin.
-        if t * t < 1.0:
-            margin[node] = radius * math.asinh(smallest / (radius * math.sqrt(1.0 - t * t)))
-    else:
-        margin[node] = min(t - lo, hi - t)
+    if not hyperbolic:
+        return t, min(t - lo, hi - t), STATUS_MOVED
+    smallest = np.inf
+    for k in range(left_stop):
+        smallest = min(smallest, abs((kept[0, k] - t) * kept[1, k]))
+    for k in range(right_start, right_stop):
+        smallest = min(smallest, abs((kept[0, k] - t) * kept[1, k]))
+    # |t| reaches 1 only when float32 rounding put a far point's ratio on the ball's
+    # boundary; that boundary is at infinite distance: no finite margin.
+    if not (t * t < 1.0):
+        return t, np.nan, STATUS_MOVED
+    return t, radius * math.asinh(smallest / (radius * math.sqrt(1.0 - t * t))), STATUS_MOVED
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _prune_candidates(kept, left_stop, right_start, right_stop, lo, hi, keep):
+    """Of the rows kept by an H pass or scan, in place, those that can be nearest.
+
+    ``kept`` and the ranges as in :func:`_timelike_threshold`; ``keep`` is scratch of
+    ``kept``'s length. Returns the new ``(left_stop, right_start, right_stop)``;
+    unchanged when there are at most ``_DIRECT_PAIRS`` pairs.
+
+    With the final gap, ``B`` on each side (the smallest far-end value) is exact over
+    the kept rows (the row attaining it is kept), and a kept row stays if its near-end
+    value is within it. Each row's verdict is stored first and the compaction reads
+    it back: a compaction whose write position depends on a verdict computed in the
+    same iteration, from values just loaded, chains every iteration to the previous
+    one through memory (about 15 ns per row on this machine; 4 ns with the two loops).
+    """
+    n_right = right_stop - right_start
+    if left_stop * n_right <= _DIRECT_PAIRS:
+        return left_stop, right_start, right_stop
+    bound_left = np.inf
+    for c in range(left_stop):
+        bound_left = min(bound_left, kept[1, c] * (hi - kept[0, c]))
+    bound_right = np.inf
+    for c in range(right_start, right_stop):
+        bound_right = min(bound_right, kept[1, c] * (kept[0, c] - lo))
+    for c in range(left_stop):
+        a = kept[1, c]
+        keep[c] = a * (lo - kept[0, c]) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+    for c in range(right_start, right_stop):
+        a = kept[1, c]
+        keep[c] = a * (kept[0, c] - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+    # In place: the write position never passes the read position.
+    n_left = 0
+    for c in range(left_stop):
+        kept[0, n_left] = kept[0, c]
+        kept[1, n_left] = kept[1, c]
+        n_left += 1 if keep[c] else 0
+    stop = right_start
+    for c in range(right_start, right_stop):
+        kept[0, stop] = kept[0, c]
+        kept[1, stop] = kept[1, c]
+        stop += 1 if keep[c] else 0
+    return n_left, right_start, stop
 
 
 @njit(cache=True, nogil=True)
@@ -268,13 +318,9 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
-    geometry = (feat_x0, feat_radius, rule)
-    out = (new_threshold, margin, status)
     preorder, n_reached, count, start, order = _layout(left, right, leaf, rows)
     m = rows.shape[0]
-    x0 = np.empty(m)
-    xj = np.empty(m)
-    go_left = np.empty(m, dtype=np.bool_)
+    kept = np.empty((2, m))
     for position in range(n_reached):
         node = preorder[position]
         if left[node] == -1:
@@ -293,10 +339,12 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
             else:
                 hi = min(hi, v)
             if h0 >= 0:  # every row is a candidate here (this path is the rare one)
-                x0[k] = HT[h0, r]
-                xj[k] = v * x0[k]  # as in _hyperbolic_candidates
-                go_left[k] = k < n_left
-        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, count[node]), geometry, out)
+                kept[0, k] = v
+                kept[1, k] = HT[h0, r]
+        # Not pruned: this path is also the exhaustive reference the tests check the others against.
+        new_threshold[node], margin[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, h0 >= 0, feat_radius[f], kept, n_left, n_left, count[node]
+        )
     return new_threshold, margin, status
 
 
@@ -408,7 +456,7 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept_v, kept_a):
+def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
 
     A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
@@ -424,7 +472,7 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     order (random with respect to the values) the window settles after a few rows.
     Symmetrically on the right. Every row that can be the nearest, and the row
     attaining ``B``, is kept (their tests hold with the final values, hence with the
-    running ones); :func:`_hyperbolic_candidates` prunes.
+    running ones); :func:`_prune_candidates` prunes.
 
     The running ``lo`` only moves on a row that is inside the window (a new largest
     left value is above the old edge), so the edges are updated there and the common
@@ -436,9 +484,10 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     ``slack_per_radius`` is ``_CANDIDATE_SLACK / R``, a product where the edges move
     instead of a division in the loop.
 
-    Returns ``(il, lo, hi, n_kept, n_window)`` with the kept rows' ratios in
-    ``kept_v[:n_kept]`` and their ``x0`` in ``kept_a[:n_kept]``; ``n_window``: the rows
-    that fell in the window (read ``x0``).
+    Returns ``(il, lo, hi, left_stop, right_start, n_window)``: the kept rows' ratios
+    and ``x0`` in ``kept[0]`` and ``kept[1]``, the left ones at ``[0, left_stop)``, the
+    right ones at ``[right_start, kept.shape[1])`` (written downwards from the end);
+    ``n_window``: the rows that fell in the window (read ``x0``).
     """
     lo = -np.inf
     hi = np.inf
@@ -446,7 +495,8 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     bound_right = np.inf
     edge_lo = -np.inf  # the window: rows with edge_lo <= ratio <= edge_hi
     edge_hi = np.inf
-    n_kept = 0
+    left_stop = 0
+    right_start = kept.shape[1]
     n_window = 0
     il = s
     ir = stop - 1
@@ -466,17 +516,19 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
             a = x0_all[r]
             if g:
                 bound_left = min(bound_left, a * (hi - v))
-                keep = a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
+                if a * (lo - v) <= bound_left * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR:
+                    kept[0, np.uint64(left_stop)] = v
+                    kept[1, np.uint64(left_stop)] = a
+                    left_stop += 1
             else:
                 bound_right = min(bound_right, a * (v - lo))
-                keep = a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR
-            if keep:
-                kept_v[np.uint64(n_kept)] = v
-                kept_a[np.uint64(n_kept)] = a
-                n_kept += 1
+                if a * (v - hi) <= bound_right * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR:
+                    right_start -= 1
+                    kept[0, np.uint64(right_start)] = v
+                    kept[1, np.uint64(right_start)] = a
             edge_lo = lo - bound_left * slack_per_radius
             edge_hi = hi + bound_right * slack_per_radius
-    return il, lo, hi, n_kept, n_window
+    return il, lo, hi, left_stop, right_start, n_window
 
 
 # Nodes up to this many rows use _partition_gap_dense. The window of
@@ -497,20 +549,23 @@ _DENSE_WINDOW_SHARE = 0.1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept_v, kept_a):
+def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept):
     """:func:`_partition_gap_hyperbolic` where windows hold many rows: every row's ``x0`` read, no branch.
 
     Used for small nodes and for features whose windows are wide (see ``_DENSE_ROWS``).
 
     The same running extremes and bounds, updated for every row with selects; each row
-    is written to the kept buffers and the cursor advances only if it passes the same
-    test. Keeps a superset of the candidates, as the windowed pass does.
+    is written at its side's cursor in ``kept`` (lefts up from the start, rights down
+    from the end) and the cursor advances only if the row passes the same test. Keeps
+    a superset of the candidates, as the windowed pass does, laid out as it does;
+    returns ``(il, lo, hi, left_stop, right_start)``.
     """
     lo = -np.inf
     hi = np.inf
     bound_left = np.inf
     bound_right = np.inf
-    n_kept = 0
+    left_stop = 0
+    right_end = kept.shape[1] - 1  # the right rows go to (right_end, kept.shape[1])
     il = s
     ir = stop - 1
     for k in range(s, stop):
@@ -525,52 +580,19 @@ def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept_
         ir -= 0 if g else 1
         lo = max(lo, v if g else -np.inf)
         hi = min(hi, np.inf if g else v)
-        bound_left = min(bound_left, a * (hi - v) if g else np.inf)
-        bound_right = min(bound_right, np.inf if g else a * (v - lo))
-        near = a * (lo - v) if g else a * (v - hi)
+        far = a * ((hi - v) if g else (v - lo))
+        bound_left = min(bound_left, far if g else np.inf)
+        bound_right = min(bound_right, np.inf if g else far)
         bound = bound_left if g else bound_right
-        kept_v[np.uint64(n_kept)] = v
-        kept_a[np.uint64(n_kept)] = a
-        n_kept += 1 if near <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR else 0
-    return il, lo, hi, n_kept
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left):
-    """Of the rows kept by an H pass or :func:`_scan_window`, those that can be nearest.
-
-    With the final gap, ``B`` on each side is exact over the kept rows (the row
-    attaining it is kept), and a kept row stays if its near-end value is within it.
-    Returns ``(n_left, n_cand)``: the candidates written to ``x0``, ``xj`` and
-    ``go_left``, the ``n_left`` left ones first; the rows attaining ``lo`` and ``hi``
-    are among them. Without branches: which side a row is on, and whether it stays,
-    are unpredictable, so every row is written and only kept ones advance the cursor.
-    """
-    bound_left = np.inf
-    bound_right = np.inf
-    for c in range(n_kept):
-        v = kept_v[c]
-        a = kept_a[c]
-        on_left = v <= lo  # left rows are exactly those with ratio <= lo: none lies in the gap
-        bound_left = min(bound_left, a * (hi - v) if on_left else np.inf)
-        bound_right = min(bound_right, np.inf if on_left else a * (v - lo))
-    n_cand = 0
-    for side in range(2):
-        for c in range(n_kept):
-            v = kept_v[c]
-            a = kept_a[c]
-            on_left = v <= lo
-            near = a * (lo - v) if on_left else a * (v - hi)
-            bound = bound_left if on_left else bound_right
-            x0[n_cand] = a
-            # The row as the library sees it: its ratio (the feature) at its x0. The
-            # stored x_j differs by an ulp and would cost a random read per candidate.
-            xj[n_cand] = v * a
-            go_left[n_cand] = on_left
-            n_cand += 1 if on_left == (side == 0) and near <= bound * _CANDIDATE_SLACK + a * _CANDIDATE_FLOOR else 0
-        if side == 0:
-            n_left = n_cand
-    return n_left, n_cand
+        # The windowed pass's test, the floor term moved left (a * (gap - floor) saves a
+        # multiply); the two differ by rounding, well within the slack.
+        keep = a * (((lo - v) if g else (v - hi)) - _CANDIDATE_FLOOR) <= bound * _CANDIDATE_SLACK
+        slot = np.uint64(left_stop if g else right_end)
+        kept[0, slot] = v
+        kept[1, slot] = a
+        left_stop += 1 if keep and g else 0
+        right_end -= 1 if keep and not g else 0
+    return il, lo, hi, left_stop, right_end + 1
 
 
 @njit(cache=True, nogil=True)
@@ -586,7 +608,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     the rows that can be nearest to the boundary (:func:`_partition_gap_hyperbolic`
     through a window, :func:`_partition_gap_dense` for nodes of up to
     ``_DENSE_ROWS`` rows or whose feature's windows are wide), which
-    :func:`_hyperbolic_candidates` then prunes to the few the exact solver needs.
+    :func:`_prune_candidates` then prunes to the few the exact solver needs.
 
     ``window_sizes`` (float64, one per feature, updated in place) holds the rows the last
     windowed pass on each feature read ``x0`` for; a model's trees share it (see
@@ -596,17 +618,12 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
-    geometry = (feat_x0, feat_radius, rule)
-    out = (new_threshold, margin, status)
     m = rows.shape[0]
     buffers = np.empty((2, m), dtype=np.int64)
     buffers[0] = rows
-    # One spare slot: _hyperbolic_candidates writes every row one past the last candidate.
-    x0 = np.empty(m + 1)
-    xj = np.empty(m + 1)
-    go_left = np.empty(m + 1, dtype=np.bool_)
-    kept_v = np.empty(m)
-    kept_a = np.empty(m)
+    # A node's kept rows: lefts from the start, rights from the end (see the H passes).
+    kept = np.empty((2, m))
+    keep = np.empty(m, dtype=np.bool_)
     # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
     # never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
@@ -628,35 +645,31 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         f = feature[node]
         # Children that are both leaves need the gap (and candidates), not the partition.
         write = left[left[node]] != -1 or left[right[node]] != -1
-        n_left = n_cand = 0
         cutoff = _cutoff(threshold[node], rule)
-        if feat_x0[f] >= 0:
+        hyperbolic = feat_x0[f] >= 0
+        left_stop = right_start = right_stop = 0
+        if hyperbolic:
             x0_all = HT[feat_x0[f]]
             if stop - s <= _DENSE_ROWS or (stop - s) * _DENSE_WINDOW_SHARE <= window_sizes[f]:
-                il, lo, hi, n_kept = _partition_gap_dense(
-                    FT[f], x0_all, cutoff, src, dst, s, stop, write, kept_v, kept_a
+                il, lo, hi, left_stop, right_start = _partition_gap_dense(
+                    FT[f], x0_all, cutoff, src, dst, s, stop, write, kept
                 )
             else:
                 slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
-                il, lo, hi, n_kept, n_window = _partition_gap_hyperbolic(
-                    FT[f],
-                    x0_all,
-                    cutoff,
-                    src,
-                    dst,
-                    s,
-                    stop,
-                    write,
-                    slack_per_radius,
-                    kept_v,
-                    kept_a,
+                il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
+                    FT[f], x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept
                 )
                 window_sizes[f] = n_window
+            right_stop = m
             if lo < hi:
-                n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
+                left_stop, right_start, right_stop = _prune_candidates(
+                    kept, left_stop, right_start, right_stop, lo, hi, keep
+                )
         else:
             il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
-        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, n_cand), geometry, out)
+        new_threshold[node], margin[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, hyperbolic, feat_radius[f], kept, left_stop, right_start, right_stop
+        )
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
         stack[depth, 2] = stop
@@ -721,13 +734,13 @@ def _scan_window(start, step, n_kept, window, tree):
     in ratio from that end within the running bound on the side's far-end values. A
     row matters only if its own near-end value ``x0 * distance`` is within the bound
     too (its far-end value is larger), so that cheap test, on values stored alongside,
-    comes before the walk up the tree. Rows are appended to ``kept_v`` / ``kept_a``
-    from ``n_kept`` on, against the running bound;
-    :func:`_hyperbolic_candidates` prunes them with the final one.
+    comes before the walk up the tree. Rows are appended to ``kept`` (ratios in
+    ``kept[0]``, ``x0`` in ``kept[1]``) from ``n_kept`` on, against the running bound;
+    :func:`_prune_candidates` prunes them with the final one.
 
     Returns ``(n_kept, walks, window_rows)``.
     """
-    rows_f, by_f, f, lo, hi, radius, kept_v, kept_a = window
+    rows_f, by_f, f, lo, hi, radius, kept = window
     node, left, parent, feature, cutoffs, in_set = tree
     x0_column = by_f.shape[1] - 1
     near_end = lo if step < 0 else hi
@@ -746,8 +759,8 @@ def _scan_window(start, step, n_kept, window, tree):
         walks += 1 if near else 0
         if near and _reaches(rows_f, by_f, q, node, left, parent, feature, cutoffs, in_set):
             bound = min(bound, a * step * (v - far_end))
-            kept_v[np.uint64(n_kept)] = v
-            kept_a[np.uint64(n_kept)] = a
+            kept[0, np.uint64(n_kept)] = v
+            kept[1, np.uint64(n_kept)] = a
             n_kept += 1
         q += step
     return n_kept, walks, step * (q - start)
@@ -806,8 +819,6 @@ def correct_tree_sorted(
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
-    geometry = (feat_x0, feat_radius, rule)
-    out = (new_threshold, margin, status)
     parent = np.zeros(n_nodes, dtype=np.int64)
     cutoffs = np.empty(n_nodes)  # the library's comparison at each node, as "value <= cutoff"
     for node in range(n_nodes):
@@ -816,12 +827,8 @@ def correct_tree_sorted(
             parent[right[node]] = node
             cutoffs[node] = _cutoff(threshold[node], rule)
     # A node's candidates are among its rows: buffers of n rows never overflow.
-    kept_v = np.empty(n)
-    kept_a = np.empty(n)
-    # One spare slot: _hyperbolic_candidates writes every row one past the last candidate.
-    x0 = np.empty(n + 1)
-    xj = np.empty(n + 1)
-    go_left = np.empty(n + 1, dtype=np.bool_)
+    kept = np.empty((2, n))
+    keep = np.empty(n, dtype=np.bool_)
     walks = 0  # rows checked against the tree (a walk up from the node)
     window_rows = 0  # rows of the H windows (most only compared with the bound)
     work = 0.0
@@ -850,17 +857,22 @@ def correct_tree_sorted(
         walks += q_hi - q_lo
         lo = by_f[q_lo, f] if q_lo >= 0 else -np.inf
         hi = by_f[q_hi, f] if q_hi < n else np.inf
-        n_left = n_cand = 0
-        if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
+        hyperbolic = feat_x0[f] >= 0
+        left_stop = right_start = right_stop = 0
+        if hyperbolic and q_lo >= 0 and q_hi < n and lo < hi:
             tree = (node, left, parent, feature, cutoffs, in_set)
-            window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept_v, kept_a)
-            n_kept, w_left, r_left = _scan_window(q_lo, -1, 0, window, tree)
-            n_kept, w_right, r_right = _scan_window(q_hi, 1, n_kept, window, tree)
+            window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept)
+            left_stop, w_left, r_left = _scan_window(q_lo, -1, 0, window, tree)
+            right_stop, w_right, r_right = _scan_window(q_hi, 1, left_stop, window, tree)
             walks += w_left + w_right
             window_rows += r_left + r_right
-            n_left, n_cand = _hyperbolic_candidates(kept_v, kept_a, n_kept, lo, hi, x0, xj, go_left)
+            left_stop, right_start, right_stop = _prune_candidates(
+                kept, left_stop, left_stop, right_stop, lo, hi, keep
+            )
         work = _WALK_COST * walks + _WINDOW_COST * window_rows
         if work > budget:
             return new_threshold, margin, status, False, work
-        _finish_node(node, f, lo, hi, threshold, (x0, xj, go_left, n_left, n_cand), geometry, out)
+        new_threshold[node], margin[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, hyperbolic, feat_radius[f], kept, left_stop, right_start, right_stop
+        )
     return new_threshold, margin, status, True, work
