@@ -494,7 +494,17 @@ def test_sorted_scans_give_the_routed_result(backend):
         if len(job.rows) != len(X):
             in_set = np.zeros(len(X), dtype=bool)
             in_set[job.rows] = True
-        tree = (job.left, job.right, job.feature, job.threshold, in_set, tables.order, tables.by_feature, HT)
+        tree = (
+            job.left,
+            job.right,
+            job.feature,
+            job.threshold,
+            in_set,
+            tables.order,
+            tables.by_feature,
+            tables.block_x0,
+            HT,
+        )
         *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
         assert work > 0
         window_sizes = np.zeros(features.shape[1])

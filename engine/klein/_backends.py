@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from engine.klein._correct import (
+    _BLOCK,
     RULE_F32_LE,
     RULE_F32_LT,
     RULE_F64_LE,
@@ -564,7 +565,8 @@ class _SortedRows:
 
     Shared by every tree of a model. ``by_feature[f]`` lists, in ``f``'s order, each
     row's features and (for an H feature) its ``x0``, so the sorted scans read memory
-    sequentially instead of one random row at a time. Built one feature per thread.
+    sequentially instead of one random row at a time; ``block_x0[f]`` the smallest
+    ``x0`` of each block of rows in that order. Built one feature per thread.
     """
 
     # Largest table made (bytes; it grows as n_features ** 2): beyond it the scans are
@@ -575,11 +577,12 @@ class _SortedRows:
         n, d = F.shape
         self.order = np.empty((d, n), dtype=np.int64)
         self.by_feature = np.empty((d, n, d + 1))
+        self.block_x0 = np.zeros((d, -(-n // _BLOCK)))
         F = np.ascontiguousarray(F, dtype=np.float64)
 
         def build(f):
             x0 = HT[feat_x0[f]] if feat_x0[f] >= 0 else np.zeros(0)
-            sort_rows(F, f, x0, self.order[f], self.by_feature[f])
+            sort_rows(F, f, x0, self.order[f], self.by_feature[f], self.block_x0[f])
 
         if threads > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -629,6 +632,7 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
         in_set,
         sorted_rows.order,
         sorted_rows.by_feature,
+        sorted_rows.block_x0,
         HT,
         feat_x0,
         feat_radius,
