@@ -416,16 +416,18 @@ def _far_mixture(random_state, n_samples=3000):
     ],
     ids=lambda e: type(e).__name__,
 )
-def test_pruned_candidates_give_the_exhaustive_result(backend):
+def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
     # correct_tree keeps only the rows near each gap (a running window in large nodes,
     # a branch-free pass in small ones); the leaf-based path takes every row of the
     # node as a candidate. On a mixture reaching 15 units from the origin (x0 up to
     # ~1e6, where the window's bound matters most), deep and shallow trees, '<=' and
     # '<' rules, both must give the same thresholds and margins.
-    from engine.klein._backends import _route, backend_for
+    from engine.klein import _backends
+    from engine.klein._backends import _route, _SortedRows, backend_for
     from engine.klein._correct import _DENSE_ROWS, correct_tree_from_leaves
 
     X, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
+    tables = _SortedRows(features, HT, layout.feat_x0)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
@@ -440,9 +442,17 @@ def test_pruned_candidates_give_the_exhaustive_result(backend):
             job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
         )
         # Large nodes take the windowed pass unless their feature's last window was wide
-        # (window_sizes): no window seen yet, and every window wide (all branch-free).
-        for window_sizes in (np.zeros(features.shape[1]), np.full(features.shape[1], np.inf)):
-            routed = _route(job, *args, window_sizes)
+        # (window_sizes): no window seen yet, and every window wide (all branch-free; with
+        # the sorted rows, scanned from the gap, or, with no work allowed to the scans,
+        # branch-free after a scan that gives up).
+        for window_sizes, sorted_rows, scan_work in (
+            (np.zeros(features.shape[1]), None, 1.0),
+            (np.full(features.shape[1], np.inf), None, 1.0),
+            (np.full(features.shape[1], np.inf), tables, 1.0),
+            (np.full(features.shape[1], np.inf), tables, 0.0),
+        ):
+            monkeypatch.setattr(_backends, "_SCAN_WORK_PER_ROW", scan_work)
+            routed = _route(job, *args, window_sizes, sorted_rows)
             np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
             # Thresholds to rounding: the exhaustive path solves large candidate sets by
             # bisection, the pruned one by checking every pair.
@@ -479,7 +489,7 @@ def test_sorted_scans_give_the_routed_result(backend):
     # feature outwards from the threshold (correct_tree_sorted) instead of routing
     # every row; both must agree exactly, for '<=' (float64 and float32) and '<'
     # rules, far points, and trees trained on a subset of the rows.
-    from engine.klein._backends import _SortedRows, backend_for
+    from engine.klein._backends import _NO_SORTED_ROWS, _SortedRows, backend_for
     from engine.klein._correct import correct_tree, correct_tree_sorted
 
     X, y, layout, features, HT = _far_mixture(random_state=2)
@@ -509,7 +519,7 @@ def test_sorted_scans_give_the_routed_result(backend):
         assert work > 0
         window_sizes = np.zeros(features.shape[1])
         routed = correct_tree(
-            job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry, window_sizes
+            job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry, window_sizes, _NO_SORTED_ROWS
         )
         assert ok
         np.testing.assert_array_equal(scanned[2], routed[2])

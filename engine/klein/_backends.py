@@ -597,7 +597,17 @@ class _SortedRows:
         return d * n * (d + 1) * 8 <= cls.MAX_BYTES
 
 
-def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes):
+# Work allowed to a routed node's scan of the sorted rows, per row of the node, in
+# correct_tree's unit (a row routed through one node): about what the branch-free pass
+# it replaces costs beyond the plain partition, so a scan that gives up (rows of small
+# x0 spread through the window) at most doubles the node's cost.
+_SCAN_WORK_PER_ROW = 1.0
+# correct_tree's sorted rows when the model has none.
+_NO_SORTED_ROWS = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zeros((0, 0)), 0.0)
+
+
+def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows=None):
+    """Correct one tree by sending its rows down it (``sorted_rows``: the model's tables, if made)."""
     if job.leaf is not None:
         return correct_tree_from_leaves(
             job.left,
@@ -612,8 +622,22 @@ def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes):
             feat_radius,
             rule,
         )
+    tables = _NO_SORTED_ROWS
+    if sorted_rows is not None:
+        tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0, _SCAN_WORK_PER_ROW)
     return correct_tree(
-        job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, feat_x0, feat_radius, rule, window_sizes
+        job.left,
+        job.right,
+        job.feature,
+        job.threshold,
+        job.rows,
+        FT,
+        HT,
+        feat_x0,
+        feat_radius,
+        rule,
+        window_sizes,
+        tables,
     )
 
 
@@ -641,7 +665,7 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
     )
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes), work
+    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows), work
 
 
 def _correct_all(jobs, args, F, estimator):
@@ -662,7 +686,8 @@ def _correct_all(jobs, args, F, estimator):
     def one(job):
         budget = _scan_budget(job)
         if budget is None or not can_scan or not backoff.should_scan():
-            return _route(job, *args)
+            # Routed trees use the tables too once a scanned tree has made them.
+            return _route(job, *args, tables[0] if tables else None)
         result, work = _scan(job, budget, sorted_rows(), *args)
         backoff.record(work, budget)
         return result

@@ -596,7 +596,7 @@ def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept)
 
 
 @njit(cache=True, nogil=True)
-def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_sizes):
+def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows):
     """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
 
     Same result as :func:`correct_tree_from_leaves` (see it for the parameters and
@@ -613,6 +613,15 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     ``window_sizes`` (float64, one per feature, updated in place) holds the rows the last
     windowed pass on each feature read ``x0`` for; a model's trees share it (see
     ``_DENSE_WINDOW_SHARE``). It only decides which pass runs, never the result.
+
+    ``sorted_rows``: ``(order, by_feature, block_x0, work_per_row)``, the first three as in
+    :func:`correct_tree_sorted` (or empty arrays). When given, a large H node whose
+    feature's windows are wide (points far from the origin) is partitioned without
+    reading ``x0`` and its candidates are found by scanning the sorted rows outwards
+    from its gap (see :func:`_scan_candidates`), instead of the branch-free pass over
+    all its rows; a scan whose work exceeds ``work_per_row`` times the node's rows (in
+    this function's unit: a row routed through one node) stops, and the node takes
+    the branch-free pass.
     """
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
@@ -624,6 +633,16 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     # A node's kept rows: lefts from the start, rights from the end (see the H passes).
     kept = np.empty((2, m))
     keep = np.empty(m, dtype=np.bool_)
+    order = sorted_rows[0]
+    scans = order.shape[0] > 0
+    parent = np.zeros(0, dtype=np.int64)
+    cutoffs = np.zeros(0)
+    in_set = np.zeros(0, dtype=np.bool_)
+    if scans:
+        parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
+        if m != order.shape[1]:
+            in_set = np.zeros(order.shape[1], dtype=np.bool_)
+            in_set[rows] = True
     # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
     # never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
@@ -650,17 +669,32 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         left_stop = right_start = right_stop = 0
         if hyperbolic:
             x0_all = HT[feat_x0[f]]
-            if stop - s <= _DENSE_ROWS or (stop - s) * _DENSE_WINDOW_SHARE <= window_sizes[f]:
+            wide = (stop - s) * _DENSE_WINDOW_SHARE <= window_sizes[f]
+            if scans and wide and stop - s > _DENSE_ROWS:
+                il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
+                found = False
+                if -np.inf < lo < hi < np.inf:
+                    tree = (node, left, parent, feature, cutoffs, in_set)
+                    left_stop, right_start, right_stop, found = _scan_candidates(
+                        lo, hi, f, feat_radius[f], sorted_rows, tree, kept, (stop - s) * sorted_rows[3]
+                    )
+                if not found:
+                    _, _, _, left_stop, right_start = _partition_gap_dense(
+                        FT[f], x0_all, cutoff, src, dst, s, stop, False, kept
+                    )
+                    right_stop = m
+            elif stop - s <= _DENSE_ROWS or wide:
                 il, lo, hi, left_stop, right_start = _partition_gap_dense(
                     FT[f], x0_all, cutoff, src, dst, s, stop, write, kept
                 )
+                right_stop = m
             else:
                 slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
                 il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
                     FT[f], x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept
                 )
                 window_sizes[f] = n_window
-            right_stop = m
+                right_stop = m
             if lo < hi:
                 left_stop, right_start, right_stop = _prune_candidates(
                     kept, left_stop, right_start, right_stop, lo, hi, keep
@@ -710,6 +744,20 @@ def _reaches(rows_f, by_f, q, node, left, parent, feature, cutoffs, in_set):
 
 
 @njit(cache=True, nogil=True)
+def _parents_and_cutoffs(left, right, threshold, rule):
+    """Each node's parent (0 for the root) and each internal node's :func:`_cutoff`."""
+    n_nodes = left.shape[0]
+    parent = np.zeros(n_nodes, dtype=np.int64)
+    cutoffs = np.empty(n_nodes)  # the library's comparison at each node, as "value <= cutoff"
+    for node in range(n_nodes):
+        if left[node] != -1:
+            parent[left[node]] = node
+            parent[right[node]] = node
+            cutoffs[node] = _cutoff(threshold[node], rule)
+    return parent, cutoffs
+
+
+@njit(cache=True, nogil=True)
 def sort_rows(F, f, x0, order_f, by_f, block_x0_f):
     """Fill one feature's part of the sorted scans' tables (see :func:`correct_tree_sorted`).
 
@@ -739,7 +787,7 @@ _BLOCK = 1 << _BLOCK_SHIFT
 
 
 @njit(cache=True, nogil=True)
-def _scan_window(start, step, n_kept, window, tree):
+def _scan_window(start, step, n_kept, window, tree, max_work):
     """One side of an H node's candidate window in a sorted scan (see :func:`correct_tree_sorted`).
 
     From the row attaining ``lo`` downwards (``step = -1``) or the row attaining ``hi``
@@ -758,8 +806,9 @@ def _scan_window(start, step, n_kept, window, tree):
     block fails the test at the current row's distance, every row left in the block
     fails it: the scan jumps to the next block.
 
-    Returns ``(n_kept, walks, steps)``: ``steps`` counts the rows tested and the blocks
-    skipped.
+    Returns ``(n_kept, walks, steps, complete)``: ``steps`` counts the rows tested and
+    the blocks skipped; ``complete`` is ``False`` when the scan stopped because its work
+    (``_WALK_COST`` per walk, ``_WINDOW_COST`` per step) exceeded ``max_work``.
     """
     rows_f, by_f, f, lo, hi, radius, kept, block_x0_f = window
     node, left, parent, feature, cutoffs, in_set = tree
@@ -773,6 +822,8 @@ def _scan_window(start, step, n_kept, window, tree):
     q = start
     while 0 <= q < n:
         steps += 1
+        if _WALK_COST * walks + _WINDOW_COST * steps > max_work:
+            return n_kept, walks, steps, False
         position = np.uint64(q)
         distance = step * (by_f[position, f] - near_end)
         limit = bound * _CANDIDATE_SLACK
@@ -794,7 +845,52 @@ def _scan_window(start, step, n_kept, window, tree):
             kept[1, np.uint64(n_kept)] = a
             n_kept += 1
         q += step
-    return n_kept, walks, steps
+    return n_kept, walks, steps, True
+
+
+@njit(cache=True, nogil=True)
+def _scan_candidates(lo, hi, f, radius, sorted_rows, tree, kept, max_work):
+    """A routed H node's candidates, from the rows sorted by its feature.
+
+    The node's gap ``(lo, hi)`` is known (from the partition); the scan starts at the
+    last row of the order at most ``lo`` going down and at the first at least ``hi``
+    going up, and keeps the rows that reach the node through each side's window (see
+    :func:`_scan_window`): lefts at ``kept[:, :left_stop]``, rights at
+    ``kept[:, left_stop:right_stop]``.
+
+    Returns ``(left_stop, right_start, right_stop, complete)``; ``complete`` is ``False``
+    when the work would exceed ``max_work`` (the caller then reads every row's ``x0``).
+    """
+    order, by_feature, block_x0, _ = sorted_rows
+    by_f = by_feature[f]
+    n = by_f.shape[0]
+    # Rows [0, below) have values <= lo, rows [above, n) values >= hi. The rows from
+    # below - 1 down to the node's row attaining lo all have the value lo (and
+    # likewise for hi): the scan walks through them to the node's own.
+    low = 0
+    high = n
+    while low < high:
+        middle = (low + high) // 2
+        if by_f[middle, f] <= lo:
+            low = middle + 1
+        else:
+            high = middle
+    below = low
+    high = n
+    while low < high:
+        middle = (low + high) // 2
+        if by_f[middle, f] < hi:
+            low = middle + 1
+        else:
+            high = middle
+    above = low
+    window = (order[f], by_f, f, lo, hi, radius, kept, block_x0[f])
+    left_stop, walks, steps, complete = _scan_window(below - 1, -1, 0, window, tree, max_work)
+    if not complete:
+        return 0, 0, 0, False
+    max_work -= _WALK_COST * walks + _WINDOW_COST * steps
+    right_stop, _, _, complete = _scan_window(above, 1, left_stop, window, tree, max_work)
+    return left_stop, left_stop, right_stop, complete
 
 
 @njit(cache=True, nogil=True)
@@ -853,13 +949,7 @@ def correct_tree_sorted(
     new_threshold = threshold.copy()
     margin = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
-    parent = np.zeros(n_nodes, dtype=np.int64)
-    cutoffs = np.empty(n_nodes)  # the library's comparison at each node, as "value <= cutoff"
-    for node in range(n_nodes):
-        if left[node] != -1:
-            parent[left[node]] = node
-            parent[right[node]] = node
-            cutoffs[node] = _cutoff(threshold[node], rule)
+    parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
     # A node's candidates are among its rows: buffers of n rows never overflow.
     kept = np.empty((2, n))
     keep = np.empty(n, dtype=np.bool_)
@@ -896,8 +986,8 @@ def correct_tree_sorted(
         if hyperbolic and q_lo >= 0 and q_hi < n and lo < hi:
             tree = (node, left, parent, feature, cutoffs, in_set)
             window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept, block_x0[f])
-            left_stop, w_left, r_left = _scan_window(q_lo, -1, 0, window, tree)
-            right_stop, w_right, r_right = _scan_window(q_hi, 1, left_stop, window, tree)
+            left_stop, w_left, r_left, _ = _scan_window(q_lo, -1, 0, window, tree, np.inf)
+            right_stop, w_right, r_right, _ = _scan_window(q_hi, 1, left_stop, window, tree, np.inf)
             walks += w_left + w_right
             window_rows += r_left + r_right
             left_stop, right_start, right_stop = _prune_candidates(kept, left_stop, left_stop, right_stop, lo, hi, keep)
