@@ -544,6 +544,8 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     assert any(_backends._scan_budget(job) is not None for job in jobs)
     deep = DecisionTreeClassifier(random_state=0).fit(features, y)
     assert _backends._scan_budget(_backends.backend_for(deep).jobs(features, None)[0]) is None
+    stump_like = DecisionTreeClassifier(max_depth=2, random_state=0).fit(features, y)
+    assert _backends._scan_budget(_backends.backend_for(stump_like).jobs(features, None)[0]) is not None
     with monkeypatch.context() as patch:
         patch.setattr(_backends, "_SCAN_PAYS", np.inf)  # scan every eligible tree
         scanned = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)

@@ -46,9 +46,11 @@ from engine.klein._correct import (
     RULE_F32_LT,
     RULE_F64_LE,
     STATUS_MOVED,
+    contiguous_nodes,
     correct_tree,
     correct_tree_from_leaves,
     correct_tree_sorted,
+    node_shares,
     sort_rows,
 )
 
@@ -90,13 +92,24 @@ class _TreeJob:
 
     The libraries' node arrays are often strided views (scikit-learn's node records are
     64 bytes apart); the contiguous copies the kernels take are made on first use, in
-    the thread that corrects the tree, so that they overlap other trees' corrections
-    (on 50 ExtraTrees of 146,000 nodes the copies alone took 0.15 s).
+    the thread that corrects the tree (so that they overlap other trees' corrections),
+    in one pass over the records (:func:`engine.klein._correct.contiguous_nodes`).
     """
 
-    __slots__ = ("_contiguous", "_library_arrays", "expected_rows", "leaf", "node_weight", "rows")
+    __slots__ = ("_contiguous", "_library_arrays", "expected_rows", "leaf", "max_depth", "node_weight", "rows")
 
-    def __init__(self, left, right, feature, threshold, rows, leaf=None, expected_rows=None, node_weight=None):
+    def __init__(
+        self,
+        left,
+        right,
+        feature,
+        threshold,
+        rows,
+        leaf=None,
+        expected_rows=None,
+        node_weight=None,
+        max_depth=None,
+    ):
         self._library_arrays = (left, right, feature, threshold)
         self._contiguous = None
         self.rows = rows
@@ -105,22 +118,31 @@ class _TreeJob:
         # Rows (or hessian mass) the library recorded at each node, if it did: how much
         # of the tree's rows each node holds, which decides how to find its gaps.
         self.node_weight = node_weight
+        self.max_depth = max_depth  # the tree's depth, if the library records it
 
     def _arrays(self):
         if self._contiguous is None:
-            left, right, feature, threshold = self._library_arrays
-            self._contiguous = (
-                np.ascontiguousarray(left, dtype=np.int64),
-                np.ascontiguousarray(right, dtype=np.int64),
-                np.ascontiguousarray(feature, dtype=np.int64),
-                np.ascontiguousarray(threshold, dtype=np.float64),
-            )
+            arrays = self._library_arrays
+            if all(a.flags.c_contiguous for a in arrays) and all(
+                a.dtype == t for a, t in zip(arrays, (np.int64, np.int64, np.int64, np.float64))
+            ):
+                self._contiguous = arrays
+            else:
+                left, right, feature, threshold = (np.asarray(a) for a in arrays)
+                self._contiguous = contiguous_nodes(left, right, feature, threshold)
         return self._contiguous
 
     left = property(lambda self: self._arrays()[0])
     right = property(lambda self: self._arrays()[1])
     feature = property(lambda self: self._arrays()[2])
     threshold = property(lambda self: self._arrays()[3])
+
+
+def _distinct_rows(indices, n_samples):
+    """The distinct rows of a bootstrap sample, sorted (np.unique's answer in O(n), not a sort)."""
+    drawn = np.zeros(n_samples, dtype=bool)
+    drawn[indices] = True
+    return np.flatnonzero(drawn).astype(np.int64)
 
 
 # ------------------------------------------------------------------- scikit-learn
@@ -144,7 +166,7 @@ class _SklearnTrees:
         n = F.shape[0]
         base_rows = _nonzero_rows(sample_weight, n)
         if self.kind == "forest" and getattr(self.estimator, "bootstrap", False):
-            row_sets = [np.unique(idx).astype(np.int64) for idx in self.estimator.estimators_samples_]
+            row_sets = [_distinct_rows(idx, n) for idx in self.estimator.estimators_samples_]
         else:
             row_sets = None
         jobs = []
@@ -160,13 +182,14 @@ class _SklearnTrees:
                     rows,
                     expected_rows=int(nodes.n_node_samples[0]),
                     node_weight=nodes.n_node_samples,
+                    max_depth=nodes.max_depth,
                 )
             )
         return jobs
 
-    def write(self, thresholds):
-        for tree, new in zip(self._trees(), thresholds):
-            tree.tree_.threshold[:] = new
+    def write_tree(self, index, thresholds):
+        """Write one tree's thresholds; called by the correcting threads as each tree is done."""
+        self._trees()[index].tree_.threshold[:] = thresholds
 
     def tree_arrays(self):
         return [
@@ -549,13 +572,19 @@ def _scan_budget(job) -> float | None:
     """
     if job.leaf is not None or job.node_weight is None or job.left[0] == -1:
         return None
-    weight = np.asarray(job.node_weight, dtype=np.float64)
-    internal = weight[job.left != -1]
-    if not (weight[0] > 0 and np.all(internal > 0)):
-        return None
-    share = internal / weight[0]
-    routing = len(job.rows) * float(share.sum())
-    if float(np.sum(1.0 / share)) > _SCAN_WORTH * routing:
+    if job.max_depth is not None:
+        # Without reading the node weights: the shares are at most 1, so the scans
+        # examine at least one row per internal node, and a row is routed through at
+        # most max_depth nodes (fully grown forests: 73,000 nodes, depth 40).
+        n_internal = (len(job.left) - 1) // 2
+        if n_internal > _SCAN_WORTH * len(job.rows) * job.max_depth:
+            return None
+    weight = np.asarray(job.node_weight)
+    if not weight.dtype.isnative:  # XGBoost's hessians come big-endian from its UBJSON
+        weight = weight.astype(np.float64)
+    share_sum, inverse_share_sum = node_shares(job.left, weight)
+    routing = len(job.rows) * share_sum
+    if not inverse_share_sum <= _SCAN_WORTH * routing:  # also when a node has no weight (NaN)
         return None
     return routing
 
@@ -668,8 +697,11 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
     return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows), work
 
 
-def _correct_all(jobs, args, F, estimator):
-    """Every tree's correction, in threads: eligible trees are scanned while scans pay (see _ScanBackoff)."""
+def _correct_all(jobs, args, F, estimator, write_tree=None):
+    """Every tree's correction, in threads: eligible trees are scanned while scans pay (see _ScanBackoff).
+
+    ``write_tree(index, thresholds)``, if given, is called by the threads as each tree is done.
+    """
     HT, feat_x0 = args[1], args[2]
     threads = min(_threads(estimator), max(1, len(jobs)))
     can_scan = _SortedRows.fits(F)
@@ -683,7 +715,7 @@ def _correct_all(jobs, args, F, estimator):
                 tables.append(_SortedRows(F, HT, feat_x0, threads=threads))
         return tables[0]
 
-    def one(job):
+    def correct(job):
         budget = _scan_budget(job)
         if budget is None or not can_scan or not backoff.should_scan():
             # Routed trees use the tables too once a scanned tree has made them.
@@ -692,10 +724,16 @@ def _correct_all(jobs, args, F, estimator):
         backoff.record(work, budget)
         return result
 
+    def one(index):
+        result = correct(jobs[index])
+        if write_tree is not None:
+            write_tree(index, result[0])
+        return result
+
     if threads > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            return list(pool.map(one, jobs))
-    return [one(job) for job in jobs]
+            return list(pool.map(one, range(len(jobs))))
+    return [one(index) for index in range(len(jobs))]
 
 
 def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None):
@@ -744,8 +782,10 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
     # Shared by the trees to choose their H passes (see _correct._DENSE_WINDOW_SHARE).
     window_sizes = np.zeros(F.shape[1])
     args = (FT, HT, feat_x0, feat_radius, backend.rule, window_sizes)
-    results = _correct_all(jobs, args, F, estimator)
-    backend.write([r[0] for r in results])
+    write_tree = getattr(backend, "write_tree", None)
+    results = _correct_all(jobs, args, F, estimator, write_tree)
+    if write_tree is None:
+        backend.write([r[0] for r in results])
     n_moved = sum(int(np.sum(r[2] == STATUS_MOVED)) for r in results)
     n_kept = sum(int(np.sum(r[2] > STATUS_MOVED)) for r in results)
     return [r[1] for r in results], n_moved, n_kept
