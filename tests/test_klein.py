@@ -596,25 +596,28 @@ def test_cutoff_reproduces_each_library_comparison_exactly():
     assert n_checked > 4000
 
 
-def test_scan_backoff_routes_more_trees_after_each_scan_that_does_not_pay():
-    from engine.klein._backends import _MAX_BACKOFF, _ScanBackoff
+def test_scan_policy_learns_what_scans_cost_from_the_model_s_own_scans():
+    import math
 
-    backoff = _ScanBackoff()
-    decisions = []
-    for _ in range(12):  # scans that never pay: route 1, then 2, then 4, ... trees between tries
-        scan = backoff.should_scan()
-        decisions.append(scan)
-        if scan:
-            backoff.record(work=0.9, budget=1.0)
-    T, F = True, False
-    assert decisions == [T, F, T, F, F, T, F, F, F, F, T, F]
-    backoff = _ScanBackoff()
-    for _ in range(20):  # the wait is capped
-        backoff.record(work=2.0, budget=1.0)
-    assert sum(1 for _ in iter(lambda: backoff.should_scan(), True)) == _MAX_BACKOFF
-    backoff.record(work=0.1, budget=1.0)  # a scan that pays resets the wait to one tree
-    backoff.record(work=0.9, budget=1.0)
-    assert [backoff.should_scan() for _ in range(3)] == [False, True, True]
+    from engine.klein._backends import _SCAN_COST_LEARNING, _SCAN_COST_PRIOR, _SCAN_PAYS, _ScanPolicy
+
+    policy = _ScanPolicy()
+    routing = 1000.0
+    # Predicted work k * sum 1/share against _SCAN_PAYS of the routing cost, k from the prior.
+    limit = _SCAN_PAYS * routing / _SCAN_COST_PRIOR
+    assert policy.should_scan(0.99 * limit, routing)
+    assert not policy.should_scan(1.01 * limit, routing)
+    # Cheap scans (k = 4) lower the estimate towards 4, geometrically.
+    for count in range(1, 6):
+        policy.record(work=40.0, inverse_shares=10.0)
+        expected = 4.0 * (_SCAN_COST_PRIOR / 4.0) ** ((1 - _SCAN_COST_LEARNING) ** count)
+        assert math.isclose(policy.cost, expected, rel_tol=1e-12)
+    assert policy.should_scan(2.0 * limit, routing)  # trees with more small nodes now scan
+    # Scans that give up (work as large as routing) raise it again: such trees are routed.
+    for _ in range(40):
+        policy.record(work=routing, inverse_shares=limit)
+    assert math.isclose(policy.cost, _SCAN_COST_PRIOR / _SCAN_PAYS, rel_tol=1e-4)
+    assert not policy.should_scan(0.6 * limit, routing)
 
 
 def _mixture_far():

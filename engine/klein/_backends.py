@@ -9,7 +9,7 @@ comparison (float precision and ``<`` or ``<=``), reproduced in
 assignment (``apply`` / ``pred_leaf``). Per tree, :func:`correct_estimator` either
 routes every row (deep trees) or scans each feature's sorted rows outwards from the
 thresholds (shallow trees whose nodes all hold a fair share of the rows), see
-:func:`_scan_budget`.
+:func:`_scan_budget` and :class:`_ScanPolicy`.
 
 =====================================  ==============================  ====================================
 library / estimator                    routing (left iff)              rows of each tree
@@ -33,6 +33,7 @@ tree was trained on.
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import warnings
@@ -517,58 +518,59 @@ def backend_for(estimator):
     raise ValueError(f"cannot correct the thresholds of {type(estimator).__name__}; supported: {SUPPORTED}")
 
 
-# When to try scanning rather than routing a tree: the scans examine about
-# sum_v 1 / share_v rows (each a walk up the tree), against n * sum_v share_v rows routed.
-# Below this fraction a boosted tree of depth 3 to 6 scans in a quarter of the routing
-# time (median, H4 x E2); wide H windows (points far from the origin) can cost more,
-# which the back-off and the budget catch.
-_SCAN_WORTH = 0.006
-# A scan pays when it costs at most this fraction of routing the tree. After one that
-# does not (or gives up), the model's next 1, 2, 4, ... (at most _MAX_BACKOFF) eligible
-# trees are routed before a scan is tried again; one that pays resets the count. A model
-# whose data make scans slow (points far out, as in the H8 mixtures) tries a few trees
-# only; one whose first trees are atypical still scans the rest (XGBoost on H4 x E2: the
-# first rounds' trees give up, later ones scan in about a third of the routing time).
+# When to scan rather than route a tree. Routing sends n * sum_v share_v rows through
+# one node each; the scans examine about sum_v 1 / share_v rows (each a walk up the
+# tree) plus the H windows. A scan's work, in rows routed (_WALK_COST per walk,
+# _WINDOW_COST per window step), is modelled as k * sum_v 1 / share_v, where k depends
+# on the data (XGBoost: about 13 on H2, 30 on H4 x E2; ~200 on H8, whose far points
+# widen the windows): each model starts from _SCAN_COST_PRIOR and learns k from its own
+# scans, a running mean of log k. A tree is scanned when its predicted work is at most
+# _SCAN_PAYS of routing it; a scan whose work exceeds routing's gives up and the tree is
+# routed (a misjudged tree costs at most twice). Work units rather than measured time:
+# on a shared machine the two threads' timings are too noisy to learn from (a trial
+# that learned seconds scanned a third fewer XGBoost trees on H2: 0.43 s against 0.30 s).
+_SCAN_COST_PRIOR = 40.0
+_SCAN_COST_LEARNING = 0.25
 _SCAN_PAYS = 0.5
-_MAX_BACKOFF = 64
+# Trees whose sum_v 1 / share_v exceeds this fraction of routing's rows are always
+# routed (deep trees, or nodes holding a handful of rows).
+_SCAN_MAX_INVERSE = 0.1
 
 
-class _ScanBackoff:
-    """Whether to scan the next eligible tree; shared by the threads correcting a model.
+class _ScanPolicy:
+    """Whether to scan a tree, from its node shares and the model's scans so far.
 
-    Only the speed depends on it: a scanned tree and a routed one get the same thresholds.
+    Shared by the threads correcting a model. Only the speed depends on it: a scanned
+    tree and a routed one get the same thresholds.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._skip = 0  # eligible trees still to route before the next try
-        self._next_skip = 1
+        self._log_cost = math.log(_SCAN_COST_PRIOR)
 
-    def should_scan(self) -> bool:
+    @property
+    def cost(self) -> float:
+        """The current estimate of k (work per unit of sum_v 1 / share_v)."""
+        return math.exp(self._log_cost)
+
+    def should_scan(self, inverse_shares: float, routing: float) -> bool:
         with self._lock:
-            if self._skip > 0:
-                self._skip -= 1
-                return False
-            return True
+            return self.cost * inverse_shares <= _SCAN_PAYS * routing
 
-    def record(self, work: float, budget: float) -> None:
+    def record(self, work: float, inverse_shares: float) -> None:
+        """Learn from a scan that did ``work`` (one that gave up at its work so far)."""
+        observed = math.log(max(work, 1e-12) / inverse_shares)
         with self._lock:
-            if work > _SCAN_PAYS * budget:
-                self._skip = self._next_skip
-                self._next_skip = min(2 * self._next_skip, _MAX_BACKOFF)
-            else:
-                self._next_skip = 1
+            self._log_cost += _SCAN_COST_LEARNING * (observed - self._log_cost)
 
 
-def _scan_budget(job) -> float | None:
-    """The work the sorted scans may do on this tree (its routing cost), or None to route it.
+def _scan_budget(job) -> tuple[float, float] | None:
+    """``(routing, inverse_shares)`` of a tree the scans may take, or None to route it.
 
-    Routing visits each row once per level, ``sum_v n_v`` rows in all; the scans
-    examine about ``n / n_v`` rows on each side of each node ``v``, more for the H
-    candidates' window. Scans win on shallow trees whose nodes all hold a fair share
-    of the rows; deep trees (many tiny nodes) are routed. A scan that reaches the
-    routing cost is abandoned and the tree routed, so a misjudged tree costs at most
-    twice.
+    ``routing``: routing's cost, ``n_rows * sum_v share_v`` rows routed through one node
+    (also the most work a scan may do before it gives up); ``inverse_shares``:
+    ``sum_v 1 / share_v``, what the scans' work grows with (see _ScanPolicy). Trees
+    without node weights, or whose leaves the library gives, are routed.
     """
     if job.leaf is not None or job.node_weight is None or job.left[0] == -1:
         return None
@@ -577,16 +579,16 @@ def _scan_budget(job) -> float | None:
         # examine at least one row per internal node, and a row is routed through at
         # most max_depth nodes (fully grown forests: 73,000 nodes, depth 40).
         n_internal = (len(job.left) - 1) // 2
-        if n_internal > _SCAN_WORTH * len(job.rows) * job.max_depth:
+        if n_internal > _SCAN_MAX_INVERSE * len(job.rows) * job.max_depth:
             return None
     weight = np.asarray(job.node_weight)
     if not weight.dtype.isnative:  # XGBoost's hessians come big-endian from its UBJSON
         weight = weight.astype(np.float64)
-    share_sum, inverse_share_sum = node_shares(job.left, weight)
+    share_sum, inverse_shares = node_shares(job.left, weight)
     routing = len(job.rows) * share_sum
-    if not inverse_share_sum <= _SCAN_WORTH * routing:  # also when a node has no weight (NaN)
+    if not inverse_shares <= _SCAN_MAX_INVERSE * routing:  # also when a node has no weight (NaN)
         return None
-    return routing
+    return routing, inverse_shares
 
 
 class _SortedRows:
@@ -698,7 +700,7 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
 
 
 def _correct_all(jobs, args, F, estimator, write_tree=None):
-    """Every tree's correction, in threads: eligible trees are scanned while scans pay (see _ScanBackoff).
+    """Every tree's correction, in threads: trees are scanned where scans are predicted to pay (see _ScanPolicy).
 
     ``write_tree(index, thresholds)``, if given, is called by the threads as each tree is done.
     """
@@ -707,7 +709,7 @@ def _correct_all(jobs, args, F, estimator, write_tree=None):
     can_scan = _SortedRows.fits(F)
     tables = []  # the sorted rows, made when the first tree is to be scanned
     tables_lock = threading.Lock()
-    backoff = _ScanBackoff()
+    policy = _ScanPolicy()
 
     def sorted_rows():
         with tables_lock:
@@ -716,12 +718,15 @@ def _correct_all(jobs, args, F, estimator, write_tree=None):
         return tables[0]
 
     def correct(job):
-        budget = _scan_budget(job)
-        if budget is None or not can_scan or not backoff.should_scan():
+        shares = _scan_budget(job) if can_scan else None
+        if shares is None:
+            return _route(job, *args, tables[0] if tables else None)
+        routing, inverse_shares = shares
+        if not policy.should_scan(inverse_shares, routing):
             # Routed trees use the tables too once a scanned tree has made them.
             return _route(job, *args, tables[0] if tables else None)
-        result, work = _scan(job, budget, sorted_rows(), *args)
-        backoff.record(work, budget)
+        result, work = _scan(job, routing, sorted_rows(), *args)
+        policy.record(work, inverse_shares)
         return result
 
     def one(index):
