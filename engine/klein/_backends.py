@@ -133,6 +133,7 @@ class _TreeJob:
                 self._contiguous = contiguous_nodes(left, right, feature, threshold)
         return self._contiguous
 
+    nodes = property(lambda self: self._arrays())  # (left, right, feature, threshold)
     left = property(lambda self: self._arrays()[0])
     right = property(lambda self: self._arrays()[1])
     feature = property(lambda self: self._arrays()[2])
@@ -639,37 +640,13 @@ _NO_SORTED_ROWS = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zer
 
 def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows=None):
     """Correct one tree by sending its rows down it (``sorted_rows``: the model's tables, if made)."""
+    geometry = (FT, HT, feat_x0, feat_radius, rule)
     if job.leaf is not None:
-        return correct_tree_from_leaves(
-            job.left,
-            job.right,
-            job.feature,
-            job.threshold,
-            job.leaf,
-            job.rows,
-            FT,
-            HT,
-            feat_x0,
-            feat_radius,
-            rule,
-        )
+        return correct_tree_from_leaves(*job.nodes, job.leaf, job.rows, *geometry)
     tables = _NO_SORTED_ROWS
     if sorted_rows is not None:
         tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0, _SCAN_WORK_PER_ROW)
-    return correct_tree(
-        job.left,
-        job.right,
-        job.feature,
-        job.threshold,
-        job.rows,
-        FT,
-        HT,
-        feat_x0,
-        feat_radius,
-        rule,
-        window_sizes,
-        tables,
-    )
+    return correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables)
 
 
 def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes):
