@@ -16,7 +16,8 @@ Three compiled ways (numba, GIL released) to find each node's gap and candidates
 * :func:`correct_tree` sends the rows down the tree itself with the library's
   comparison, in one pass per node that partitions an index array (out of place,
   without branches), finds the gap and keeps the H candidates through a running
-  window (in small nodes, by a branch-free test of every row). Cheaper than asking
+  window (in small nodes, by a branch-free test of every row; in large nodes on
+  far-out features, by scanning the sorted rows below from the gap). Cheaper than asking
   the library for every row's leaf (XGBoost's ``pred_leaf`` costs several
   predictions) and no (n_rows, n_trees) leaf matrix. ``O(n_rows * depth)`` per
   tree: the way for deep trees.
@@ -995,7 +996,7 @@ def correct_tree_sorted(
     kept = np.empty((2, n))
     keep = np.empty(n, dtype=np.bool_)
     walks = 0  # rows checked against the tree (a walk up from the node)
-    window_rows = 0  # rows of the H windows (most only compared with the bound)
+    window_rows = 0  # steps through the H windows (rows compared with the bound, blocks skipped)
     work = 0.0
     for node in range(n_nodes):
         if left[node] == -1:
