@@ -513,7 +513,6 @@ def test_sorted_scans_give_the_routed_result(backend):
             tables.order,
             tables.by_feature,
             tables.block_x0,
-            HT,
         )
         *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
         assert work > 0
@@ -541,11 +540,11 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     shallow = lightgbm.LGBMClassifier(n_estimators=5, num_leaves=7, random_state=0, verbose=-1, n_jobs=1)
     features = klein_features(X, "H2 x E1")
     jobs = _backends.backend_for(clone(shallow).fit(features, y)).jobs(features, None)
-    assert any(_backends._scan_budget(job) is not None for job in jobs)
+    assert any(_backends._scan_costs(job) is not None for job in jobs)
     deep = DecisionTreeClassifier(random_state=0).fit(features, y)
-    assert _backends._scan_budget(_backends.backend_for(deep).jobs(features, None)[0]) is None
+    assert _backends._scan_costs(_backends.backend_for(deep).jobs(features, None)[0]) is None
     stump_like = DecisionTreeClassifier(max_depth=2, random_state=0).fit(features, y)
-    assert _backends._scan_budget(_backends.backend_for(stump_like).jobs(features, None)[0]) is not None
+    assert _backends._scan_costs(_backends.backend_for(stump_like).jobs(features, None)[0]) is not None
     with monkeypatch.context() as patch:
         patch.setattr(_backends, "_SCAN_PAYS", np.inf)  # scan every eligible tree
         scanned = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)

@@ -9,7 +9,7 @@ comparison (float precision and ``<`` or ``<=``), reproduced in
 assignment (``apply`` / ``pred_leaf``). Per tree, :func:`correct_estimator` either
 routes every row (deep trees) or scans each feature's sorted rows outwards from the
 thresholds (shallow trees whose nodes all hold a fair share of the rows), see
-:func:`_scan_budget` and :class:`_ScanPolicy`.
+:func:`_scan_costs` and :class:`_ScanPolicy`.
 
 =====================================  ==============================  ====================================
 library / estimator                    routing (left iff)              rows of each tree
@@ -32,6 +32,7 @@ tree was trained on.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -157,7 +158,9 @@ class _SklearnTrees:
         self.estimator = estimator
         self.kind = kind  # "tree", "forest" or "boosting"
 
+    @functools.cached_property
     def _trees(self):
+        """The fitted trees, listed once (write_tree looks one up per corrected tree)."""
         if self.kind == "tree":
             return [self.estimator]
         if self.kind == "forest":
@@ -172,7 +175,7 @@ class _SklearnTrees:
         else:
             row_sets = None
         jobs = []
-        for t, tree in enumerate(self._trees()):
+        for t, tree in enumerate(self._trees):
             rows = row_sets[t] if row_sets is not None else base_rows
             nodes = tree.tree_
             jobs.append(
@@ -191,11 +194,11 @@ class _SklearnTrees:
 
     def write_tree(self, index, thresholds):
         """Write one tree's thresholds; called by the correcting threads as each tree is done."""
-        self._trees()[index].tree_.threshold[:] = thresholds
+        self._trees[index].tree_.threshold[:] = thresholds
 
     def tree_arrays(self):
         return [
-            (t.tree_.children_left, t.tree_.children_right, t.tree_.feature, t.tree_.threshold) for t in self._trees()
+            (t.tree_.children_left, t.tree_.children_right, t.tree_.feature, t.tree_.threshold) for t in self._trees
         ]
 
 
@@ -565,7 +568,7 @@ class _ScanPolicy:
             self._log_cost += _SCAN_COST_LEARNING * (observed - self._log_cost)
 
 
-def _scan_budget(job) -> tuple[float, float] | None:
+def _scan_costs(job) -> tuple[float, float] | None:
     """``(routing, inverse_shares)`` of a tree the scans may take, or None to route it.
 
     ``routing``: routing's cost, ``n_rows * sum_v share_v`` rows routed through one node
@@ -582,10 +585,9 @@ def _scan_budget(job) -> tuple[float, float] | None:
         n_internal = (len(job.left) - 1) // 2
         if n_internal > _SCAN_MAX_INVERSE * len(job.rows) * job.max_depth:
             return None
-    weight = np.asarray(job.node_weight)
-    if not weight.dtype.isnative:  # XGBoost's hessians come big-endian from its UBJSON
-        weight = weight.astype(np.float64)
-    share_sum, inverse_shares = node_shares(job.left, weight)
+    # float64 whatever the library stores (int64 or uint32 counts, big-endian float32
+    # hessians from XGBoost's UBJSON): one compiled node_shares.
+    share_sum, inverse_shares = node_shares(job.left, np.ascontiguousarray(job.node_weight, dtype=np.float64))
     routing = len(job.rows) * share_sum
     if not inverse_shares <= _SCAN_MAX_INVERSE * routing:  # also when a node has no weight (NaN)
         return None
@@ -665,7 +667,6 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
         sorted_rows.order,
         sorted_rows.by_feature,
         sorted_rows.block_x0,
-        HT,
         feat_x0,
         feat_radius,
         rule,
@@ -695,7 +696,7 @@ def _correct_all(jobs, args, F, estimator, write_tree=None):
         return tables[0]
 
     def correct(job):
-        shares = _scan_budget(job) if can_scan else None
+        shares = _scan_costs(job) if can_scan else None
         if shares is None:
             return _route(job, *args, tables[0] if tables else None)
         routing, inverse_shares = shares
