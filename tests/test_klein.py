@@ -531,6 +531,34 @@ def test_sorted_scans_give_the_routed_result(backend):
     assert n_compared > 10
 
 
+def test_depth_bound_rules_out_only_trees_the_node_shares_rule_out(monkeypatch):
+    # _scan_costs rules deep trees out from their node count and depth alone (a lower
+    # bound on sum 1 / share); it must never rule out a tree that the node shares accept.
+    from engine.klein import _backends
+
+    X, y = _mixture_far()
+    features = klein_features(X, "H2 x E1")
+    n_ruled_out = n_accepted = 0
+    for depth in (1, 2, 3, 4, 6, 8, 12, None):
+        for leaf in (1, 20):
+            tree = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf, random_state=0).fit(features, y)
+            (job,) = _backends.backend_for(tree).jobs(features, None)
+            with monkeypatch.context() as patch:
+                patch.setattr(_backends, "node_shares", None)  # the bound alone, or a TypeError
+                try:
+                    bounded = _backends._scan_costs(job)
+                except TypeError:
+                    bounded = "needs the shares"
+            job.max_depth = None
+            exact = _backends._scan_costs(job)
+            if bounded is None:
+                n_ruled_out += 1
+                assert exact is None, (depth, leaf)
+            elif exact is not None:
+                n_accepted += 1
+    assert n_ruled_out >= 2 and n_accepted >= 4
+
+
 def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     # The choice is made per tree from the library's node counts (and by a back-off
     # while scans do not pay); scanned or routed, the model is the same.
