@@ -591,7 +591,14 @@ def test_cutoff_reproduces_each_library_comparison_exactly():
     # The passes compare float64 values with one cutoff per node; for every rule that
     # must send exactly the values the library sends left, including values on and next
     # to float32 rounding boundaries (ties go to even), zeros, subnormals and overflow.
-    from engine.klein._correct import RULE_F32_LE, RULE_F32_LT, RULE_F64_LE, _cutoff
+    # The tiny nodes' pass compares each row under the rule itself (_sends_left): the same.
+    from numba import njit
+
+    from engine.klein._correct import RULE_F32_LE, RULE_F32_LT, RULE_F64_LE, _cutoff, _sends_left
+
+    @njit
+    def sends_left(values, threshold, rule):
+        return np.array([_sends_left(value, threshold, rule) for value in values])
 
     rng = np.random.default_rng(0)
     f32 = np.float32
@@ -619,6 +626,7 @@ def test_cutoff_reproduces_each_library_comparison_exactly():
         ):
             sent_left = values <= _cutoff(threshold, rule)
             np.testing.assert_array_equal(sent_left, reference, err_msg=f"threshold {threshold!r}, rule {rule}")
+            np.testing.assert_array_equal(sends_left(values, threshold, rule), reference, err_msg=f"{threshold!r}")
             n_checked += 1
     assert n_checked > 4000
 
