@@ -26,6 +26,7 @@ from engine.klein import (
     make_backend,
 )
 from engine.manifolds import ProductManifold
+from engine.sampling import make_classification
 
 SIG = "H2(-0.5) x E1 x H1(-2)"
 
@@ -119,6 +120,59 @@ def _node_rows(tree, features):
 
 def _hyperbolic_margin(x0, xj, t, radius):
     return np.min(radius * np.arcsinh(np.abs(xj - t * x0) / (radius * np.sqrt(1 - t * t))))
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        DecisionTreeClassifier(random_state=0),
+        ExtraTreesClassifier(n_estimators=2, random_state=0),
+        HistGradientBoostingClassifier(max_iter=3, random_state=0),
+        xgboost.XGBClassifier(n_estimators=3, max_depth=4, random_state=0, n_jobs=1),
+        lightgbm.LGBMClassifier(n_estimators=3, num_leaves=15, random_state=0, verbose=-1, n_jobs=1),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_margins_are_each_split_s_geodesic_distance_to_its_nearest_row(backend):
+    # margins_ is computed on first access from what the correction kept (the nearest
+    # rows' distances) and the library's own corrected trees: it must equal, node by
+    # node, the distance from the boundary to the nearest row that reaches the node, found
+    # here by routing every row with the library's rule (float32 rounding, < or <=).
+    from engine.klein._backends import RULE_F32_LE, RULE_F32_LT, backend_for
+
+    X, y = make_classification("H2 x E1", n_samples=800, n_classes=3, random_state=5)
+    model = KleinTreeClassifier(clone(backend), signature="H2 x E1").fit(X, y)
+    adapter = backend_for(model.estimator_)
+    layout = model.layout_
+    features = model.transform_features(X)
+    ambient = layout.to_hyperboloid(X)
+    n_h = n_e = 0
+    for margins, arrays in zip(model.margins_, adapter.tree_arrays(), strict=True):
+        left, right, feature, threshold = (np.asarray(a) for a in arrays)
+        reaching = {0: np.arange(len(X))}
+        while reaching:
+            node, rows = reaching.popitem()
+            if left[node] == -1:
+                continue
+            f, t = feature[node], float(threshold[node])
+            values = features[rows, f]
+            if adapter.rule == RULE_F32_LE:
+                goes_left = values.astype(np.float32) <= t
+            elif adapter.rule == RULE_F32_LT:
+                goes_left = values.astype(np.float32) < np.float32(t)
+            else:
+                goes_left = values <= t
+            reaching[left[node]], reaching[right[node]] = rows[goes_left], rows[~goes_left]
+            if layout.feat_x0[f] >= 0:
+                x0 = ambient[rows, layout.h_columns[layout.feat_x0[f]]]
+                xj = ambient[rows, layout.h_columns[layout.feat_xj[f]]]
+                expected = _hyperbolic_margin(x0, xj, t, layout.feat_radius[f])
+                n_h += 1
+            else:
+                expected = np.min(np.abs(values - t))
+                n_e += 1
+            np.testing.assert_allclose(margins[node], expected, rtol=1e-9, err_msg=f"node {node}")
+    assert n_h > 5 and n_e > 0
 
 
 def test_thresholds_are_maximum_margin(data):

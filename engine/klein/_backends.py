@@ -739,8 +739,9 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
 
     Returns
     -------
-    margins : list of ndarray
-        Per tree, the geodesic margin of each node (NaN at leaves and unmoved nodes).
+    nearest : list of ndarray
+        Per tree, each node's distance to its nearest training row (NaN at leaves and
+        unmoved nodes), as :func:`engine.klein._correct.geodesic_margins` takes it.
     n_moved : int
         Internal nodes whose threshold was recomputed.
     n_kept : int

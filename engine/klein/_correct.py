@@ -47,6 +47,7 @@ __all__ = [
     "correct_tree",
     "correct_tree_from_leaves",
     "correct_tree_sorted",
+    "geodesic_margins",
     "sort_rows",
 ]
 
@@ -219,20 +220,21 @@ def _timelike_threshold(kept, left_stop, right_start, right_stop):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _finish_node(t_old, lo, hi, rule, hyperbolic, radius, kept, left_stop, right_start, right_stop):
+def _finish_node(t_old, lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop):
     """Place the boundary of one node from its gap and (H) a superset of its candidate rows.
 
-    Returns ``(new_threshold, margin, status)`` for the node.
+    Returns ``(new_threshold, nearest, status)`` for the node: ``nearest`` is the
+    nearest training row's distance to the boundary in the split's own terms (see
+    :func:`geodesic_margins`), NaN unless the node moved.
 
     ``lo`` / ``hi``: largest value sent left and smallest sent right (float64); the
     library sees them at its own precision (rounding to float32 is monotone, so the
     rounded extremes are the extremes of the rounded values). For an H feature
-    (``hyperbolic``, on a hyperboloid of radius ``radius``), ``kept`` (see
-    :func:`_timelike_threshold`) holds a set of the node's rows that contains every row
-    that can be nearest to some boundary in the gap (the rows attaining ``lo`` and
-    ``hi`` among them), so both the optimal threshold and the margin are those of the
-    whole node. Scalars in and out: array arguments of an inlined function cost numba
-    a reference-count update each (atomic), per node.
+    (``hyperbolic``), ``kept`` (see :func:`_timelike_threshold`) holds a set of the
+    node's rows that contains every row that can be nearest to some boundary in the gap
+    (the rows attaining ``lo`` and ``hi`` among them), so both the optimal threshold and
+    the nearest row are those of the whole node. Scalars in and out: array arguments
+    of an inlined function cost numba a reference-count update each (atomic), per node.
     """
     if lo == -np.inf or hi == np.inf:
         return t_old, np.nan, STATUS_EMPTY_SIDE
@@ -269,11 +271,48 @@ def _finish_node(t_old, lo, hi, rule, hyperbolic, radius, kept, left_stop, right
         smallest = min(smallest, abs((kept[0, k] - t) * kept[1, k]))
     for k in range(right_start, right_stop):
         smallest = min(smallest, abs((kept[0, k] - t) * kept[1, k]))
-    # |t| reaches 1 only when float32 rounding put a far point's ratio on the ball's
-    # boundary; that boundary is at infinite distance: no finite margin.
-    if not (t * t < 1.0):
-        return t, np.nan, STATUS_MOVED
-    return t, radius * math.asinh(smallest / (radius * math.sqrt(1.0 - t * t))), STATUS_MOVED
+    return t, smallest, STATUS_MOVED
+
+
+@njit(cache=True, nogil=True)
+def geodesic_margins(nearest, feature, threshold, feat_x0, feat_radius):
+    """Each node's geodesic margin from the corrected tree and the kernels' ``nearest``.
+
+    Parameters
+    ----------
+    nearest : ndarray of shape (n_nodes,), float64
+        As returned by the kernels: for an E split the distance ``min(t - lo, hi - t)``
+        from the boundary to the nearest training row, which is its margin; for an H
+        split the nearest row's plane distance ``|x_j - t x_0|`` (the hyperboloid
+        coordinates of the row); NaN where the node did not move.
+    feature, threshold : ndarray of shape (n_nodes,)
+        The tree's split features and corrected thresholds.
+    feat_x0, feat_radius : ndarray of shape (n_features,)
+        As in :func:`correct_tree_from_leaves`.
+
+    Returns
+    -------
+    margin : ndarray of shape (n_nodes,), float64
+        The geodesic distance from each node's boundary to its nearest training row:
+        ``R asinh(d / (R sqrt(1 - t^2)))`` for an H split with plane distance ``d``.
+
+    The kernels leave this conversion out: its ``asinh`` (a library call that also
+    makes the traversal spill its registers) cost a tenth of a fully grown tree's
+    correction, and the wrappers compute margins only when they are asked for.
+    """
+    margin = nearest.copy()
+    for node in range(nearest.shape[0]):
+        f = feature[node]
+        if nearest[node] == nearest[node] and feat_x0[f] >= 0:
+            t = threshold[node]
+            radius = feat_radius[f]
+            # |t| reaches 1 only when float32 rounding put a far point's ratio on the
+            # ball's boundary; that boundary is at infinite distance: no finite margin.
+            if t * t < 1.0:
+                margin[node] = radius * math.asinh(nearest[node] / (radius * math.sqrt(1.0 - t * t)))
+            else:
+                margin[node] = np.nan
+    return margin
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -350,15 +389,16 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
     Returns
     -------
     new_threshold : ndarray of shape (n_nodes,), float64
-    margin : ndarray of shape (n_nodes,), float64
-        Geodesic distance from the new boundary to the nearest training row of the
-        node; NaN at leaves and at nodes left unchanged.
+    nearest : ndarray of shape (n_nodes,), float64
+        Distance from the new boundary to the nearest training row of the node (for
+        an H split its plane distance: :func:`geodesic_margins` turns these into
+        geodesic margins); NaN at leaves and at nodes left unchanged.
     status : ndarray of shape (n_nodes,), int8
         ``STATUS_MOVED``, ``STATUS_EMPTY_SIDE`` or ``STATUS_INCONSISTENT`` (``-1`` at leaves).
     """
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
-    margin = np.full(n_nodes, np.nan)
+    nearest = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
     preorder, n_reached, count, start, order = _layout(left, right, leaf, rows)
     m = rows.shape[0]
@@ -384,10 +424,10 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
                 kept[0, k] = v
                 kept[1, k] = HT[h0, r]
         # Not pruned: this path is also the exhaustive reference the tests check the others against.
-        new_threshold[node], margin[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, h0 >= 0, feat_radius[f], kept, n_left, n_left, count[node]
+        new_threshold[node], nearest[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, h0 >= 0, kept, n_left, n_left, count[node]
         )
-    return new_threshold, margin, status
+    return new_threshold, nearest, status
 
 
 # FLT_MAX plus half its ulp: rounding to float32 sends this value (a tie, which goes to
@@ -722,7 +762,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
     """
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
-    margin = np.full(n_nodes, np.nan)
+    nearest = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
     m = rows.shape[0]
     buffers = np.empty((2, m), dtype=np.int64)
@@ -806,8 +846,8 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         else:
             cutoff = cutoffs[node] if scans else _cutoff(threshold[node], rule)
             il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
-        new_threshold[node], margin[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, hyperbolic, feat_radius[f], kept, left_stop, right_start, right_stop
+        new_threshold[node], nearest[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop
         )
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
@@ -818,7 +858,7 @@ def correct_tree(left, right, feature, threshold, rows, FT, HT, feat_x0, feat_ra
         stack[depth + 1, 2] = il
         stack[depth + 1, 3] = 1 - which
         depth += 2
-    return new_threshold, margin, status
+    return new_threshold, nearest, status
 
 
 # ------------------------------------------------------------ shallow trees: sorted scans
@@ -1041,7 +1081,7 @@ def correct_tree_sorted(
 
     Returns
     -------
-    new_threshold, margin, status : ndarray of shape (n_nodes,)
+    new_threshold, nearest, status : ndarray of shape (n_nodes,)
         As in :func:`correct_tree_from_leaves`.
     ok : bool
     work : float
@@ -1050,7 +1090,7 @@ def correct_tree_sorted(
     n_nodes = left.shape[0]
     n = order.shape[1]
     new_threshold = threshold.copy()
-    margin = np.full(n_nodes, np.nan)
+    nearest = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
     parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
     # A node's candidates are among its rows: buffers of n rows never overflow.
@@ -1088,8 +1128,8 @@ def correct_tree_sorted(
             left_stop, right_start, right_stop = _prune_candidates(kept, left_stop, left_stop, right_stop, lo, hi, keep)
         work = _WALK_COST * walks + _WINDOW_COST * window_rows
         if work > budget:
-            return new_threshold, margin, status, False, work
-        new_threshold[node], margin[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, hyperbolic, feat_radius[f], kept, left_stop, right_start, right_stop
+            return new_threshold, nearest, status, False, work
+        new_threshold[node], nearest[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop
         )
-    return new_threshold, margin, status, True, work
+    return new_threshold, nearest, status, True, work

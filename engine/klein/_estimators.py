@@ -9,6 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from engine.klein._backends import backend_for, correct_estimator
+from engine.klein._correct import geodesic_margins
 from engine.klein._features import KleinLayout
 from engine.manifolds import Signature
 
@@ -158,7 +159,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         self.signature_ = signature
         self.klein_feature_names_ = list(layout.feature_names)
         if self.max_margin:
-            margins, moved, kept = correct_estimator(
+            nearest, moved, kept = correct_estimator(
                 estimator,
                 features,
                 layout.hyperbolic_block(ambient),
@@ -168,9 +169,10 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
             )
         else:
             backend_for(estimator)  # same supported-model check with or without the correction
-            margins, moved, kept = None, 0, 0
+            nearest, moved, kept = None, 0, 0
         self.estimator_ = estimator
-        self.margins_ = margins
+        self._nearest = nearest
+        self._margins = None
         self.n_thresholds_moved_ = moved
         self.n_thresholds_kept_ = kept
         return self
@@ -196,6 +198,32 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         """Leaf index of each row (per tree for ensembles), as the wrapped model's ``apply``."""
         features = self.transform_features(X)
         return self.estimator_.apply(features)
+
+    @property
+    def margins_(self):
+        """Per tree, the geodesic margin of each node in the library's node numbering.
+
+        NaN at leaves and at splits left as the library made them; ``None`` when fitted
+        with ``max_margin=False``. Computed on first access from the distances the
+        correction found (:func:`engine.klein._correct.geodesic_margins`) and kept: the
+        conversion's ``asinh`` per node would cost a fit a tenth of a deep tree's
+        correction, for an attribute most fits never read.
+        """
+        check_is_fitted(self, "estimator_")
+        if self._margins is None and self._nearest is not None:
+            layout = self.layout_
+            trees = backend_for(self.estimator_).tree_arrays()
+            self._margins = [
+                geodesic_margins(
+                    nearest,
+                    np.ascontiguousarray(feature, dtype=np.int64),
+                    np.ascontiguousarray(threshold, dtype=np.float64),
+                    layout.feat_x0,
+                    layout.feat_radius,
+                )
+                for nearest, (_, _, feature, threshold) in zip(self._nearest, trees, strict=True)
+            ]
+        return self._margins
 
     @property
     def feature_importances_(self):

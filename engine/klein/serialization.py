@@ -863,7 +863,8 @@ def _load_fitted(model, state: dict, where: str = "fitted") -> None:
     model.klein_feature_names_ = list(layout.feature_names)
     model.n_thresholds_moved_ = state["n_thresholds_moved"]
     model.n_thresholds_kept_ = state["n_thresholds_kept"]
-    model.margins_ = margins
+    model._margins = margins
+    model._nearest = None
     if is_classifier:
         model.classes_ = classes
         model.n_classes_ = n_classes
