@@ -742,4 +742,6 @@ def test_warm_up_compiles_every_way_of_finding_rows():
 
     engine.klein.warm_up()
     for kernel in (_correct.correct_tree, _correct.correct_tree_sorted, _correct.correct_tree_from_leaves):
-        assert kernel.signatures, kernel.__name__
+        # scikit-learn's strided node arrays and the other libraries' contiguous ones
+        layouts = {signature[0].layout for signature in kernel.signatures}
+        assert {"A", "C"} <= layouts, (kernel.__name__, layouts)

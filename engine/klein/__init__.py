@@ -46,7 +46,8 @@ def warm_up() -> None:
     The first Klein fit in a fresh checkout otherwise pays several seconds of
     compilation; ``make run`` calls this so the app's first Klein model trains at
     once. Runs each way of finding a node's rows (routing, sorted scans, the
-    library's leaves) on a small model, with the argument types a real fit passes.
+    library's leaves) on a small model, with the argument types a real fit passes:
+    scikit-learn's strided node arrays and the other libraries' contiguous ones.
     """
     import numpy as np
     from sklearn.tree import DecisionTreeClassifier
@@ -64,10 +65,15 @@ def warm_up() -> None:
     features = klein_features(X, signature)
     HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(features, y)
-    job = _backends.backend_for(tree).jobs(features, None)[0]
     FT = np.ascontiguousarray(features.T)
     args = (FT, HT, layout.feat_x0, layout.feat_radius, _backends.RULE_F32_LE)
     window_sizes = np.zeros(FT.shape[0])
-    _backends._scan(job, float("inf"), _backends._SortedRows(features, HT, layout.feat_x0), *args, window_sizes)
+    tables = _backends._SortedRows(features, HT, layout.feat_x0)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
-    correct_tree_from_leaves(job.left, job.right, job.feature, job.threshold, leaf, job.rows, *args)
+    strided = _backends.backend_for(tree).jobs(features, None)[0]
+    contiguous = _backends._TreeJob(*(np.ascontiguousarray(a) for a in strided.nodes), strided.rows)
+    contiguous.node_weight = strided.node_weight
+    for job in (strided, contiguous):
+        _backends._route(job, *args, window_sizes, tables)
+        _backends._scan(job, float("inf"), tables, *args, window_sizes)
+        correct_tree_from_leaves(*job.nodes, leaf, job.rows, *args)

@@ -48,7 +48,6 @@ from engine.klein._correct import (
     RULE_F32_LT,
     RULE_F64_LE,
     STATUS_MOVED,
-    contiguous_nodes,
     correct_tree,
     correct_tree_from_leaves,
     correct_tree_sorted,
@@ -92,13 +91,16 @@ def _nonzero_rows(sample_weight, n_samples):
 class _TreeJob:
     """One tree: its arrays and its rows (and, where the library must route them, their leaves).
 
-    The libraries' node arrays are often strided views (scikit-learn's node records are
-    64 bytes apart); the contiguous copies the kernels take are made on first use, in
-    the thread that corrects the tree (so that they overlap other trees' corrections),
-    in one pass over the records (:func:`engine.klein._correct.contiguous_nodes`).
+    The kernels read the libraries' node arrays where they are, strided views included
+    (scikit-learn's node records are 64 bytes apart). They visit the nodes in the
+    libraries' depth-first order, so the hardware streams the records in while they
+    work; a contiguous copy first would read every record of a tree that has long left
+    the caches before any work starts (fully grown ExtraTrees on H2: 16.4-17.1 ms per
+    tree with the copy, 15.6 ms without). Arrays of other types are converted on first
+    use, in the thread that corrects the tree.
     """
 
-    __slots__ = ("_contiguous", "_library_arrays", "expected_rows", "leaf", "max_depth", "node_weight", "rows")
+    __slots__ = ("_library_arrays", "_nodes", "expected_rows", "leaf", "max_depth", "node_weight", "rows")
 
     def __init__(
         self,
@@ -113,7 +115,7 @@ class _TreeJob:
         max_depth=None,
     ):
         self._library_arrays = (left, right, feature, threshold)
-        self._contiguous = None
+        self._nodes = None
         self.rows = rows
         self.leaf = leaf  # None: route with the rule; else the library's leaf of each row
         self.expected_rows = expected_rows  # the library's own count of the tree's rows, if known
@@ -123,16 +125,10 @@ class _TreeJob:
         self.max_depth = max_depth  # the tree's depth, if the library records it
 
     def _arrays(self):
-        if self._contiguous is None:
-            arrays = self._library_arrays
-            if all(a.flags.c_contiguous for a in arrays) and all(
-                a.dtype == t for a, t in zip(arrays, (np.int64, np.int64, np.int64, np.float64))
-            ):
-                self._contiguous = arrays
-            else:
-                left, right, feature, threshold = (np.asarray(a) for a in arrays)
-                self._contiguous = contiguous_nodes(left, right, feature, threshold)
-        return self._contiguous
+        if self._nodes is None:
+            types = (np.int64, np.int64, np.int64, np.float64)
+            self._nodes = tuple(np.asarray(a, dtype=t) for a, t in zip(self._library_arrays, types))
+        return self._nodes
 
     nodes = property(lambda self: self._arrays())  # (left, right, feature, threshold)
     left = property(lambda self: self._arrays()[0])
