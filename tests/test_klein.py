@@ -478,7 +478,7 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
     # '<' rules, both must give the same thresholds and margins.
     from engine.klein import _backends
     from engine.klein._backends import _route, _SortedRows, backend_for
-    from engine.klein._correct import _DENSE_ROWS, correct_tree_from_leaves
+    from engine.klein._correct import _DENSE_ROWS, _FLOOR_BLOCK, correct_tree_from_leaves
 
     X, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
     tables = _SortedRows(features, HT, layout.feat_x0)
@@ -486,6 +486,12 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
     args = (FT, HT, layout.feat_x0, layout.feat_radius, adapter.rule)
+    no_floors = np.zeros((HT.shape[0], -(-len(X) // _FLOOR_BLOCK)))
+    floors_on = no_floors.copy()
+    for h in np.unique(layout.feat_x0[layout.feat_x0 >= 0]):
+        padded = np.full(floors_on.shape[1] * _FLOOR_BLOCK, np.inf)
+        padded[: len(X)] = HT[h]
+        floors_on[h] = padded.reshape(-1, _FLOOR_BLOCK).min(axis=1)
     leaves = _leaves(type("M", (), {"estimator_": model})(), features)
     leaves = np.asarray(leaves).reshape(len(X), -1).astype(np.int64)
     jobs = adapter.jobs(features, None)
@@ -496,17 +502,19 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
             job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
         )
         # Large nodes take the windowed pass unless their feature's last window was wide
-        # (window_sizes): no window seen yet, and every window wide (all branch-free; with
-        # the sorted rows, scanned from the gap, or, with no work allowed to the scans,
-        # branch-free after a scan that gives up).
-        for window_sizes, sorted_rows, scan_work in (
-            (np.zeros(features.shape[1]), None, 1.0),
-            (np.full(features.shape[1], np.inf), None, 1.0),
-            (np.full(features.shape[1], np.inf), tables, 1.0),
-            (np.full(features.shape[1], np.inf), tables, 0.0),
+        # (window_sizes): no window seen yet (windows of R, or of each row block's
+        # smallest x0), and every window wide (all branch-free; with the sorted rows,
+        # scanned from the gap, or, with no work allowed to the scans, branch-free after
+        # a scan that gives up).
+        for window_sizes, floors, sorted_rows, scan_work in (
+            (np.zeros(features.shape[1]), no_floors, None, 1.0),
+            (np.zeros(features.shape[1]), floors_on, None, 1.0),
+            (np.full(features.shape[1], np.inf), no_floors, None, 1.0),
+            (np.full(features.shape[1], np.inf), no_floors, tables, 1.0),
+            (np.full(features.shape[1], np.inf), no_floors, tables, 0.0),
         ):
             monkeypatch.setattr(_backends, "_SCAN_WORK_PER_ROW", scan_work)
-            routed = _route(job, *args, window_sizes, sorted_rows)
+            routed = _route(job, *args, window_sizes, floors, sorted_rows)
             np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
             # Thresholds to rounding: the exhaustive path solves large candidate sets by
             # bisection, the pruned one by checking every pair.
@@ -544,7 +552,7 @@ def test_sorted_scans_give_the_routed_result(backend):
     # every row; both must agree exactly, for '<=' (float64 and float32) and '<'
     # rules, far points, and trees trained on a subset of the rows.
     from engine.klein._backends import _NO_SORTED_ROWS, _SortedRows, backend_for
-    from engine.klein._correct import correct_tree, correct_tree_sorted
+    from engine.klein._correct import correct_tree, correct_tree_sorted, x0_floors
 
     X, y, layout, features, HT = _far_mixture(random_state=2)
     model = clone(backend).fit(features, y)
@@ -572,7 +580,8 @@ def test_sorted_scans_give_the_routed_result(backend):
         assert work > 0
         window_sizes = np.zeros(features.shape[1])
         routed = correct_tree(
-            job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry, window_sizes, _NO_SORTED_ROWS
+            *(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry),
+            *(window_sizes, _NO_SORTED_ROWS, x0_floors(HT, layout.feat_x0, layout.feat_radius)),
         )
         assert ok
         np.testing.assert_array_equal(scanned[2], routed[2])
@@ -639,6 +648,26 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     np.testing.assert_allclose(scanned.predict_proba(X), routed.predict_proba(X), rtol=1e-12)
     new = scanned.transform_features(X)
     np.testing.assert_array_equal(_leaves(scanned, new), _leaves(routed, new))
+
+
+def test_x0_floors_are_block_minima_of_far_components_only():
+    # The windowed pass narrows a far-out component's windows with the smallest x0 of
+    # each block of rows; near the origin the floors do not pay and are left out (zeros).
+    from engine.klein._correct import _FLOOR_BLOCK, _FLOOR_PAYS, x0_floors
+
+    rng = np.random.default_rng(0)
+    n = 5 * _FLOOR_BLOCK + 7  # a last, partial block
+    far = 2.0 * _FLOOR_PAYS * (1.0 + rng.random(n))  # radius 1: every block floor >= 2 * _FLOOR_PAYS
+    near = 1.0 + rng.random(n)
+    HT = np.stack([far, rng.normal(size=n), near, rng.normal(size=n)])
+    floors = x0_floors(HT, np.array([0, 2, -1]), np.array([1.0, 1.0, 1.0]))
+    assert floors.shape == (4, 6)
+    padded = np.full(6 * _FLOOR_BLOCK, np.inf)
+    padded[:n] = far
+    np.testing.assert_array_equal(floors[0], padded.reshape(6, -1).min(axis=1))
+    assert not floors[1:].any()
+    # the same far component at a larger radius is no longer far
+    assert not x0_floors(HT, np.array([0]), np.array([2.0 * _FLOOR_PAYS])).any()
 
 
 def test_cutoff_reproduces_each_library_comparison_exactly():

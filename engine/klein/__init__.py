@@ -68,12 +68,13 @@ def warm_up() -> None:
     FT = np.ascontiguousarray(features.T)
     args = (FT, HT, layout.feat_x0, layout.feat_radius, _backends.RULE_F32_LE)
     window_sizes = np.zeros(FT.shape[0])
+    x0_floor = _backends.x0_floors(HT, layout.feat_x0, layout.feat_radius)
     tables = _backends._SortedRows(features, HT, layout.feat_x0)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
     strided = _backends.backend_for(tree).jobs(features, None)[0]
     contiguous = _backends._TreeJob(*(np.ascontiguousarray(a) for a in strided.nodes), strided.rows)
     contiguous.node_weight = strided.node_weight
     for job in (strided, contiguous):
-        _backends._route(job, *args, window_sizes, tables)
-        _backends._scan(job, float("inf"), tables, *args, window_sizes)
+        _backends._route(job, *args, window_sizes, x0_floor, tables)
+        _backends._scan(job, float("inf"), tables, *args, window_sizes, x0_floor)
         correct_tree_from_leaves(*job.nodes, leaf, job.rows, *args)

@@ -53,6 +53,7 @@ from engine.klein._correct import (
     correct_tree_sorted,
     node_shares,
     sort_rows,
+    x0_floors,
 )
 
 __all__ = ["KleinCorrectionWarning", "backend_for", "correct_estimator"]
@@ -638,7 +639,7 @@ _SCAN_WORK_PER_ROW = 1.0
 _NO_SORTED_ROWS = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zeros((0, 0)), 0.0)
 
 
-def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows=None):
+def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows=None):
     """Correct one tree by sending its rows down it (``sorted_rows``: the model's tables, if made)."""
     geometry = (FT, HT, feat_x0, feat_radius, rule)
     if job.leaf is not None:
@@ -646,10 +647,10 @@ def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows=No
     tables = _NO_SORTED_ROWS
     if sorted_rows is not None:
         tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0, _SCAN_WORK_PER_ROW)
-    return correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables)
+    return correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables, x0_floor)
 
 
-def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes):
+def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor):
     """Scan the tree's sorted rows; route it if the scans exceed ``budget``. Returns (result, work)."""
     n = FT.shape[1]
     in_set = np.zeros(0, dtype=bool)
@@ -672,7 +673,7 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
     )
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows), work
+    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows), work
 
 
 def _correct_all(jobs, args, F, estimator, write_tree=None):
@@ -763,7 +764,9 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
         )
     # Shared by the trees to choose their H passes (see _correct._DENSE_WINDOW_SHARE).
     window_sizes = np.zeros(F.shape[1])
-    args = (FT, HT, feat_x0, feat_radius, backend.rule, window_sizes)
+    # Block floors of x0 for far-out components (see _correct._partition_gap_hyperbolic).
+    x0_floor = x0_floors(HT, feat_x0, feat_radius)
+    args = (FT, HT, feat_x0, feat_radius, backend.rule, window_sizes, x0_floor)
     write_tree = getattr(backend, "write_tree", None)
     results = _correct_all(jobs, args, F, estimator, write_tree)
     if write_tree is None:
