@@ -787,8 +787,8 @@ def correct_tree(
     at most ``_TINY_ROWS`` rows, H or E, take :func:`_partition_tiny`, which keeps them all.
 
     ``x0_floor``: :func:`x0_floors` of ``HT`` (each far-out component's block floors,
-    which narrow its windows; zero rows for the others). It decides which rows the
-    windowed pass reads, never the result.
+    which narrow its windows when there are no sorted rows; zero rows for the others).
+    It decides which rows the windowed pass reads, never the result.
 
     ``window_sizes`` (float64, one per feature, updated in place) holds the rows the last
     windowed pass on each feature read ``x0`` for; a model's trees share it (see
@@ -877,7 +877,11 @@ def correct_tree(
                 right_stop = m
             else:
                 slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
+                # With the sorted rows, far-out features keep windows of R: those are
+                # wide, and the scans from the gap beat narrower windows (H8: LightGBM
+                # 0.68 -> 0.87 s with the floors instead).
                 floor_row = x0_floor[feat_x0[f]]
+                floor_row = floor_row if floor_row[0] > 0.0 and not scans else floor_row[:0]
                 il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
                     FT[f],
                     x0_all,
@@ -888,7 +892,7 @@ def correct_tree(
                     stop,
                     write,
                     slack_per_radius,
-                    floor_row if floor_row[0] > 0.0 else floor_row[:0],
+                    floor_row,
                     kept,
                 )
                 window_sizes[f] = n_window
