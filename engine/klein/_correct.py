@@ -808,8 +808,9 @@ def correct_tree(
     nearest = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
     m = rows.shape[0]
+    # The root reads the tree's rows where they are; below it, each node's rows are in
+    # one of two buffers (a copy of the rows first cost boosted trees 4%).
     buffers = np.empty((2, m), dtype=np.int64)
-    buffers[0] = rows
     # A node's kept rows: lefts from the start, rights from the end (see the H passes).
     kept = np.empty((2, m))
     keep = np.empty(m, dtype=np.bool_)
@@ -825,13 +826,13 @@ def correct_tree(
     if scans and m != order.shape[1]:
         in_set = np.zeros(order.shape[1], dtype=np.bool_)
         in_set[rows] = True
-    # Stack of (node, start, stop, buffer holding its rows); a binary tree of n nodes
-    # never needs more than n + 1 entries.
+    # Stack of (node, start, stop, buffer holding its rows: 0 or 1, or 2 for ``rows``);
+    # a binary tree of n nodes never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
     stack[0, 0] = 0
     stack[0, 1] = 0
     stack[0, 2] = m
-    stack[0, 3] = 0
+    stack[0, 3] = 2
     depth = 1
     while depth > 0:
         depth -= 1
@@ -841,8 +842,9 @@ def correct_tree(
         which = stack[depth, 3]
         if left[node] == -1:
             continue
-        src = buffers[which]
-        dst = buffers[1 - which]
+        src = rows if which == 2 else buffers[which]
+        below = 1 if which == 2 else 1 - which  # the buffer the children's rows go to
+        dst = buffers[below]
         f = feature[node]
         # Children that are both leaves need the gap (and candidates), not the partition.
         write = left[left[node]] != -1 or left[right[node]] != -1
@@ -910,11 +912,11 @@ def correct_tree(
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
         stack[depth, 2] = stop
-        stack[depth, 3] = 1 - which
+        stack[depth, 3] = below
         stack[depth + 1, 0] = left[node]
         stack[depth + 1, 1] = s
         stack[depth + 1, 2] = il
-        stack[depth + 1, 3] = 1 - which
+        stack[depth + 1, 3] = below
         depth += 2
     return new_threshold, nearest, status
 
