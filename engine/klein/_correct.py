@@ -650,6 +650,43 @@ def x0_floors(HT, feat_x0, feat_radius):
     return floors
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end, sign, kept, cursor, step):
+    """The candidates among one side's rows ``rows[start:stop]`` once the gap is final.
+
+    For a far-out component with block floors (see :func:`_partition_gap_hyperbolic`)
+    whose node was partitioned first: each side's rows are then contiguous and the gap's
+    ends final, so every row is tested against fixed ends with no select on its side
+    (``sign * (near_end - r)`` is its distance in ratio from the near end, ``sign *
+    (far_end - r)`` from the far end: ``+1`` with ``lo``, ``hi`` on the left, ``-1``
+    with ``hi``, ``lo`` on the right). The test waits on nothing but the rare update of
+    the bound, where the single pass's waits on the running extremes (LightGBM on H16:
+    2.6 -> 2.1 ms per tree). Near the origin, where ``R`` is the floor, the single
+    pass is faster (XGBoost on H4: 1.24 -> 1.34 ms per tree with two passes).
+
+    Writes the kept rows to ``kept`` from ``cursor`` on, moving by ``step`` (``+1``:
+    lefts up from the start, ``-1``: rights down from the end); returns the next
+    cursor and the rows that fell in the window.
+    """
+    bound = np.inf
+    limit = np.inf
+    n_window = 0
+    for k in range(start, stop):
+        r = np.uint64(rows[np.uint64(k)])
+        v = values[r]
+        distance = sign * (near_end - v)
+        if x0_floor[r >> np.uint64(_FLOOR_SHIFT)] * (distance - _CANDIDATE_FLOOR) <= limit:
+            n_window += 1
+            a = x0_all[r]
+            bound = min(bound, a * (sign * (far_end - v)))
+            limit = bound * _CANDIDATE_SLACK
+            if a * distance <= limit + a * _CANDIDATE_FLOOR:
+                kept[0, np.uint64(cursor)] = v
+                kept[1, np.uint64(cursor)] = a
+                cursor += step
+    return cursor, n_window
+
+
 # Nodes up to this many rows use _partition_gap_dense. The window of
 # _partition_gap_hyperbolic narrows as the running extremes approach the final ones
 # and holds most of a small node's rows until its pass ends (measured on ExtraTrees,
@@ -884,21 +921,34 @@ def correct_tree(
                 # 0.68 -> 0.87 s with the floors instead).
                 floor_row = x0_floor[feat_x0[f]]
                 floor_row = floor_row if floor_row[0] > 0.0 and not scans else floor_row[:0]
-                il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
-                    FT[f],
-                    x0_all,
-                    cutoff,
-                    src,
-                    dst,
-                    s,
-                    stop,
-                    write,
-                    slack_per_radius,
-                    floor_row,
-                    kept,
-                )
-                window_sizes[f] = n_window
-                right_stop = m
+                if floor_row.shape[0] > 0 and write:
+                    # Floors: partition first, then each side against the final gap.
+                    il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
+                    left_stop, right_start, n_window = 0, m, 0
+                    if -np.inf < lo < hi < np.inf:
+                        left_stop, n_left = _window_side(FT[f], x0_all, floor_row, dst, s, il, lo, hi, 1.0, kept, 0, 1)
+                        right_end, n_right = _window_side(
+                            FT[f], x0_all, floor_row, dst, il, stop, hi, lo, -1.0, kept, m - 1, -1
+                        )
+                        right_start, n_window = right_end + 1, n_left + n_right
+                    window_sizes[f] = n_window
+                    right_stop = m
+                else:
+                    il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
+                        FT[f],
+                        x0_all,
+                        cutoff,
+                        src,
+                        dst,
+                        s,
+                        stop,
+                        write,
+                        slack_per_radius,
+                        floor_row,
+                        kept,
+                    )
+                    window_sizes[f] = n_window
+                    right_stop = m
             if lo < hi:
                 left_stop, right_start, right_stop = _prune_candidates(
                     kept, left_stop, right_start, right_stop, lo, hi, keep
