@@ -471,9 +471,10 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
     chains run in parallel. Rounding to float32 is monotone, so the gap as the
     library sees it is that of the rounded ``lo`` and ``hi``.
 
-    The H passes below repeat this partition step inline on purpose: moved into a
-    shared inlined helper returning ``(il, ir, lo, hi)``, it made the routing 2-3x
-    slower (numba's tuple-returning inline defeats the selects), with the same results.
+    The H passes and :func:`_partition_tiny` repeat this partition step inline on
+    purpose: moved into a shared inlined helper returning ``(il, ir, lo, hi)``, it made
+    the routing 2-3x slower (numba's tuple-returning inline defeats the selects), with
+    the same results.
     """
     lo = -np.inf
     hi = np.inf
