@@ -72,8 +72,9 @@ def warm_up() -> None:
     tables = _backends._SortedRows(features, HT, layout.feat_x0)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
     strided = _backends.backend_for(tree).jobs(features, None)[0]
-    contiguous = _backends._TreeJob(*(np.ascontiguousarray(a) for a in strided.nodes), strided.rows)
-    contiguous.node_weight = strided.node_weight
+    contiguous = _backends._TreeJob(
+        *(np.ascontiguousarray(a) for a in strided.nodes), strided.rows, node_weight=strided.node_weight
+    )
     for job in (strided, contiguous):
         _backends._route(job, *args, window_sizes, x0_floor, tables)
         _backends._scan(job, float("inf"), tables, *args, window_sizes, x0_floor)

@@ -519,7 +519,7 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, x0_floor, kept):
+def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
 
     A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
@@ -548,14 +548,8 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     instead of a division in the loop.
 
     Far from the origin ``x0`` is much larger than ``R`` and such windows hold most
-    rows (LightGBM on H16, whose points lie some 5e7 R out: 90% of a node's rows).
-    ``x0_floor``, when not empty, holds the smallest ``x0`` of each block of
-    ``_FLOOR_BLOCK`` consecutive rows (by row index); a row is then in the window when
-    its near-end value, taken at its block's floor instead of ``R``, is within the
-    bound (``floor (lo - r - floor_term) <= B``, which every candidate satisfies as
-    ``floor <= x0``): a window of the row's own scale (H16: 1% of the rows). The
-    floors cost a table read and two products per row, which do not pay near the
-    origin, where ``R`` is as good a floor (see ``_FLOOR_PAYS``).
+    rows (LightGBM on H16, whose points lie some 5e7 R out: 90% of a node's rows); see
+    :func:`_window_side` for the windows of each row block's smallest ``x0`` used there.
 
     Returns ``(il, lo, hi, left_stop, right_start, n_window)``: the kept rows' ratios
     and ``x0`` in ``kept[0]`` and ``kept[1]``, the left ones at ``[0, left_stop)``, the
@@ -568,9 +562,6 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     bound_right = np.inf
     edge_lo = -np.inf  # the window: rows with edge_lo <= ratio <= edge_hi
     edge_hi = np.inf
-    limit_left = np.inf  # the bounds with slack, for the floors' test
-    limit_right = np.inf
-    floored = x0_floor.shape[0] > 0
     left_stop = 0
     right_start = kept.shape[1]
     n_window = 0
@@ -587,16 +578,7 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
         ir -= 0 if g else 1
         lo = max(lo, v if g else -np.inf)
         hi = min(hi, np.inf if g else v)
-        if floored:
-            # The other side's term is negative (lo < hi): one comparison for both sides.
-            a_floor = x0_floor[r >> np.uint64(_FLOOR_SHIFT)]
-            near = max(
-                a_floor * ((lo - v) - _CANDIDATE_FLOOR) - limit_left,
-                a_floor * ((v - hi) - _CANDIDATE_FLOOR) - limit_right,
-            )
-        else:
-            near = max(edge_lo - v, v - edge_hi)
-        if near <= 0.0:
+        if max(edge_lo - v, v - edge_hi) <= 0.0:
             n_window += 1
             a = x0_all[r]
             if g:
@@ -613,8 +595,6 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
                     kept[1, np.uint64(right_start)] = a
             edge_lo = lo - bound_left * slack_per_radius
             edge_hi = hi + bound_right * slack_per_radius
-            limit_left = bound_left * _CANDIDATE_SLACK
-            limit_right = bound_right * _CANDIDATE_SLACK
     return il, lo, hi, left_stop, right_start, n_window
 
 
@@ -623,15 +603,16 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
 _FLOOR_SHIFT = 6
 _FLOOR_BLOCK = 1 << _FLOOR_SHIFT
 # A component's windows use the block floors when its median floor is at least this many
-# times R (H8: 50, H16: 27,000 at 10^5 rows; H2 and H4 under 2). Below, the floors' extra
-# work per row cost more than the narrower windows saved (XGBoost on H4: 1.28 -> 1.59 ms
-# per tree; LightGBM and HistGradientBoosting on H8 and H16: 15-24% faster with them).
+# times R (H8: 50, H16: 27,000 at 10^5 rows; H2 and H4 under 2). Below, the second pass
+# and the floors' table reads cost more than the narrower windows save (XGBoost on H4:
+# 1.24 -> 1.34 ms per tree with them; LightGBM and HistGradientBoosting on H16 without
+# sorted rows: 2.6 -> 2.0 ms).
 _FLOOR_PAYS = 10.0
 
 
 @njit(cache=True, nogil=True)
 def x0_floors(HT, feat_x0, feat_radius):
-    """The block floors of each H component's ``x0`` (see :func:`_partition_gap_hyperbolic`).
+    """The block floors of each H component's ``x0`` (see :func:`_window_side`).
 
     Returns an array of shape (n_h_columns, ceil(n_samples / _FLOOR_BLOCK)): for each row
     of ``HT`` holding an ``x0`` whose median floor is at least ``_FLOOR_PAYS`` times its
@@ -655,15 +636,19 @@ def x0_floors(HT, feat_x0, feat_radius):
 def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end, sign, kept, cursor, step):
     """The candidates among one side's rows ``rows[start:stop]`` once the gap is final.
 
-    For a far-out component with block floors (see :func:`_partition_gap_hyperbolic`)
-    whose node was partitioned first: each side's rows are then contiguous and the gap's
-    ends final, so every row is tested against fixed ends with no select on its side
+    For a far-out component, where windows of ``R`` (:func:`_partition_gap_hyperbolic`)
+    hold most rows: ``x0_floor`` holds the smallest ``x0`` of each block of
+    ``_FLOOR_BLOCK`` consecutive rows (by row index), and a row is in the window when
+    its near-end value, taken at its block's floor instead of ``R``, is within the
+    running bound (``floor (d - floor_term) <= B``, which every candidate satisfies as
+    ``floor <= x0``): a window of the rows' own scale (H16: 1% of a node's rows
+    instead of 90%). The node is partitioned first, so each side's rows are contiguous
+    and the gap's ends final: every row is tested against fixed ends with no select on its side
     (``sign * (near_end - r)`` is its distance in ratio from the near end, ``sign *
     (far_end - r)`` from the far end: ``+1`` with ``lo``, ``hi`` on the left, ``-1``
     with ``hi``, ``lo`` on the right). The test waits on nothing but the rare update of
-    the bound, where the single pass's waits on the running extremes (LightGBM on H16:
-    2.6 -> 2.1 ms per tree). Near the origin, where ``R`` is the floor, the single
-    pass is faster (XGBoost on H4: 1.24 -> 1.34 ms per tree with two passes).
+    the bound, where a single pass's would wait on the running extremes. Used where the
+    floors pay (``_FLOOR_PAYS``).
 
     Writes the kept rows to ``kept`` from ``cursor`` on, moving by ``step`` (``+1``:
     lefts up from the start, ``-1``: rights down from the end); returns the next
@@ -888,13 +873,14 @@ def correct_tree(
         write = left[left[node]] != -1 or left[right[node]] != -1
         hyperbolic = feat_x0[f] >= 0
         left_stop = right_start = right_stop = 0
-        if stop - s <= _TINY_ROWS:
+        tiny = stop - s <= _TINY_ROWS  # compares each row with the threshold: no cutoff
+        cutoff = 0.0 if tiny else (cutoffs[node] if scans else _cutoff(threshold[node], rule))
+        if tiny:
             il, lo, hi, left_stop, right_start = _partition_tiny(
                 FT[f], HT[feat_x0[f]] if hyperbolic else FT[f], threshold[node], rule, src, dst, s, stop, write, kept
             )
             right_stop = m
         elif hyperbolic:
-            cutoff = cutoffs[node] if scans else _cutoff(threshold[node], rule)
             x0_all = HT[feat_x0[f]]
             wide = (stop - s) * _DENSE_WINDOW_SHARE <= window_sizes[f]
             if scans and wide and stop - s > _DENSE_ROWS:
@@ -916,15 +902,14 @@ def correct_tree(
                 )
                 right_stop = m
             else:
-                slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
                 # With the sorted rows, far-out features keep windows of R: those are
                 # wide, and the scans from the gap beat narrower windows (H8: LightGBM
                 # 0.68 -> 0.87 s with the floors instead).
                 floor_row = x0_floor[feat_x0[f]]
-                floor_row = floor_row if floor_row[0] > 0.0 and not scans else floor_row[:0]
-                if floor_row.shape[0] > 0 and write:
-                    # Floors: partition first, then each side against the final gap.
-                    il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
+                if floor_row[0] > 0.0 and not scans:
+                    # Floors: partition first (also when the children are leaves: the
+                    # sides must be contiguous), then each side against the final gap.
+                    il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, True)
                     left_stop, right_start, n_window = 0, m, 0
                     if -np.inf < lo < hi < np.inf:
                         left_stop, n_left = _window_side(FT[f], x0_all, floor_row, dst, s, il, lo, hi, 1.0, kept, 0, 1)
@@ -932,30 +917,18 @@ def correct_tree(
                             FT[f], x0_all, floor_row, dst, il, stop, hi, lo, -1.0, kept, m - 1, -1
                         )
                         right_start, n_window = right_end + 1, n_left + n_right
-                    window_sizes[f] = n_window
-                    right_stop = m
                 else:
+                    slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
                     il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
-                        FT[f],
-                        x0_all,
-                        cutoff,
-                        src,
-                        dst,
-                        s,
-                        stop,
-                        write,
-                        slack_per_radius,
-                        floor_row,
-                        kept,
+                        FT[f], x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept
                     )
-                    window_sizes[f] = n_window
-                    right_stop = m
+                window_sizes[f] = n_window
+                right_stop = m
             if lo < hi:
                 left_stop, right_start, right_stop = _prune_candidates(
                     kept, left_stop, right_start, right_stop, lo, hi, keep
                 )
         else:
-            cutoff = cutoffs[node] if scans else _cutoff(threshold[node], rule)
             il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
         new_threshold[node], nearest[node], status[node] = _finish_node(
             threshold[node], lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop
