@@ -551,7 +551,7 @@ def test_sorted_scans_give_the_routed_result(backend):
     # feature outwards from the threshold (correct_tree_sorted) instead of routing
     # every row; both must agree exactly, for '<=' (float64 and float32) and '<'
     # rules, far points, and trees trained on a subset of the rows.
-    from engine.klein._backends import _NO_SORTED_ROWS, _SortedRows, backend_for
+    from engine.klein._backends import _NO_PLAN, _NO_SORTED_ROWS, _SortedRows, backend_for
     from engine.klein._correct import correct_tree, correct_tree_sorted, x0_floors
 
     X, y, layout, features, HT = _far_mixture(random_state=2)
@@ -581,7 +581,7 @@ def test_sorted_scans_give_the_routed_result(backend):
         window_sizes = np.zeros(features.shape[1])
         routed = correct_tree(
             *(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry),
-            *(window_sizes, _NO_SORTED_ROWS, x0_floors(HT, layout.feat_x0, layout.feat_radius)),
+            *(window_sizes, _NO_SORTED_ROWS, x0_floors(HT, layout.feat_x0, layout.feat_radius), _NO_PLAN),
         )
         assert ok
         np.testing.assert_array_equal(scanned[2], routed[2])
@@ -594,6 +594,50 @@ def test_sorted_scans_give_the_routed_result(backend):
     assert n_compared > 10
 
 
+@pytest.mark.parametrize(
+    "backend",
+    [
+        xgboost.XGBClassifier(n_estimators=3, max_depth=6, random_state=0, n_jobs=1),
+        lightgbm.LGBMClassifier(n_estimators=3, random_state=0, verbose=-1, n_jobs=1),
+        HistGradientBoostingClassifier(max_iter=3, random_state=0),
+        RandomForestClassifier(n_estimators=3, max_depth=8, random_state=0),  # in-bag rows only
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_subtree_scans_give_the_routed_result(backend):
+    # A routed tree scans a subtree's nodes from the sorted rows instead of routing
+    # them when its node weights predict that this pays, and a scan that runs over
+    # its budget gives up and the subtree is routed. The weights only steer these
+    # choices: with the library's own and with random ones, scanning wherever the
+    # budget allows, thresholds, margins and statuses must be those of routing alone.
+    from engine.klein._backends import _NO_PLAN, _NO_SORTED_ROWS, _SortedRows, backend_for
+    from engine.klein._correct import correct_tree, x0_floors
+
+    _, y, layout, features, HT = _far_mixture(random_state=3)
+    model = clone(backend).fit(features, y)
+    adapter = backend_for(model)
+    geometry = (np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, adapter.rule)
+    tables = _SortedRows(features, HT, layout.feat_x0)
+    sorted_rows = (tables.order, tables.by_feature, tables.block_x0)
+    floors = x0_floors(HT, layout.feat_x0, layout.feat_radius)
+    rng = np.random.default_rng(0)
+    scan_units = 0.0
+    for job in adapter.jobs(features, None):
+        window_sizes = np.zeros(features.shape[1])
+        routed = correct_tree(*job.nodes, job.rows, *geometry, window_sizes, _NO_SORTED_ROWS, floors, _NO_PLAN)
+        for weight in (np.asarray(job.node_weight, dtype=np.float64), rng.uniform(0.01, 1.0, len(job.left))):
+            plan = (1.0, np.ascontiguousarray(weight), 0.0, np.inf)  # scan wherever the budget allows
+            *scanned, work, units = correct_tree(
+                *job.nodes, job.rows, *geometry, window_sizes, sorted_rows, floors, plan
+            )
+            np.testing.assert_array_equal(scanned[2], routed[2])
+            np.testing.assert_allclose(scanned[0], routed[0], rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(scanned[1], routed[1], rtol=1e-9)
+            assert (work > 0) == (units > 0)
+            scan_units += units
+    assert scan_units > 0
+
+
 def test_depth_bound_rules_out_only_trees_the_node_shares_rule_out(monkeypatch):
     # _scan_costs rules deep trees out from their node count and depth alone (a lower
     # bound on sum 1 / share); it must never rule out a tree that the node shares accept.
@@ -602,8 +646,8 @@ def test_depth_bound_rules_out_only_trees_the_node_shares_rule_out(monkeypatch):
     X, y = _mixture_far()
     features = klein_features(X, "H2 x E1")
     n_ruled_out = n_accepted = 0
-    for depth in (1, 2, 3, 4, 6, 8, 12, None):
-        for leaf in (1, 20):
+    for depth in (1, 2, 3, 4, 6, 8, 12, 16, None):
+        for leaf in (1, 2, 5, 20):
             tree = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf, random_state=0).fit(features, y)
             (job,) = _backends.backend_for(tree).jobs(features, None)
             with monkeypatch.context() as patch:
@@ -719,23 +763,23 @@ def test_scan_policy_learns_what_scans_cost_from_the_model_s_own_scans():
 
     from engine.klein._backends import _SCAN_COST_LEARNING, _SCAN_COST_PRIOR, _SCAN_PAYS, _ScanPolicy
 
-    policy = _ScanPolicy()
+    policy = _ScanPolicy(_SCAN_COST_PRIOR, _SCAN_PAYS)
     routing = 1000.0
     # Predicted work k * sum 1/share against _SCAN_PAYS of the routing cost, k from the prior.
     limit = _SCAN_PAYS * routing / _SCAN_COST_PRIOR
-    assert policy.should_scan(0.99 * limit, routing)
-    assert not policy.should_scan(1.01 * limit, routing)
+    assert policy.should_scan(0.99 * limit, routing, 0)
+    assert not policy.should_scan(1.01 * limit, routing, 0)
     # Cheap scans (k = 4) lower the estimate towards 4, geometrically.
     for count in range(1, 6):
         policy.record(work=40.0, inverse_shares=10.0)
         expected = 4.0 * (_SCAN_COST_PRIOR / 4.0) ** ((1 - _SCAN_COST_LEARNING) ** count)
         assert math.isclose(policy.cost, expected, rel_tol=1e-12)
-    assert policy.should_scan(2.0 * limit, routing)  # trees with more small nodes now scan
+    assert policy.should_scan(2.0 * limit, routing, 0)  # trees with more small nodes now scan
     # Scans that give up (work as large as routing) raise it again: such trees are routed.
     for _ in range(40):
         policy.record(work=routing, inverse_shares=limit)
     assert math.isclose(policy.cost, _SCAN_COST_PRIOR / _SCAN_PAYS, rel_tol=1e-4)
-    assert not policy.should_scan(0.6 * limit, routing)
+    assert not policy.should_scan(0.6 * limit, routing, 0)
 
 
 def _mixture_far():

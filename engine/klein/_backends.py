@@ -8,8 +8,9 @@ comparison (float precision and ``<`` or ``<=``), reproduced in
 :mod:`engine.klein._correct`; the tests check it against every library's own leaf
 assignment (``apply`` / ``pred_leaf``). Per tree, :func:`correct_estimator` either
 routes every row (deep trees) or scans each feature's sorted rows outwards from the
-thresholds (shallow trees whose nodes all hold a fair share of the rows), see
-:func:`_scan_costs` and :class:`_ScanPolicy`.
+thresholds (shallow trees whose nodes all hold a fair share of the rows), and a
+routed tree scans those of its subtrees that are predicted to be cheaper to scan,
+see :func:`_scan_costs` and :class:`_ScanPolicy`.
 
 =====================================  ==============================  ====================================
 library / estimator                    routing (left iff)              rows of each tree
@@ -44,6 +45,7 @@ import numpy as np
 
 from engine.klein._correct import (
     _BLOCK,
+    _NODE_COST,
     RULE_F32_LE,
     RULE_F32_LT,
     RULE_F64_LE,
@@ -530,12 +532,23 @@ def backend_for(estimator):
 # routed (a misjudged tree costs at most twice). Work units rather than measured time:
 # on a shared machine the two threads' timings are too noisy to learn from (a trial
 # that learned seconds scanned a third fewer XGBoost trees on H2: 0.43 s against 0.30 s).
-_SCAN_COST_PRIOR = 40.0
+_SCAN_COST_PRIOR = 10.0
 _SCAN_COST_LEARNING = 0.25
 _SCAN_PAYS = 0.5
+# Routed trees scan subtrees instead (see correct_tree) under a policy of their own,
+# its k per unit of sum_u n / rows_u over a subtree's nodes. Deeper nodes' rows lie
+# less often next to their thresholds in a feature's order than a shallow tree's do,
+# so a subtree's k is larger than a whole tree's and is learned apart (about 70 on H2
+# and H4, 1000 on H8, for XGBoost and LightGBM): one k for both scanned fewer whole
+# trees (LightGBM on H2: 25% more work). A subtree's descendants' rows are estimated
+# from their weights (XGBoost's hessians are off by 3x either way for a tenth of its
+# nodes), so the bar is lower than a whole tree's: simulated on XGBoost, H4, the work
+# was 37% below routing with 0.35, and gave up three times as often with 0.5.
+_SUBTREE_COST_PRIOR = 20.0
+_SUBTREE_PAYS = 0.35
 # Trees whose sum_v 1 / share_v exceeds this fraction of routing's rows are always
 # routed (deep trees, or nodes holding a handful of rows).
-_SCAN_MAX_INVERSE = 0.1
+_SCAN_MAX_INVERSE = 0.5
 
 
 class _ScanPolicy:
@@ -545,36 +558,36 @@ class _ScanPolicy:
     tree and a routed one get the same thresholds.
     """
 
-    def __init__(self):
+    def __init__(self, prior: float, pays: float):
         self._lock = threading.Lock()
-        self._log_cost = math.log(_SCAN_COST_PRIOR)
+        self._log_cost = math.log(prior)
+        self.pays = pays  # scan when the predicted work is at most this share of routing's
 
     @property
     def cost(self) -> float:
         """The current estimate of k (work per unit of sum_v 1 / share_v)."""
         return math.exp(self._log_cost)
 
-    def should_scan(self, inverse_shares: float, routing: float) -> bool:
+    def should_scan(self, inverse_shares: float, routing: float, n_internal: int) -> bool:
+        """Whether ``k * inverse_shares`` plus the nodes' fixed costs is at most ``pays`` of ``routing``."""
         with self._lock:
-            return self.cost * inverse_shares <= _SCAN_PAYS * routing
+            return self.cost * inverse_shares + _NODE_COST * n_internal <= self.pays * routing
 
     def record(self, work: float, inverse_shares: float) -> None:
-        """Learn from a scan that did ``work`` (one that gave up at its work so far)."""
+        """Learn from a scan that did ``work`` in walks and window steps (one that gave up: its work so far)."""
         observed = math.log(max(work, 1e-12) / inverse_shares)
         with self._lock:
             self._log_cost += _SCAN_COST_LEARNING * (observed - self._log_cost)
 
 
-def _scan_costs(job) -> tuple[float, float] | None:
-    """``(routing, inverse_shares)`` of a tree the scans may take, or None to route it.
+def _scan_eligible(job) -> bool:
+    """Whether the scans may take any of the tree: the whole tree or, once routed, subtrees.
 
-    ``routing``: routing's cost, ``n_rows * sum_v share_v`` rows routed through one node
-    (also the most work a scan may do before it gives up); ``inverse_shares``:
-    ``sum_v 1 / share_v``, what the scans' work grows with (see _ScanPolicy). Trees
-    without node weights, or whose leaves the library gives, are routed.
+    Not for trees without node weights, whose leaves the library gives, or that are too
+    deep for a scan ever to pay (fully grown trees: their subtrees hold few rows too).
     """
     if job.leaf is not None or job.node_weight is None or job.left[0] == -1:
-        return None
+        return False
     if job.max_depth is not None and job.max_depth > 0:
         # Without reading the node weights (copying and summing them cost a fully grown
         # ExtraTrees tree 1.2 ms, 7% of its correction). The c_k internal nodes at depth
@@ -583,7 +596,20 @@ def _scan_costs(job) -> tuple[float, float] | None:
         # n_internal ** 2 / max_depth. A row is routed through at most max_depth nodes.
         n_internal = (len(job.left) - 1) // 2
         if n_internal**2 / job.max_depth > _SCAN_MAX_INVERSE * len(job.rows) * job.max_depth:
-            return None
+            return False
+    return True
+
+
+def _scan_costs(job) -> tuple[float, float] | None:
+    """``(routing, inverse_shares)`` of a tree the scans may take whole, or None to route it.
+
+    ``routing``: routing's cost, ``n_rows * sum_v share_v`` rows routed through one node
+    (also the most work a scan may do before it gives up); ``inverse_shares``:
+    ``sum_v 1 / share_v``, what the scans' work grows with (see _ScanPolicy). Trees
+    that are not :func:`_scan_eligible`, or hold nodes with tiny shares, are routed.
+    """
+    if not _scan_eligible(job):
+        return None
     # float64 whatever the library stores (int64 or uint32 counts, big-endian float32
     # hessians from XGBoost's UBJSON): one compiled node_shares.
     share_sum, inverse_shares = node_shares(job.left, np.ascontiguousarray(job.node_weight, dtype=np.float64))
@@ -635,23 +661,37 @@ class _SortedRows:
 # it replaces costs beyond the plain partition, so a scan that gives up (rows of small
 # x0 spread through the window) at most doubles the node's cost.
 _SCAN_WORK_PER_ROW = 1.0
-# correct_tree's sorted rows when the model has none.
-_NO_SORTED_ROWS = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zeros((0, 0)), 0.0)
+# correct_tree's sorted rows when the model has none, and its node weights when no
+# subtree is to be scanned.
+_NO_WEIGHTS = np.zeros(0)
+_NO_SORTED_ROWS = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zeros((0, 0)))
+_NO_PLAN = (_SCAN_WORK_PER_ROW, _NO_WEIGHTS, 0.0, 0.0)
 
 
-def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows=None):
-    """Correct one tree by sending its rows down it (``sorted_rows``: the model's tables, if made)."""
+def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows=None, subtrees=None):
+    """Correct one tree by sending its rows down it.
+
+    ``sorted_rows``: the model's tables, if made; ``subtrees``: the :class:`_ScanPolicy`
+    of subtree scans, for a tree they may take (it learns from the tree's scans).
+    """
     geometry = (FT, HT, feat_x0, feat_radius, rule)
     if job.leaf is not None:
         return correct_tree_from_leaves(*job.nodes, job.leaf, job.rows, *geometry)
     tables = _NO_SORTED_ROWS
+    plan = _NO_PLAN
     if sorted_rows is not None:
-        tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0, _SCAN_WORK_PER_ROW)
-    return correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables, x0_floor)
+        tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0)
+        if subtrees is not None:
+            weight = np.ascontiguousarray(job.node_weight, dtype=np.float64)
+            plan = (_SCAN_WORK_PER_ROW, weight, subtrees.cost, subtrees.pays)
+    *result, work, units = correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables, x0_floor, plan)
+    if units > 0.0 and subtrees is not None:
+        subtrees.record(work, units)
+    return tuple(result)
 
 
-def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor):
-    """Scan the tree's sorted rows; route it if the scans exceed ``budget``. Returns (result, work)."""
+def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, subtrees=None):
+    """Scan the tree's sorted rows; route it if the walks and window steps exceed ``budget``. Returns (result, work)."""
     n = FT.shape[1]
     in_set = np.zeros(0, dtype=bool)
     if len(job.rows) != n:
@@ -673,7 +713,7 @@ def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_s
     )
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows), work
+    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows, subtrees), work
 
 
 def _correct_all(jobs, args, F, estimator, write_tree=None):
@@ -686,7 +726,8 @@ def _correct_all(jobs, args, F, estimator, write_tree=None):
     can_scan = _SortedRows.fits(F)
     tables = []  # the sorted rows, made when the first tree is to be scanned
     tables_lock = threading.Lock()
-    policy = _ScanPolicy()
+    policy = _ScanPolicy(_SCAN_COST_PRIOR, _SCAN_PAYS)
+    subtree_policy = _ScanPolicy(_SUBTREE_COST_PRIOR, _SUBTREE_PAYS)
 
     def sorted_rows():
         with tables_lock:
@@ -695,14 +736,15 @@ def _correct_all(jobs, args, F, estimator, write_tree=None):
         return tables[0]
 
     def correct(job):
-        shares = _scan_costs(job) if can_scan else None
-        if shares is None:
-            return _route(job, *args, tables[0] if tables else None)
+        eligible = can_scan and _scan_eligible(job)
+        subtrees = subtree_policy if eligible else None
+        shares = _scan_costs(job) if eligible else None
+        n_internal = (len(job.left) - 1) // 2
+        if shares is None or not policy.should_scan(shares[1], shares[0], n_internal):
+            # Routed trees use the tables too (and scan subtrees) once a scanned tree has made them.
+            return _route(job, *args, tables[0] if tables else None, subtrees)
         routing, inverse_shares = shares
-        if not policy.should_scan(inverse_shares, routing):
-            # Routed trees use the tables too once a scanned tree has made them.
-            return _route(job, *args, tables[0] if tables else None)
-        result, work = _scan(job, routing, sorted_rows(), *args)
+        result, work = _scan(job, routing - _NODE_COST * n_internal, sorted_rows(), *args, subtrees)
         policy.record(work, inverse_shares)
         return result
 

@@ -20,7 +20,8 @@ Three compiled ways (numba, GIL released) to find each node's gap and candidates
   far-out features, by scanning the sorted rows below from the gap). Cheaper than asking
   the library for every row's leaf (XGBoost's ``pred_leaf`` costs several
   predictions) and no (n_rows, n_trees) leaf matrix. ``O(n_rows * depth)`` per
-  tree: the way for deep trees.
+  tree: the way for deep trees. Where the model has sorted rows, a subtree whose
+  nodes all hold a fair share of the rows is scanned as below instead of routed.
 * :func:`correct_tree_sorted` scans each feature's rows, sorted once per model,
   outwards from a node's threshold until a row reaches the node. About the inverse of
   each node's share of the rows per node: the way for shallow trees whose nodes all
@@ -793,7 +794,7 @@ def _partition_tiny(values, x0_all, t, rule, src, dst, s, stop, write, kept):
 
 @njit(cache=True, nogil=True)
 def correct_tree(
-    left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows, x0_floor
+    left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows, x0_floor, plan
 ):
     """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
 
@@ -817,14 +818,31 @@ def correct_tree(
     windowed pass on each feature read ``x0`` for; a model's trees share it (see
     ``_DENSE_WINDOW_SHARE``). It only decides which pass runs, never the result.
 
-    ``sorted_rows``: ``(order, by_feature, block_x0, work_per_row)``, the first three as in
-    :func:`correct_tree_sorted` (or empty arrays). When given, a large H node whose
-    feature's windows are wide (points far from the origin) is partitioned without
-    reading ``x0`` and its candidates are found by scanning the sorted rows outwards
-    from its gap (see :func:`_scan_candidates`), instead of the branch-free pass over
-    all its rows; a scan whose work exceeds ``work_per_row`` times the node's rows (in
-    this function's unit: a row routed through one node) stops, and the node takes
-    the branch-free pass.
+    ``sorted_rows``: ``(order, by_feature, block_x0)`` as in :func:`correct_tree_sorted`,
+    or empty arrays; ``plan``: ``(work_per_row, node_weight, subtree_cost, subtree_pays)``,
+    how to use them. With the sorted rows, a large H node whose feature's windows are
+    wide (points far from the origin) is partitioned without reading ``x0`` and its
+    candidates are found by scanning the sorted rows outwards from its gap (see
+    :func:`_scan_candidates`), instead of the branch-free pass over all its rows; a
+    scan whose work exceeds ``work_per_row`` times the node's rows (in this function's
+    unit: a row routed through one node) stops, and the node takes the branch-free pass.
+
+    Subtrees: with the sorted rows and ``node_weight`` (the library's rows or hessian
+    mass at each node; empty for none), every node below the root decides whether its
+    whole subtree is cheaper to scan (:func:`_scan_subtree`: about ``n / rows`` positions
+    per node, and ``_NODE_COST``) than to route (its rows through every level). The
+    node's rows are known here, its descendants' are estimated from their weights; the
+    subtree is scanned when ``subtree_cost`` (the model's scan work per unit of ``n /
+    rows``, learned) times the predicted units, plus the nodes' fixed costs, is at most
+    ``subtree_pays`` of routing's predicted work. A scan whose work exceeds routing's
+    predicted work gives up and the subtree is routed. Boosted trees hold a few nodes
+    of tiny shares that make scanning a whole tree a loss, while most of their
+    subtrees scan for a fraction of routing.
+
+    Returns ``(new_threshold, nearest, status, scan_work, scan_units)``: the first three
+    as in :func:`correct_tree_from_leaves`; the subtree scans' work in walks and window
+    steps (this function's unit, without the nodes' fixed costs) and the units they
+    were predicted from (the caller learns ``subtree_cost`` from their ratio).
     """
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
@@ -838,6 +856,7 @@ def correct_tree(
     kept = np.empty((2, m))
     keep = np.empty(m, dtype=np.bool_)
     order = sorted_rows[0]
+    work_per_row, node_weight, subtree_cost, subtree_pays = plan
     scans = order.shape[0] > 0
     parent = np.zeros(0, dtype=np.int64)
     cutoffs = np.zeros(0)
@@ -846,9 +865,21 @@ def correct_tree(
         # The scans' walks need every node's parent and cutoff; computing all cutoffs
         # up front without them would be slower (ExtraTrees: 16.6 -> 19.4 ms per tree).
         parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
-    if scans and m != order.shape[1]:
-        in_set = np.zeros(order.shape[1], dtype=np.bool_)
-        in_set[rows] = True
+    if scans:
+        in_set = _row_mask(rows, order.shape[1])
+    subtrees = scans and node_weight.shape[0] == n_nodes
+    sub_weight = sub_inverse = sub_count = np.zeros(0)
+    if subtrees:
+        sub_weight, sub_inverse, sub_count = _subtree_sums(left, right, node_weight)
+    scan_work = 0.0
+    scan_units = 0.0
+    out = (new_threshold, nearest, status)
+    # The scans' scratch (a path and a stack of up to n_nodes entries): none without them.
+    scratch_nodes = n_nodes if scans else 0
+    path_feature = np.empty(scratch_nodes, dtype=np.int64)
+    path_cutoff = np.empty(scratch_nodes)
+    path_left = np.empty(scratch_nodes, dtype=np.bool_)
+    scan_scratch = (kept, keep, np.empty(scratch_nodes + 1, dtype=np.int64), path_feature, path_cutoff, path_left)
     # Stack of (node, start, stop, buffer holding its rows: 0 or 1, or 2 for ``rows``);
     # a binary tree of n nodes never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
@@ -865,6 +896,27 @@ def correct_tree(
         which = stack[depth, 3]
         if left[node] == -1:
             continue
+        if subtrees and node != 0 and stop > s and node_weight[node] > 0.0:
+            # rows per unit of the library's weight, from this node's actual rows
+            scale = (stop - s) / node_weight[node]
+            routing = scale * sub_weight[node]
+            units = order.shape[1] / scale * sub_inverse[node]
+            fixed = _NODE_COST * sub_count[node]
+            if subtree_cost * units + fixed <= subtree_pays * routing:
+                complete, work = _scan_subtree(
+                    node,
+                    (left, right, feature, threshold),
+                    (parent, cutoffs, in_set),
+                    sorted_rows,
+                    (feat_x0, feat_radius, rule),
+                    routing - fixed,
+                    scan_scratch,
+                    out,
+                )
+                scan_work += work
+                scan_units += units
+                if complete:
+                    continue
         src = rows if which == 2 else buffers[which]
         below = 1 if which == 2 else 1 - which  # the buffer the children's rows go to
         dst = buffers[below]
@@ -887,9 +939,10 @@ def correct_tree(
                 il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
                 found = False
                 if -np.inf < lo < hi < np.inf:
-                    tree = (node, left, parent, feature, cutoffs, in_set)
+                    depth_of_node = _path_to(node, left, parent, feature, cutoffs, path_feature, path_cutoff, path_left)
+                    path = (path_feature, path_cutoff, path_left, depth_of_node, in_set)
                     left_stop, right_start, right_stop, found = _scan_candidates(
-                        lo, hi, f, feat_radius[f], sorted_rows, tree, kept, (stop - s) * sorted_rows[3]
+                        lo, hi, f, feat_radius[f], sorted_rows, path, kept, (stop - s) * work_per_row
                     )
                 if not found:
                     _, _, _, left_stop, right_start = _partition_gap_dense(
@@ -942,34 +995,107 @@ def correct_tree(
         stack[depth + 1, 2] = il
         stack[depth + 1, 3] = below
         depth += 2
-    return new_threshold, nearest, status
+    return new_threshold, nearest, status, scan_work, scan_units
+
+
+@njit(cache=True, nogil=True)
+def _subtree_sums(left, right, weight):
+    """Over each node's subtree, the sums of its internal nodes' ``weight`` and ``1 / weight``, and their number.
+
+    Returns three arrays of shape (n_nodes,), zero at leaves; ``1 / weight`` is infinite
+    for an internal node without weight, so no subtree holding one is ever scanned.
+    """
+    n_nodes = left.shape[0]
+    preorder = np.empty(n_nodes, dtype=np.int64)
+    stack = np.empty(n_nodes + 1, dtype=np.int64)
+    stack[0] = 0
+    depth = 1
+    n_reached = 0
+    while depth > 0:
+        depth -= 1
+        node = stack[depth]
+        preorder[n_reached] = node
+        n_reached += 1
+        if left[node] != -1:
+            stack[depth] = right[node]
+            stack[depth + 1] = left[node]
+            depth += 2
+    sub_weight = np.zeros(n_nodes)
+    sub_inverse = np.zeros(n_nodes)
+    sub_count = np.zeros(n_nodes)
+    for position in range(n_reached - 1, -1, -1):  # children before parents
+        node = preorder[position]
+        if left[node] != -1:
+            w = np.float64(weight[node])
+            sub_weight[node] = w + sub_weight[left[node]] + sub_weight[right[node]]
+            inverse = 1.0 / w if w > 0.0 else np.inf
+            sub_inverse[node] = inverse + sub_inverse[left[node]] + sub_inverse[right[node]]
+            sub_count[node] = 1.0 + sub_count[left[node]] + sub_count[right[node]]
+    return sub_weight, sub_inverse, sub_count
 
 
 # ------------------------------------------------------------ shallow trees: sorted scans
-# Cost of a sorted scan's steps in rows routed through one node by correct_tree
-# (measured on H4 x E2, 10^5 rows): a walk up the tree for one row (a few unpredictable
-# branches) and a row of an H window that is only compared with the bound.
-_WALK_COST = 15.0
-_WINDOW_COST = 1.5
+# Cost of a sorted scan's steps in rows routed through one node by correct_tree (about
+# 4 ns on this machine; regressed over 1100 XGBoost and LightGBM trees on H2, H4,
+# H4 x E2 and H8 at 10^5 rows): a walk, one row's tests on a node's path (10-14 ns); a
+# step through an H window, one row compared with the bound (5 ns); and the fixed
+# cost of a scanned node (the bisection to its threshold, the windows' set-up and
+# the boundary's solve: 250-380 ns), which the scan policies add to their predictions
+# and which the scans' budgets leave out.
+_WALK_COST = 3.0
+_WINDOW_COST = 1.2
+_NODE_COST = 80.0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reaches(rows_f, by_f, q, node, left, parent, feature, cutoffs, in_set):
-    """Whether the row at position ``q`` of one feature's order reaches ``node``: it is
-    one of the tree's rows and goes the tree's way at every ancestor (checked from the
-    parent up, stopping at the first wrong turn, so most rows cost one or two
-    comparisons). ``by_f[q]`` holds that row's features, read sequentially."""
-    position = np.uint64(q)
-    if in_set.shape[0] > 0 and not in_set[np.uint64(rows_f[position])]:
-        return False
+def _path_to(node, left, parent, feature, cutoffs, path_feature, path_cutoff, path_left):
+    """The tests a row passes on its way from the root to ``node``, in the arrays given.
+
+    Writes, for each ancestor (the parent first), its feature, its cutoff and whether
+    the way to ``node`` goes left; returns how many (the node's depth).
+    """
+    depth = 0
     child = node
     while child != 0:
-        up = parent[np.uint64(child)]
-        at = np.uint64(up)
-        if (by_f[position, np.uint64(feature[at])] <= cutoffs[at]) != (left[at] == child):
-            return False
+        up = parent[child]
+        path_feature[depth] = feature[up]
+        path_cutoff[depth] = cutoffs[up]
+        path_left[depth] = left[up] == child
+        depth += 1
         child = up
-    return True
+    return depth
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reaches(rows_f, by_f, q, path):
+    """Whether the row at position ``q`` of one feature's order reaches the node of ``path``.
+
+    ``path``: ``(path_feature, path_cutoff, path_left, depth, in_set)``, the node's
+    :func:`_path_to` and the tree's rows as a mask of every row (all true when the
+    tree has them all). The row must be one of the tree's and go the tree's way at
+    every ancestor; ``by_f[q]`` holds its features, read sequentially. Every test is
+    made and combined without a branch: stopping at the first wrong turn (most rows
+    take one or two) branched on which ancestor that is, unpredictably, and chained
+    each test to the previous one's load of the parent (93 ns per walk against 10 ns,
+    XGBoost on H4, the walks to the gaps). Even a branch that is never taken, such as
+    skipping the mask for a tree of all rows, makes numba's code for the loop 4-10x
+    slower, so the mask is always read.
+    """
+    path_feature, path_cutoff, path_left, depth, in_set = path
+    position = np.uint64(q)
+    reaches = in_set[np.uint64(rows_f[position])]
+    for k in range(depth):
+        at = np.uint64(k)
+        reaches &= (by_f[position, np.uint64(path_feature[at])] <= path_cutoff[at]) == path_left[at]
+    return reaches
+
+
+@njit(cache=True, nogil=True)
+def _row_mask(rows, n):
+    """The rows as a mask of ``n`` rows (:func:`_reaches` reads one for every row)."""
+    mask = np.zeros(n, dtype=np.bool_)
+    mask[rows] = True
+    return mask
 
 
 @njit(cache=True, nogil=True)
@@ -1016,7 +1142,7 @@ _BLOCK = 1 << _BLOCK_SHIFT
 
 
 @njit(cache=True, nogil=True)
-def _scan_window(start, step, n_kept, window, tree, max_work):
+def _scan_window(start, step, n_kept, window, path, max_work):
     """One side of an H node's candidate window in a sorted scan (see :func:`correct_tree_sorted`).
 
     From the row attaining ``lo`` downwards (``step = -1``) or the row attaining ``hi``
@@ -1040,7 +1166,6 @@ def _scan_window(start, step, n_kept, window, tree, max_work):
     (``_WALK_COST`` per walk, ``_WINDOW_COST`` per step) exceeded ``max_work``.
     """
     rows_f, by_f, f, lo, hi, radius, kept, block_x0_f = window
-    node, left, parent, feature, cutoffs, in_set = tree
     x0_column = by_f.shape[1] - 1
     near_end = lo if step < 0 else hi
     far_end = hi if step < 0 else lo
@@ -1048,32 +1173,50 @@ def _scan_window(start, step, n_kept, window, tree, max_work):
     bound = np.inf
     walks = 0
     steps = 0
+    near_rows = np.empty(_BLOCK, dtype=np.int64)
     q = start
     while 0 <= q < n:
-        steps += 1
         if _WALK_COST * walks + _WINDOW_COST * steps > max_work:
             return n_kept, walks, steps, False
-        position = np.uint64(q)
-        distance = step * (by_f[position, f] - near_end)
         limit = bound * _CANDIDATE_SLACK
+        block = q >> _BLOCK_SHIFT
+        end = min((block + 1) << _BLOCK_SHIFT, n) if step > 0 else (block << _BLOCK_SHIFT) - 1
+        distance = step * (by_f[np.uint64(q), f] - near_end)
         if radius * distance > limit:
             break
+        steps += 1
         # a (d - floor) grows with x0 and with the distance d: if the block's smallest x0
         # fails "a d <= limit + a floor" here, so does every row after this one in it.
-        block = q >> _BLOCK_SHIFT
         if block_x0_f[np.uint64(block)] * (distance - _CANDIDATE_FLOOR) > limit:
-            q = ((block + 1) << _BLOCK_SHIFT) if step > 0 else (block << _BLOCK_SHIFT) - 1
+            q = end
             continue
-        a = by_f[position, x0_column]
-        near = a * distance <= limit + a * _CANDIDATE_FLOOR
-        walks += 1 if near else 0
-        if near and _reaches(rows_f, by_f, q, node, left, parent, feature, cutoffs, in_set):
-            v = by_f[position, f]
-            bound = min(bound, a * step * (v - far_end))
-            kept[0, np.uint64(n_kept)] = v
-            kept[1, np.uint64(n_kept)] = a
-            n_kept += 1
-        q += step
+        n_near = 0
+        last = False
+        k = q
+        while k != end:
+            position = np.uint64(k)
+            distance = step * (by_f[position, f] - near_end)
+            if radius * distance > limit:
+                last = True
+                break
+            a = by_f[position, x0_column]
+            near_rows[np.uint64(n_near)] = k
+            n_near += 1 if a * distance <= limit + a * _CANDIDATE_FLOOR else 0
+            k += step
+        steps += abs(k - q)
+        walks += n_near
+        for i in range(n_near):
+            position = np.uint64(near_rows[np.uint64(i)])
+            if _reaches(rows_f, by_f, position, path):
+                v = by_f[position, f]
+                a = by_f[position, x0_column]
+                bound = min(bound, a * step * (v - far_end))
+                kept[0, np.uint64(n_kept)] = v
+                kept[1, np.uint64(n_kept)] = a
+                n_kept += 1
+        if last:
+            break
+        q = k
     return n_kept, walks, steps, True
 
 
@@ -1092,7 +1235,7 @@ def _first_above(by_f, f, value, low):
 
 
 @njit(cache=True, nogil=True)
-def _scan_candidates(lo, hi, f, radius, sorted_rows, tree, kept, max_work):
+def _scan_candidates(lo, hi, f, radius, sorted_rows, path, kept, max_work):
     """A routed H node's candidates, from the rows sorted by its feature.
 
     The node's gap ``(lo, hi)`` is known (from the partition); the scan starts at the
@@ -1101,10 +1244,11 @@ def _scan_candidates(lo, hi, f, radius, sorted_rows, tree, kept, max_work):
     :func:`_scan_window`): lefts at ``kept[:, :left_stop]``, rights at
     ``kept[:, left_stop:right_stop]``.
 
+    ``sorted_rows``: ``(order, by_feature, block_x0)`` as in :func:`correct_tree_sorted`.
     Returns ``(left_stop, right_start, right_stop, complete)``; ``complete`` is ``False``
     when the work would exceed ``max_work`` (the caller then reads every row's ``x0``).
     """
-    order, by_feature, block_x0, _ = sorted_rows
+    order, by_feature, block_x0 = sorted_rows
     by_f = by_feature[f]
     # Rows [0, below) have values <= lo, rows [above, n) values >= hi. The rows from
     # below - 1 down to the node's row attaining lo all have the value lo (and
@@ -1112,12 +1256,99 @@ def _scan_candidates(lo, hi, f, radius, sorted_rows, tree, kept, max_work):
     below = _first_above(by_f, f, lo, 0)
     above = _first_above(by_f, f, np.nextafter(hi, -np.inf), below)
     window = (order[f], by_f, f, lo, hi, radius, kept, block_x0[f])
-    left_stop, walks, steps, complete = _scan_window(below - 1, -1, 0, window, tree, max_work)
+    left_stop, walks, steps, complete = _scan_window(below - 1, -1, 0, window, path, max_work)
     if not complete:
         return 0, 0, 0, False
     max_work -= _WALK_COST * walks + _WINDOW_COST * steps
-    right_stop, _, _, complete = _scan_window(above, 1, left_stop, window, tree, max_work)
+    right_stop, _, _, complete = _scan_window(above, 1, left_stop, window, path, max_work)
     return left_stop, left_stop, right_stop, complete
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scan_node(f, cutoff, sorted_rows, path, feat_x0, feat_radius, kept, keep):
+    """One node's gap and (H) candidates from the sorted rows (see :func:`correct_tree_sorted`).
+
+    ``f`` and ``cutoff``: the node's feature and :func:`_cutoff`; ``sorted_rows``:
+    ``(order, by_feature, block_x0)``; ``path``: the node's, as :func:`_reaches` takes
+    it. Returns ``(lo, hi, left_stop, right_start, right_stop, walks, window_steps)``:
+    the candidates as :func:`_finish_node` takes them, and the work done (rows checked
+    against the path, steps through the H windows).
+    """
+    order, by_feature, block_x0 = sorted_rows
+    rows_f = order[f]
+    by_f = by_feature[f]
+    n = order.shape[1]
+    # Boundary: rows [0, p) go left under the library's rule (monotone in the value).
+    p = _first_above(by_f, f, cutoff, 0)
+    q_lo = p - 1
+    while q_lo >= 0 and not _reaches(rows_f, by_f, q_lo, path):
+        q_lo -= 1
+    q_hi = p
+    while q_hi < n and not _reaches(rows_f, by_f, q_hi, path):
+        q_hi += 1
+    walks = q_hi - q_lo
+    window_steps = 0
+    lo = by_f[q_lo, f] if q_lo >= 0 else -np.inf
+    hi = by_f[q_hi, f] if q_hi < n else np.inf
+    left_stop = right_start = right_stop = 0
+    if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
+        window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept, block_x0[f])
+        left_stop, w_left, r_left, _ = _scan_window(q_lo, -1, 0, window, path, np.inf)
+        right_stop, w_right, r_right, _ = _scan_window(q_hi, 1, left_stop, window, path, np.inf)
+        walks += w_left + w_right
+        window_steps += r_left + r_right
+        left_stop, right_start, right_stop = _prune_candidates(kept, left_stop, left_stop, right_stop, lo, hi, keep)
+    return lo, hi, left_stop, right_start, right_stop, walks, window_steps
+
+
+@njit(cache=True, nogil=True)
+def _scan_subtree(root, nodes, scan_tree, sorted_rows, geometry, budget, scratch, out):
+    """Every node of the subtree at ``root`` from the sorted rows, or give up past ``budget``.
+
+    ``nodes``: ``(left, right, feature, threshold)``; ``scan_tree``: ``(parent, cutoffs,
+    in_set)`` (:func:`_parents_and_cutoffs` and the tree's rows as a mask of every
+    row); ``sorted_rows``: ``(order, by_feature, block_x0)``; ``geometry``:
+    ``(feat_x0, feat_radius, rule)``; ``scratch``: ``(kept, keep, stack, path_feature,
+    path_cutoff, path_left)`` (``kept`` and ``keep`` of at least the subtree's rows, the
+    others of at least the tree's nodes plus one);
+    ``out``: ``(new_threshold, nearest, status)``, written for the subtree's nodes.
+
+    Nodes are taken depth first. Returns ``(complete, work)``, ``work`` in rows routed
+    through one node (``_WALK_COST`` per walk, ``_WINDOW_COST`` per window step);
+    ``complete`` is ``False`` once the work exceeds ``budget``, and the subtree's nodes
+    written so far are then to be written again by the caller.
+    """
+    left, right, feature, threshold = nodes
+    parent, cutoffs, in_set = scan_tree
+    feat_x0, feat_radius, rule = geometry
+    kept, keep, stack, path_feature, path_cutoff, path_left = scratch
+    new_threshold, nearest, status = out
+    walks = 0
+    window_steps = 0
+    stack[0] = root
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        node = stack[depth]
+        if left[node] == -1:
+            continue
+        depth_of_node = _path_to(node, left, parent, feature, cutoffs, path_feature, path_cutoff, path_left)
+        path = (path_feature, path_cutoff, path_left, depth_of_node, in_set)
+        lo, hi, left_stop, right_start, right_stop, node_walks, node_steps = _scan_node(
+            feature[node], cutoffs[node], sorted_rows, path, feat_x0, feat_radius, kept, keep
+        )
+        walks += node_walks
+        window_steps += node_steps
+        work = _WALK_COST * walks + _WINDOW_COST * window_steps
+        if work > budget:
+            return False, work
+        new_threshold[node], nearest[node], status[node] = _finish_node(
+            threshold[node], lo, hi, rule, feat_x0[feature[node]] >= 0, kept, left_stop, right_start, right_stop
+        )
+        stack[depth] = right[node]
+        stack[depth + 1] = left[node]
+        depth += 2
+    return True, _WALK_COST * walks + _WINDOW_COST * window_steps
 
 
 @njit(cache=True, nogil=True)
@@ -1139,7 +1370,7 @@ def correct_tree_sorted(
     :func:`_partition_gap_hyperbolic`): rows further out are further from the
     boundary in ratio, so once ``R (lo - r)`` exceeds the bound on the nearest row's
     far-end value, no further row can be a candidate or lower the bound, and the scan
-    stops with the exact candidate set.
+    stops with the exact candidate set. :func:`correct_tree` scans subtrees this way too.
 
     Parameters
     ----------
@@ -1173,47 +1404,27 @@ def correct_tree_sorted(
     """
     n_nodes = left.shape[0]
     n = order.shape[1]
-    new_threshold = threshold.copy()
-    nearest = np.full(n_nodes, np.nan)
-    status = np.full(n_nodes, -1, dtype=np.int8)
+    out = (threshold.copy(), np.full(n_nodes, np.nan), np.full(n_nodes, -1, dtype=np.int8))
     parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
+    if in_set.shape[0] == 0:
+        in_set = np.ones(n, dtype=np.bool_)
     # A node's candidates are among its rows: buffers of n rows never overflow.
-    kept = np.empty((2, n))
-    keep = np.empty(n, dtype=np.bool_)
-    walks = 0  # rows checked against the tree (a walk up from the node)
-    window_rows = 0  # steps through the H windows (rows compared with the bound, blocks skipped)
-    work = 0.0
-    for node in range(n_nodes):
-        if left[node] == -1:
-            continue
-        f = feature[node]
-        rows_f = order[f]
-        by_f = by_feature[f]
-        # Boundary: rows [0, p) go left under the library's rule (monotone in the value).
-        p = _first_above(by_f, f, cutoffs[node], 0)
-        q_lo = p - 1
-        while q_lo >= 0 and not _reaches(rows_f, by_f, q_lo, node, left, parent, feature, cutoffs, in_set):
-            q_lo -= 1
-        q_hi = p
-        while q_hi < n and not _reaches(rows_f, by_f, q_hi, node, left, parent, feature, cutoffs, in_set):
-            q_hi += 1
-        walks += q_hi - q_lo
-        lo = by_f[q_lo, f] if q_lo >= 0 else -np.inf
-        hi = by_f[q_hi, f] if q_hi < n else np.inf
-        hyperbolic = feat_x0[f] >= 0
-        left_stop = right_start = right_stop = 0
-        if hyperbolic and q_lo >= 0 and q_hi < n and lo < hi:
-            tree = (node, left, parent, feature, cutoffs, in_set)
-            window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept, block_x0[f])
-            left_stop, w_left, r_left, _ = _scan_window(q_lo, -1, 0, window, tree, np.inf)
-            right_stop, w_right, r_right, _ = _scan_window(q_hi, 1, left_stop, window, tree, np.inf)
-            walks += w_left + w_right
-            window_rows += r_left + r_right
-            left_stop, right_start, right_stop = _prune_candidates(kept, left_stop, left_stop, right_stop, lo, hi, keep)
-        work = _WALK_COST * walks + _WINDOW_COST * window_rows
-        if work > budget:
-            return new_threshold, nearest, status, False, work
-        new_threshold[node], nearest[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop
-        )
-    return new_threshold, nearest, status, True, work
+    scratch = (
+        np.empty((2, n)),
+        np.empty(n, dtype=np.bool_),
+        np.empty(n_nodes + 1, dtype=np.int64),
+        np.empty(n_nodes, dtype=np.int64),
+        np.empty(n_nodes),
+        np.empty(n_nodes, dtype=np.bool_),
+    )
+    ok, work = _scan_subtree(
+        0,
+        (left, right, feature, threshold),
+        (parent, cutoffs, in_set),
+        (order, by_feature, block_x0),
+        (feat_x0, feat_radius, rule),
+        budget,
+        scratch,
+        out,
+    )
+    return out[0], out[1], out[2], ok, work
