@@ -420,6 +420,56 @@ def test_lightgbm_zero_as_missing_uses_lightgbms_own_routing(data):
     np.testing.assert_array_equal(_leaves(fitted, features), _leaves(plain, features))
 
 
+def test_lightgbm_model_text_is_read_and_rewritten_in_place():
+    # The adapter reads LightGBM's trees from its text model (one pass for all trees)
+    # and splices new thresholds into it; the header's tree_sizes must follow each
+    # block's new length, or LightGBM cannot find the trees. Single-leaf trees have
+    # empty lines; a line with the wrong number of values is an error.
+    from engine.klein._backends import _LightGBMModel
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int) + (X[:, 2] > 0)
+    booster = lightgbm.LGBMClassifier(n_estimators=6, num_leaves=7, verbose=-1, n_jobs=1).fit(X, y).booster_
+    text = booster.model_to_string()
+    model = _LightGBMModel(text)
+    assert model.original_sizes_match() and len(model.trees) == 18
+    for t, tree in enumerate(booster.dump_model()["tree_info"]):
+        splits = []
+        stack = [tree["tree_structure"]]
+        while stack:
+            node = stack.pop()
+            if "split_index" in node:
+                splits.append((node["split_index"], node["split_feature"], node["threshold"]))
+                stack += [node["left_child"], node["right_child"]]
+        _, feature, threshold = (np.array(v) for v in zip(*sorted(splits)))
+        n_internal = model.trees[t]["n_internal"]
+        assert n_internal == len(splits)
+        np.testing.assert_array_equal(model.trees[t]["arrays"][2][:n_internal], feature)
+        np.testing.assert_array_equal(model.trees[t]["arrays"][3][:n_internal], threshold)
+        assert model.trees[t]["node_weight"][0] == 2000  # internal_count of the root
+    # New thresholds (longer and shorter decimals): LightGBM loads the text and uses them.
+    moved = [tree["arrays"][3] + rng.normal(0, 1e-3, len(tree["arrays"][3])) for tree in model.trees]
+    rewritten = _LightGBMModel(model.text(moved))
+    assert rewritten.original_sizes_match()
+    for tree, new in zip(rewritten.trees, moved):
+        np.testing.assert_array_equal(tree["arrays"][3][: tree["n_internal"]], new[: tree["n_internal"]])
+    reloaded = lightgbm.Booster(model_str=model.text(moved))
+    assert reloaded.num_trees() == 18
+    # The same thresholds give the same predictions.
+    same = lightgbm.Booster(model_str=model.text([tree["arrays"][3] for tree in model.trees]))
+    np.testing.assert_array_equal(same.predict(X), booster.predict(X))
+    # A stump that found no split: empty lines, no arrays to correct.
+    stump = lightgbm.LGBMClassifier(n_estimators=1, min_child_samples=5000, verbose=-1).fit(X, y > 0).booster_
+    (single,) = _LightGBMModel(stump.model_to_string()).trees
+    assert single["n_internal"] == 0
+    broken = text.replace("\nleft_child=", "\nleft_child=0 ", 1)
+    with pytest.raises(ValueError, match="'left_child' does not have one value per node"):
+        _LightGBMModel(broken)
+    with pytest.raises(ValueError, match="'threshold' holds a non-number"):
+        _LightGBMModel(text.replace("\nthreshold=", "\nthreshold=x", 1))
+
+
 def test_pairwise_solver_matches_bisection():
     # The exact pairwise solve used for small candidate sets agrees with the product
     # trees' bisection, including points far from the origin (large x0).

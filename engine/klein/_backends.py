@@ -37,6 +37,7 @@ import functools
 import json
 import math
 import os
+import re
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -253,13 +254,14 @@ _XGB_ARRAYS = ("left_children", "right_children", "split_indices", "split_condit
 
 def _ubj_keys(name: str) -> list[bytes]:
     """The ways UBJSON can spell object key ``name``: its length as any integer type, then
-    the bytes (XGBoost writes an int64, marker "L"; the others are accepted too)."""
+    the bytes (XGBoost writes an int64, marker "L", listed first: each spelling that is
+    not in the model costs a search of all of it; the others are accepted too)."""
     size = len(name)
     spellings = []
-    for marker, dtype in _UBJ_NUMBER.items():
-        if dtype.endswith(("f4", "f8")) or size > np.iinfo(np.dtype(dtype)).max:
-            continue
-        spellings.append(marker + np.array(size, dtype=dtype).tobytes() + name.encode())
+    for marker in (b"L", b"l", b"I", b"U", b"i"):
+        dtype = np.dtype(_UBJ_NUMBER[marker])
+        if size <= np.iinfo(dtype).max:
+            spellings.append(marker + np.array(size, dtype=dtype).tobytes() + name.encode())
     return spellings
 
 
@@ -279,7 +281,7 @@ def _ubj_typed_arrays(blob: bytes, name: str) -> list[tuple[int, np.ndarray]]:
         if value_type is None or count_type is None or count_type.endswith(("f4", "f8")):
             raise ValueError(f"unexpected XGBoost model layout: '{name}' has an unknown element or count type")
         count_size = np.dtype(count_type).itemsize
-        count = int(np.frombuffer(blob, dtype=count_type, count=1, offset=at + 5)[0])
+        count = int.from_bytes(blob[at + 5 : at + 5 + count_size], "big", signed=count_type != ">u1")
         offset = at + 5 + count_size
         if count < 0 or offset + count * np.dtype(value_type).itemsize > len(blob):
             raise ValueError(f"unexpected XGBoost model layout: '{name}' runs past the end of the model")
@@ -346,89 +348,144 @@ class _XGBoost:
 
 # ----------------------------------------------------------------------- LightGBM
 class _LightGBMModel:
-    """LightGBM's text model: per-tree node arrays and the lines to rewrite."""
+    """LightGBM's text model: per-tree node arrays, and the same text with new thresholds.
+
+    A tree's block runs from its ``Tree=`` line to the next block (or ``end of trees``)
+    and holds one ``key=values`` line per array. One regular-expression pass over the
+    text finds every line the correction reads, and each key's values are parsed for
+    all trees at once; the new thresholds are spliced into the original text, and the
+    header's ``tree_sizes`` (each block's length in bytes, which LightGBM uses to find
+    the blocks) are moved by the change in each threshold line's length. Splitting
+    the text into lines and parsing every tree's lines one by one took 0.15 s on 800
+    trees of 31 leaves, writing them back 0.07 s.
+    """
+
+    _KEYS = (
+        "num_leaves",
+        "num_cat",
+        "split_feature",
+        "threshold",
+        "decision_type",
+        "left_child",
+        "right_child",
+        "internal_count",
+        "leaf_count",
+    )
+    _LINE = re.compile(r"^(Tree|tree_sizes|" + "|".join(_KEYS) + r")=([^\n]*)", re.MULTILINE)
 
     def __init__(self, text: str):
-        self.lines = text.split("\n")
-        self.zero_as_missing = False
-        self.trees = []  # dicts: first line, last line, threshold line, arrays
-        current = None
-        for number, line in enumerate(self.lines):
-            if line.startswith("Tree="):
-                if current is not None:
-                    current["end"] = number
-                current = {"start": number, "fields": {}, "lines": {}}
-                self.trees.append(current)
-            elif line.startswith("end of trees"):
-                if current is not None:
-                    current["end"] = number
-                current = None
-                break
-            elif current is not None and "=" in line:
-                key, value = line.split("=", 1)
-                current["fields"][key] = value
-                current["lines"][key] = number
-        for tree in self.trees:
-            fields = tree["fields"]
-            n_leaves = int(fields["num_leaves"])
-            n_internal = n_leaves - 1
-            tree["n_internal"] = n_internal
-            if n_internal == 0:
+        self.source = text
+        end = text.find("\nend of trees")
+        self._trees_end = len(text) if end == -1 else end + 1
+        self.header_sizes = None  # (span of the tree_sizes values, the sizes)
+        starts = []
+        fields = []  # per tree: key -> (start, stop) of its values in the text
+        for match in self._LINE.finditer(text, 0, self._trees_end):
+            key = match.group(1)
+            if key == "Tree":
+                starts.append(match.start())
+                fields.append({})
+            elif key == "tree_sizes":
+                if not starts:
+                    self.header_sizes = (match.span(2), [int(v) for v in match.group(2).split()])
+            elif fields:
+                fields[-1][key] = match.span(2)
+        self._starts = starts
+        self._fields = fields
+        n_trees = len(fields)
+        n_internal = [int(count[0]) - 1 for count in self._parsed("num_leaves", [1] * n_trees, np.int64)]
+        if any(count < 0 for count in n_internal):
+            raise ValueError("unexpected LightGBM model text layout: a tree has no leaves")
+        if any(count is not None and count[0] > 0 for count in self._parsed("num_cat", [1] * n_trees, np.int64, True)):
+            raise ValueError("categorical splits of LightGBM cannot be corrected; use numeric features")
+        left = self._parsed("left_child", n_internal, np.int64)
+        right = self._parsed("right_child", n_internal, np.int64)
+        feature = self._parsed("split_feature", n_internal, np.int64)
+        threshold = self._parsed("threshold", n_internal, np.float64)
+        decision_type = self._parsed("decision_type", n_internal, np.int64)
+        internal_count = self._parsed("internal_count", n_internal, np.int64, optional=True)
+        leaf_count = self._parsed("leaf_count", [count + 1 for count in n_internal], np.int64, optional=True)
+        # decision_type bits 2-3 hold the missing-value type; 1 is "zero as missing".
+        self.zero_as_missing = any(np.any((kind >> 2) & 3 == 1) for kind in decision_type)
+        self.trees = []
+        for t, count in enumerate(n_internal):
+            tree = {"n_internal": count}
+            self.trees.append(tree)
+            if count == 0:
                 tree["arrays"] = (np.array([-1]), np.array([-1]), np.array([-1]), np.array([0.0]))
                 continue
-            if int(fields.get("num_cat", "0")) > 0:
-                raise ValueError("categorical splits of LightGBM cannot be corrected; use numeric features")
+            n_nodes = 2 * count + 1
+            arrays = (
+                np.full(n_nodes, -1, dtype=np.int64),
+                np.full(n_nodes, -1, dtype=np.int64),
+                np.full(n_nodes, -1, dtype=np.int64),
+                np.zeros(n_nodes),
+            )
+            # Internal nodes keep their index; leaf l (stored as ~l) becomes n_internal + l.
+            arrays[0][:count] = np.where(left[t] >= 0, left[t], count + ~left[t])
+            arrays[1][:count] = np.where(right[t] >= 0, right[t], count + ~right[t])
+            arrays[2][:count] = feature[t]
+            arrays[3][:count] = threshold[t]
+            tree["arrays"] = arrays
+            if internal_count[t] is not None:
+                tree["root_count"] = int(internal_count[t][0])
+                if leaf_count[t] is not None:
+                    tree["node_weight"] = np.concatenate([internal_count[t], leaf_count[t]])
 
-            def ints(key, fields=fields):
-                return np.asarray(fields[key].split(), dtype=np.int64)
+    def _parsed(self, key, counts, dtype, optional=False):
+        """Each tree's values under ``key`` (``counts[t]`` of them), parsed for all trees in one call.
 
-            def to_node(child, n_internal=n_internal):
-                # Internal nodes keep their index; leaf l (stored as ~l) becomes n_internal + l.
-                return np.where(child >= 0, child, n_internal + ~child)
-
-            n_nodes = n_internal + n_leaves
-            left = np.full(n_nodes, -1, dtype=np.int64)
-            right = np.full(n_nodes, -1, dtype=np.int64)
-            feature = np.full(n_nodes, -1, dtype=np.int64)
-            threshold = np.zeros(n_nodes)
-            left[:n_internal] = to_node(ints("left_child"))
-            right[:n_internal] = to_node(ints("right_child"))
-            feature[:n_internal] = ints("split_feature")
-            threshold[:n_internal] = np.asarray(fields["threshold"].split(), dtype=np.float64)
-            tree["arrays"] = (left, right, feature, threshold)
-            tree["root_count"] = int(fields["internal_count"].split()[0]) if "internal_count" in fields else None
-            if "internal_count" in fields and "leaf_count" in fields:
-                tree["node_weight"] = np.concatenate([ints("internal_count"), ints("leaf_count")])
-            # decision_type bits 2-3 hold the missing-value type; 1 is "zero as missing".
-            if np.any((ints("decision_type") >> 2) & 3 == 1):
-                self.zero_as_missing = True
+        A tree without the line gets None when ``optional``, else it is an error, as is a
+        line whose number of values is not the tree's. Parsing the joined lines at once
+        costs a tenth of parsing each (0.1 s on 800 trees).
+        """
+        spans = [fields.get(key) for fields in self._fields]
+        if not optional and any(span is None for span in spans):
+            raise ValueError(f"unexpected LightGBM model text layout: a tree has no '{key}' line")
+        present = [t for t, span in enumerate(spans) if span is not None]
+        joined = " ".join(self.source[spans[t][0] : spans[t][1]] for t in present)
+        try:
+            values = np.array(joined.split(), dtype=dtype)
+        except ValueError as error:
+            raise ValueError(f"unexpected LightGBM model text layout: '{key}' holds a non-number") from error
+        expected = [counts[t] for t in present]
+        if values.size != sum(expected):
+            raise ValueError(f"unexpected LightGBM model text layout: '{key}' does not have one value per node")
+        result = [None] * len(spans)
+        offset = 0
+        for t, count in zip(present, expected):
+            result[t] = values[offset : offset + count]
+            offset += count
+        return result
 
     def text(self, thresholds) -> str:
-        lines = list(self.lines)
-        for tree, new in zip(self.trees, thresholds):
-            if tree["n_internal"] > 0:
-                values = " ".join(repr(float(v)) for v in new[: tree["n_internal"]])
-                lines[tree["lines"]["threshold"]] = f"threshold={values}"
-        # The header lists each tree block's size in bytes; LightGBM uses it to find the
-        # trees, so it must match the rewritten blocks.
-        sizes = [sum(len(line) + 1 for line in lines[tree["start"] : tree["end"]]) for tree in self.trees]
-        for number, line in enumerate(lines):
-            if line.startswith("tree_sizes="):
-                lines[number] = "tree_sizes=" + " ".join(str(s) for s in sizes)
-                break
-            if line.startswith("Tree="):
-                break
-        return "\n".join(lines)
+        """The model text with each tree's internal thresholds replaced (shortest round-trip decimals)."""
+        pieces = []
+        position = 0
+        sizes = list(self.header_sizes[1]) if self.header_sizes is not None else None
+        for index, (tree, fields, new) in enumerate(zip(self.trees, self._fields, thresholds)):
+            if tree["n_internal"] == 0:
+                continue
+            start, stop = fields["threshold"]
+            values = " ".join(map(repr, np.asarray(new[: tree["n_internal"]], dtype=np.float64).tolist()))
+            pieces += [self.source[position:start], values]
+            position = stop
+            if sizes is not None:
+                sizes[index] += len(values) - (stop - start)
+        pieces.append(self.source[position:])
+        text = "".join(pieces)
+        if sizes is None:
+            return text
+        # The header precedes the first tree: its span is unchanged by the splices.
+        (start, stop), _ = self.header_sizes
+        return text[:start] + " ".join(map(str, sizes)) + text[stop:]
 
     def original_sizes_match(self) -> bool:
-        for line in self.lines:
-            if line.startswith("tree_sizes="):
-                stored = [int(v) for v in line.split("=", 1)[1].split()]
-                sizes = [sum(len(x) + 1 for x in self.lines[t["start"] : t["end"]]) for t in self.trees]
-                return stored == sizes
-            if line.startswith("Tree="):
-                break
-        return True
+        """Whether the header's tree_sizes are the blocks' lengths (LightGBM counts bytes; blocks are ASCII)."""
+        if self.header_sizes is None:
+            return True
+        ends = [*self._starts[1:], self._trees_end]
+        return self.header_sizes[1] == [stop - start for start, stop in zip(self._starts, ends)]
 
 
 class _LightGBM:
