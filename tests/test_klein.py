@@ -744,6 +744,59 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     np.testing.assert_array_equal(_leaves(scanned, new), _leaves(routed, new))
 
 
+@pytest.mark.parametrize(
+    "backend",
+    [
+        ExtraTreesClassifier(n_estimators=4, random_state=0),
+        RandomForestClassifier(n_estimators=4, max_depth=8, random_state=0),  # in-bag rows only
+        xgboost.XGBClassifier(n_estimators=2, max_depth=6, random_state=0, n_jobs=1),
+        lightgbm.LGBMClassifier(n_estimators=2, random_state=0, verbose=-1, n_jobs=1),
+        lightgbm.LGBMClassifier(n_estimators=2, zero_as_missing=True, random_state=0, verbose=-1, n_jobs=1),
+    ],
+    ids=["ExtraTrees", "RandomForest", "XGBoost", "LightGBM", "LightGBM-leaves"],
+)
+def test_rows_renumbered_for_locality_give_the_same_model(backend, monkeypatch):
+    # The correction may renumber the rows along a space-filling curve so that a
+    # node's rows sit close in memory; only the speed may change, never a threshold,
+    # a margin or a leaf (the library's leaves, where it gives them, stay aligned).
+    from engine.klein import _backends
+
+    X, y = _mixture_far()
+    models = {}
+    for renumber in (False, True):
+        with monkeypatch.context() as patch:
+            patch.setattr(_backends, "_RENUMBER_BYTES", 0 if renumber else np.inf)
+            patch.setattr(_backends, "_RENUMBER_TREES", 1)
+            models[renumber] = KleinTreeClassifier(clone(backend), signature="H2 x E1").fit(X, y)
+    plain, renumbered = models[False], models[True]
+    assert plain.n_thresholds_moved_ == renumbered.n_thresholds_moved_ > 0
+    for a, b in zip(plain.margins_, renumbered.margins_):
+        np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)
+    np.testing.assert_array_equal(plain.predict_proba(X), renumbered.predict_proba(X))
+    features = plain.transform_features(X)
+    np.testing.assert_array_equal(_leaves(plain, features), _leaves(renumbered, features))
+
+
+def test_locality_order_is_a_permutation_that_keeps_neighbours_together():
+    from engine.klein._rows import locality_order, relabel_rows
+
+    rng = np.random.default_rng(0)
+    F = rng.normal(size=(20000, 3))
+    order = locality_order(F)
+    np.testing.assert_array_equal(np.sort(order), np.arange(len(F)))
+    np.testing.assert_array_equal(locality_order(F, threads=2), order)  # threads only split the work
+    # Consecutive rows in the new order are far closer than consecutive rows before.
+    step_before = np.linalg.norm(np.diff(F, axis=0), axis=1).mean()
+    step_after = np.linalg.norm(np.diff(F[order], axis=0), axis=1).mean()
+    assert step_after < step_before / 5
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    rows = np.array([3, 10, 11, 500, 19999])
+    np.testing.assert_array_equal(relabel_rows(rows, rank), np.sort(rank[rows]))
+    np.testing.assert_array_equal(relabel_rows(rows, rank, keep_order=True), rank[rows])
+    assert locality_order(F[:1]).tolist() == [0]
+
+
 def test_x0_floors_are_block_minima_of_far_components_only():
     # The windowed pass narrows a far-out component's windows with the smallest x0 of
     # each block of rows; near the origin the floors do not pay and are left out (zeros).

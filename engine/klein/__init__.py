@@ -55,6 +55,7 @@ def warm_up() -> None:
     from engine.klein import _backends
     from engine.klein._correct import correct_tree_from_leaves
     from engine.klein._features import KleinLayout
+    from engine.klein._rows import locality_order
     from engine.manifolds import Signature
     from engine.sampling import make_classification
 
@@ -75,7 +76,9 @@ def warm_up() -> None:
     contiguous = _backends._TreeJob(
         *(np.ascontiguousarray(a) for a in strided.nodes), strided.rows, node_weight=strided.node_weight
     )
+    locality_order(features)  # the rows' renumbering for large models
+    subtrees = _backends._ScanPolicy(_backends._SUBTREE_COST_PRIOR, _backends._SUBTREE_PAYS)
     for job in (strided, contiguous):
-        _backends._route(job, *args, window_sizes, x0_floor, tables)
+        _backends._route(job, *args, window_sizes, x0_floor, tables, subtrees)
         _backends._scan(job, float("inf"), tables, *args, window_sizes, x0_floor)
         correct_tree_from_leaves(*job.nodes, leaf, job.rows, *args)

@@ -519,6 +519,13 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
     return il, max(lo, lo2), min(hi, hi2)
 
 
+# Rows of a large node the windowed pass reads first, spread through the node, to start
+# its window near the final one: without them, rows that come in an order following
+# their values (rows renumbered for locality, engine.klein._rows) kept the window wide
+# (XGBoost on H4: 1.19x per tree); in random order they still save 5%.
+_WARM_ROWS = 64
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
@@ -532,11 +539,12 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     ``hi' >= hi``), so the window's lower edge only rises: a row outside the window
     when read is outside it for the final values too and is skipped on its ratio
     alone, the common case (no ``x0`` read). A row inside reads ``x0``, tightens the
-    bound and is kept if its near-end value is within the bound. In a node's row
-    order (random with respect to the values) the window settles after a few rows.
-    Symmetrically on the right. Every row that can be the nearest, and the row
-    attaining ``B``, is kept (their tests hold with the final values, hence with the
-    running ones); :func:`_prune_candidates` prunes.
+    bound and is kept if its near-end value is within the bound. The pass starts from
+    the extremes and bounds of ``_WARM_ROWS`` rows spread through the node (valid
+    running values: they are some of the node's rows'), so the window starts near its
+    final width whatever the order of the rows. Symmetrically on the right. Every row
+    that can be the nearest, and the row attaining ``B``, is kept (their tests hold with
+    the final values, hence with the running ones); :func:`_prune_candidates` prunes.
 
     The running ``lo`` only moves on a row that is inside the window (a new largest
     left value is above the old edge), so the edges are updated there and the common
@@ -561,8 +569,26 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     hi = np.inf
     bound_left = np.inf  # running upper bounds of B, left and right
     bound_right = np.inf
-    edge_lo = -np.inf  # the window: rows with edge_lo <= ratio <= edge_hi
-    edge_hi = np.inf
+    # Warm start from a spread sample of the node's rows (read again below): any rows'
+    # extremes and bounds are valid running values, and these are near the final ones
+    # even when the rows come in an order that follows their values.
+    stride = max(1, (stop - s) // _WARM_ROWS)
+    for k in range(s, stop, stride):
+        r = np.uint64(src[np.uint64(k)])
+        v = values[r]
+        g = v <= cutoff
+        lo = max(lo, v if g else -np.inf)
+        hi = min(hi, np.inf if g else v)
+    for k in range(s, stop, stride):
+        r = np.uint64(src[np.uint64(k)])
+        v = values[r]
+        a = x0_all[r]
+        if v <= cutoff:
+            bound_left = min(bound_left, a * (hi - v))
+        else:
+            bound_right = min(bound_right, a * (v - lo))
+    edge_lo = lo - bound_left * slack_per_radius  # the window: rows with edge_lo <= ratio <= edge_hi
+    edge_hi = hi + bound_right * slack_per_radius
     left_stop = 0
     right_start = kept.shape[1]
     n_window = 0
