@@ -766,7 +766,7 @@ def test_rows_renumbered_for_locality_give_the_same_model(backend, monkeypatch):
     for renumber in (False, True):
         with monkeypatch.context() as patch:
             patch.setattr(_backends, "_RENUMBER_BYTES", 0 if renumber else np.inf)
-            patch.setattr(_backends, "_RENUMBER_TREES", 1)
+            patch.setattr(_backends, "_RENUMBER_VISITS", 0.0)
             models[renumber] = KleinTreeClassifier(clone(backend), signature="H2 x E1").fit(X, y)
     plain, renumbered = models[False], models[True]
     assert plain.n_thresholds_moved_ == renumbered.n_thresholds_moved_ > 0

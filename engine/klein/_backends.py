@@ -719,19 +719,24 @@ class _SortedRows:
 # it replaces costs beyond the plain partition, so a scan that gives up (rows of small
 # x0 spread through the window) at most doubles the node's cost.
 _SCAN_WORK_PER_ROW = 1.0
-# Renumbering the rows along a space-filling curve (engine.klein._rows) costs about
-# 40 ms at 10^5 rows and saves 15-40% of routing where a level's arrays (each feature
-# and x0 column) overflow a core's second-level cache (H8: 0.6-0.85x per tree; H2, at
-# 2.4 MB in all: 0.98x): used when they take more than _RENUMBER_BYTES and the model
-# routes at least _RENUMBER_TREES trees.
-_RENUMBER_BYTES = 4 * 2**20
-_RENUMBER_TREES = 4
+# Renumbering the rows along a space-filling curve (engine.klein._rows) saves 15-40% of
+# routing where a level's arrays (each feature and x0 column) overflow a core's
+# second-level cache (H4, at 3.8 MB in all: 0.84x per tree; H8: 0.6-0.85x; H2, at
+# 2.4 MB: 0.98x), so it is used above _RENUMBER_BYTES. It costs about 45 ns per value
+# copied (30-45 ms at 10^5 rows) against about 2 ns saved per row routed through a
+# node, so it is used only when the trees' routing (estimated as rows times log2 of
+# the leaves) is at least _RENUMBER_VISITS values' worth (ExtraTrees on H16, 60 nodes
+# a tree: no).
+_RENUMBER_BYTES = 3 * 2**20
+_RENUMBER_VISITS = 22.0
 
 
 def _renumber_pays(jobs, F, feat_x0) -> bool:
-    n_columns = F.shape[1] + len(np.unique(feat_x0[feat_x0 >= 0]))
-    n_trees = sum(1 for job in jobs if job.left[0] != -1)
-    return F.shape[0] * n_columns * 8 > _RENUMBER_BYTES and n_trees >= _RENUMBER_TREES
+    n_values = F.shape[0] * (F.shape[1] + len(np.unique(feat_x0[feat_x0 >= 0])))
+    if n_values * 8 <= _RENUMBER_BYTES:
+        return False
+    visits = sum(len(job.rows) * math.log2(max(2, (len(job.left) + 1) // 2)) for job in jobs if job.left[0] != -1)
+    return visits >= _RENUMBER_VISITS * n_values
 
 
 # correct_tree's sorted rows when the model has none, and its node weights when no
