@@ -522,28 +522,62 @@ def _far_mixture(random_state, n_samples=3000):
 )
 def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
     # correct_tree keeps only the rows near each gap (a running window in large nodes,
-    # a branch-free pass in small ones); the leaf-based path takes every row of the
-    # node as a candidate. On a mixture reaching 15 units from the origin (x0 up to
-    # ~1e6, where the window's bound matters most), deep and shallow trees, '<=' and
-    # '<' rules, both must give the same thresholds and margins.
+    # each side's rows read without a branch in small ones); the leaf-based path takes
+    # every row of the node as a candidate. On a mixture reaching 15 units from the
+    # origin (x0 up to ~1e6, where the window's bound matters most), deep and shallow
+    # trees, '<=' and '<' rules, both must give the same thresholds and margins.
+    from engine.klein._backends import backend_for
+    from engine.klein._correct import _DENSE_ROWS
+
+    _, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
+    model = clone(backend).fit(features, y)
+    n_hyperbolic_nodes, n_windowed = _check_h_passes_against_the_exhaustive_path(
+        model, layout, features, HT, monkeypatch
+    )
+    assert n_hyperbolic_nodes > 20
+    assert n_windowed >= len(backend_for(model).jobs(features, None))  # both H passes ran
+
+
+def test_large_nodes_above_two_leaves_give_the_exhaustive_result(monkeypatch):
+    # A node whose children are both leaves is not partitioned into the row buffers
+    # (nothing reads them); a large one's two-pass candidate search (its feature's
+    # windows wide, or a scan that gave up) reads the partition, so it must make it.
+    from engine.klein._correct import _DENSE_ROWS
+
+    _, y, layout, features, HT = _far_mixture(random_state=4, n_samples=6 * _DENSE_ROWS)
+    features = features.copy()
+    features[:, layout.feat_x0 < 0] = 0.0  # only H splits
+    model = DecisionTreeClassifier(max_depth=2, random_state=0).fit(features, y)
+    tree = model.tree_
+    above_leaves = (tree.children_left != -1) & (tree.children_left[tree.children_left] == -1)
+    above_leaves &= tree.children_left[np.maximum(tree.children_right, 0)] == -1
+    assert np.any(above_leaves & (tree.n_node_samples > _DENSE_ROWS))
+    n_hyperbolic_nodes, _ = _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, monkeypatch)
+    assert n_hyperbolic_nodes == 3
+
+
+def _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, monkeypatch):
+    """Route every tree of ``model`` with each H pass forced in turn; compare with the leaf-based path.
+
+    Returns the internal H nodes checked and those of more than ``_DENSE_ROWS`` rows.
+    """
     from engine.klein import _backends
     from engine.klein._backends import _route, _SortedRows, backend_for
     from engine.klein._correct import _DENSE_ROWS, _FLOOR_BLOCK, correct_tree_from_leaves
 
-    X, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
+    n_samples = len(features)
     tables = _SortedRows(features, HT, layout.feat_x0)
-    model = clone(backend).fit(features, y)
     adapter = backend_for(model)
     FT = np.ascontiguousarray(features.T)
     args = (FT, HT, layout.feat_x0, layout.feat_radius, adapter.rule)
-    no_floors = np.zeros((HT.shape[0], -(-len(X) // _FLOOR_BLOCK)))
+    no_floors = np.zeros((HT.shape[0], -(-n_samples // _FLOOR_BLOCK)))
     floors_on = no_floors.copy()
     for h in np.unique(layout.feat_x0[layout.feat_x0 >= 0]):
         padded = np.full(floors_on.shape[1] * _FLOOR_BLOCK, np.inf)
-        padded[: len(X)] = HT[h]
+        padded[:n_samples] = HT[h]
         floors_on[h] = padded.reshape(-1, _FLOOR_BLOCK).min(axis=1)
     leaves = _leaves(type("M", (), {"estimator_": model})(), features)
-    leaves = np.asarray(leaves).reshape(len(X), -1).astype(np.int64)
+    leaves = np.asarray(leaves).reshape(n_samples, -1).astype(np.int64)
     jobs = adapter.jobs(features, None)
     assert len(jobs) == leaves.shape[1]
     n_hyperbolic_nodes = n_windowed = 0
@@ -553,9 +587,9 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
         )
         # Large nodes take the windowed pass unless their feature's last window was wide
         # (window_sizes): no window seen yet (windows of R, or of each row block's
-        # smallest x0), and every window wide (all branch-free; with the sorted rows,
-        # scanned from the gap, or, with no work allowed to the scans, branch-free after
-        # a scan that gives up).
+        # smallest x0), and every window wide (all partitioned, then each side read
+        # without a branch; with the sorted rows, scanned from the gap, or, with no work
+        # allowed to the scans, the same two passes after a scan that gives up).
         for window_sizes, floors, sorted_rows, scan_work in (
             (np.zeros(features.shape[1]), no_floors, None, 1.0),
             (np.zeros(features.shape[1]), floors_on, None, 1.0),
@@ -573,8 +607,7 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
         hyperbolic = (job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)
         n_hyperbolic_nodes += int(np.sum(hyperbolic))
         n_windowed += int(np.sum(hyperbolic & (_rows_per_node(job.left, job.right, leaves[:, t]) > _DENSE_ROWS)))
-    assert n_hyperbolic_nodes > 20
-    assert n_windowed >= len(jobs)  # both H passes ran
+    return n_hyperbolic_nodes, n_windowed
 
 
 def _rows_per_node(left, right, leaf):

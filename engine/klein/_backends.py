@@ -759,9 +759,13 @@ def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sort
     plan = _NO_PLAN
     if sorted_rows is not None:
         tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0)
+        weight, cost, pays = _NO_WEIGHTS, 0.0, 0.0
         if subtrees is not None:
             weight = np.ascontiguousarray(job.node_weight, dtype=np.float64)
-            plan = (_SCAN_WORK_PER_ROW, weight, subtrees.cost, subtrees.pays)
+            cost, pays = subtrees.cost, subtrees.pays
+        # The scans' budget read here, not frozen in _NO_PLAN: the tests lower it to make
+        # every scan give up.
+        plan = (_SCAN_WORK_PER_ROW, weight, cost, pays)
     *result, work, units = correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables, x0_floor, plan)
     if units > 0.0 and subtrees is not None:
         subtrees.record(work, units)

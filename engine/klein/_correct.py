@@ -700,74 +700,71 @@ def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end,
     return cursor, n_window
 
 
-# Nodes up to this many rows use _partition_gap_dense. The window of
+# Nodes up to this many rows are partitioned first (_partition_gap), then each side
+# reads every row's x0 without a branch (_sides_after_partition). The window of
 # _partition_gap_hyperbolic narrows as the running extremes approach the final ones
 # and holds most of a small node's rows until its pass ends (measured on ExtraTrees,
 # H4 x E2: 40-100% of the rows of nodes under 512 rows, 3-15% at 2048-4096, under 2%
-# above 16384), and every row in it costs a mispredicted branch; from 4096 rows down,
-# reading x0 for every row without a branch is faster (ExtraTrees' correction 20%
-# faster, boosted trees 5%; the same for 256 to 4096 within noise, slower above).
+# above 16384), and every row in it costs a mispredicted branch. The two passes beat a
+# single branch-free pass that selects on each row's side and chains its bounds to the
+# running extremes (about 47 instructions per row against 20; ExtraTrees' correction
+# 16-28% faster on H2, H4 x E2 and H8).
 _DENSE_ROWS = 4096
 # A larger node gets it too when the last windowed pass on its feature (in any tree of
 # the model) read x0 for at least this share of the node's rows. How many rows a window
 # holds depends on the data more than on the node (it is about constant per feature:
 # ~400 on H4 x E2, ~10,000 on H8 whose points lie ~9 units out, where x0 ~ 6000 R makes
-# the window's bound loose), so data far out take the branch-free pass throughout (H8:
+# the window's bound loose), so data far out take the branch-free passes throughout (H8:
 # boosted trees' correction 12-15% faster, ExtraTrees' 25%; H4 x E2 unchanged).
 _DENSE_WINDOW_SHARE = 0.1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_dense(values, x0_all, cutoff, src, dst, s, stop, write, kept):
-    """:func:`_partition_gap_hyperbolic` where windows hold many rows: every row's ``x0`` read, no branch.
+def _side_candidates(values, x0_all, rows, start, stop, near_end, far_end, sign, kept, cursor, step):
+    """The candidates among one side's rows ``rows[start:stop]``, every row's ``x0`` read, no branch.
 
-    Used for small nodes and for features whose windows are wide (see ``_DENSE_ROWS``).
-
-    The same running extremes and bounds, updated for every row with selects; each row
-    is written at its side's cursor in ``kept`` (lefts up from the start, rights down
-    from the end) and the cursor advances only if the row passes the same test. Keeps
-    a superset of the candidates, as the windowed pass does, laid out as it does;
-    returns ``(il, lo, hi, left_stop, right_start)``.
+    :func:`_window_side` without the window: once the node is partitioned, a side's
+    rows are contiguous and the gap's ends final, so each row's test needs no select on
+    its side and waits on nothing but the running bound (``sign``, ``near_end`` and
+    ``far_end`` as there). Every row is written at the cursor, which moves only if the
+    row passes the test; the row attaining the side's ``B`` passes (its near-end value
+    is at most its far-end value, which is then the running bound), so the kept rows
+    are a superset of the candidates. Returns the next cursor.
     """
-    lo = -np.inf
-    hi = np.inf
-    bound_left = np.inf
-    bound_right = np.inf
-    left_stop = 0
-    right_end = kept.shape[1] - 1  # the right rows go to (right_end, kept.shape[1])
-    il = s
-    ir = stop - 1
-    for k in range(s, stop):
-        r = np.uint64(src[np.uint64(k)])
+    bound = np.inf
+    for k in range(start, stop):
+        r = np.uint64(rows[np.uint64(k)])
         v = values[r]
         a = x0_all[r]
-        g = v <= cutoff
-        if write:
-            dst[np.uint64(il)] = r
-            dst[np.uint64(ir)] = r
-        il += 1 if g else 0
-        ir -= 0 if g else 1
-        lo = max(lo, v if g else -np.inf)
-        hi = min(hi, np.inf if g else v)
-        far = a * ((hi - v) if g else (v - lo))
-        bound_left = min(bound_left, far if g else np.inf)
-        bound_right = min(bound_right, np.inf if g else far)
-        bound = bound_left if g else bound_right
+        bound = min(bound, a * (sign * (far_end - v)))
         # The windowed pass's test, the floor term moved left (a * (gap - floor) saves a
         # multiply); the two differ by rounding, well within the slack.
-        keep = a * (((lo - v) if g else (v - hi)) - _CANDIDATE_FLOOR) <= bound * _CANDIDATE_SLACK
-        slot = np.uint64(left_stop if g else right_end)
-        kept[0, slot] = v
-        kept[1, slot] = a
-        left_stop += 1 if keep and g else 0
-        right_end -= 1 if keep and not g else 0
-    return il, lo, hi, left_stop, right_end + 1
+        keep = a * (sign * (near_end - v) - _CANDIDATE_FLOOR) <= bound * _CANDIDATE_SLACK
+        kept[0, np.uint64(cursor)] = v
+        kept[1, np.uint64(cursor)] = a
+        cursor += step if keep else 0
+    return cursor
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sides_after_partition(values, x0_all, rows, s, il, stop, lo, hi, kept):
+    """The candidates of a node whose rows ``rows[s:stop]`` are partitioned at ``il`` with gap ``(lo, hi)``.
+
+    Lefts up from the start of ``kept``, rights down from its end (see
+    :func:`_partition_gap_hyperbolic`); returns ``(left_stop, right_start)``.
+    """
+    m = kept.shape[1]
+    if not (-np.inf < lo < hi < np.inf):
+        return 0, m  # the node does not move (see _finish_node): no candidates needed
+    left_stop = _side_candidates(values, x0_all, rows, s, il, lo, hi, 1.0, kept, 0, 1)
+    right_end = _side_candidates(values, x0_all, rows, il, stop, hi, lo, -1.0, kept, m - 1, -1)
+    return left_stop, right_end + 1
 
 
 # Nodes up to this many rows take _partition_tiny: every row is a candidate (at most 64
 # pairs, each checked without a branch), and the library's comparison is made row by
-# row, which for so few rows costs less than the node's _cutoff, the bounds of the
-# dense pass and the pruning (fully grown ExtraTrees on H2, 84% of whose nodes hold at
+# row, which for so few rows costs less than the node's _cutoff, the sides' bounds
+# and the pruning (fully grown ExtraTrees on H2, 84% of whose nodes hold at
 # most 16 rows: 4 -> 16 rows, 6.5% faster per tree; 8: 3%, 24 and 32: as 16).
 _TINY_ROWS = 16
 
@@ -784,7 +781,7 @@ def _sends_left(value, t, rule):
 
 @njit(cache=True, nogil=True, inline="always")
 def _partition_tiny(values, x0_all, t, rule, src, dst, s, stop, write, kept):
-    """:func:`_partition_gap_dense` for a node of at most ``_TINY_ROWS`` rows: every row kept.
+    """The H passes for a node of at most ``_TINY_ROWS`` rows, H or E: every row kept, in one pass.
 
     Compares each row with the threshold ``t`` under ``rule`` (no cutoff) and keeps
     every row, laid out as the H passes do (``x0_all`` is only read into ``kept``: for
@@ -832,8 +829,8 @@ def correct_tree(
     Per node, one pass partitions the rows between two index buffers and finds the
     gap: :func:`_partition_gap` for an E feature; for an H feature the pass also keeps
     the rows that can be nearest to the boundary (:func:`_partition_gap_hyperbolic`
-    through a window, :func:`_partition_gap_dense` for nodes of up to
-    ``_DENSE_ROWS`` rows or whose feature's windows are wide), which
+    through a window; :func:`_partition_gap`, then :func:`_sides_after_partition` for
+    nodes of up to ``_DENSE_ROWS`` rows or whose feature's windows are wide), which
     :func:`_prune_candidates` then prunes to the few the exact solver needs. Nodes of
     at most ``_TINY_ROWS`` rows, H or E, take :func:`_partition_tiny`, which keeps them all.
 
@@ -972,14 +969,13 @@ def correct_tree(
                         lo, hi, f, feat_radius[f], sorted_rows, path, kept, (stop - s) * work_per_row
                     )
                 if not found:
-                    _, _, _, left_stop, right_start = _partition_gap_dense(
-                        FT[f], x0_all, cutoff, src, dst, s, stop, False, kept
-                    )
+                    if not write:  # the sides' passes read the partitioned rows
+                        _partition_gap(FT[f], cutoff, src, dst, s, stop, True)
+                    left_stop, right_start = _sides_after_partition(FT[f], x0_all, dst, s, il, stop, lo, hi, kept)
                     right_stop = m
             elif stop - s <= _DENSE_ROWS or wide:
-                il, lo, hi, left_stop, right_start = _partition_gap_dense(
-                    FT[f], x0_all, cutoff, src, dst, s, stop, write, kept
-                )
+                il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, True)
+                left_stop, right_start = _sides_after_partition(FT[f], x0_all, dst, s, il, stop, lo, hi, kept)
                 right_stop = m
             else:
                 # With the sorted rows, far-out features keep windows of R: those are
