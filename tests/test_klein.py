@@ -598,16 +598,34 @@ def _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, mon
             (np.full(features.shape[1], np.inf), no_floors, tables, 0.0),
         ):
             monkeypatch.setattr(_backends, "_SCAN_WORK_PER_ROW", scan_work)
-            routed = _route(job, *args, window_sizes, floors, sorted_rows)
-            np.testing.assert_array_equal(routed[2], exhaustive[2])  # status
-            # Thresholds to rounding: the exhaustive path solves large candidate sets by
-            # bisection, the pruned one by checking every pair.
-            np.testing.assert_allclose(routed[0], exhaustive[0], rtol=1e-12, atol=1e-15)
-            np.testing.assert_allclose(routed[1], exhaustive[1], rtol=1e-9)  # margins (cancellation at large x0)
+            _assert_same_correction(_route(job, *args, window_sizes, floors, sorted_rows), exhaustive)
         hyperbolic = (job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)
         n_hyperbolic_nodes += int(np.sum(hyperbolic))
         n_windowed += int(np.sum(hyperbolic & (_rows_per_node(job.left, job.right, leaves[:, t]) > _DENSE_ROWS)))
     return n_hyperbolic_nodes, n_windowed
+
+
+def _route_plainly(job, features, HT, layout, rule):
+    """``correct_tree`` with neither sorted rows nor a plan: the routing the other paths must reproduce."""
+    from engine.klein._backends import _NO_PLAN, _NO_SORTED_ROWS
+    from engine.klein._correct import correct_tree, x0_floors
+
+    geometry = (np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, rule)
+    floors = x0_floors(HT, layout.feat_x0, layout.feat_radius)
+    window_sizes = np.zeros(features.shape[1])
+    return correct_tree(*job.nodes, job.rows, *geometry, window_sizes, _NO_SORTED_ROWS, floors, _NO_PLAN)[:3]
+
+
+def _assert_same_correction(result, reference):
+    """Two corrections of one tree agree: statuses exactly, thresholds and nearest distances to rounding.
+
+    Thresholds to rounding because the exhaustive path solves large candidate sets by
+    bisection and the pruned ones by checking every pair; nearest distances to 1e-9
+    for the cancellation in ``x_j - t x_0`` at large ``x0``.
+    """
+    np.testing.assert_array_equal(result[2], reference[2])
+    np.testing.assert_allclose(result[0], reference[0], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(result[1], reference[1], rtol=1e-9)
 
 
 def _rows_per_node(left, right, leaf):
@@ -634,13 +652,12 @@ def test_sorted_scans_give_the_routed_result(backend):
     # feature outwards from the threshold (correct_tree_sorted) instead of routing
     # every row; both must agree exactly, for '<=' (float64 and float32) and '<'
     # rules, far points, and trees trained on a subset of the rows.
-    from engine.klein._backends import _NO_PLAN, _NO_SORTED_ROWS, _SortedRows, backend_for
-    from engine.klein._correct import correct_tree, correct_tree_sorted, x0_floors
+    from engine.klein._backends import _SortedRows, backend_for
+    from engine.klein._correct import correct_tree_sorted
 
     X, y, layout, features, HT = _far_mixture(random_state=2)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
-    FT = np.ascontiguousarray(features.T)
     geometry = (layout.feat_x0, layout.feat_radius, adapter.rule)
     tables = _SortedRows(features, HT, layout.feat_x0, threads=2)
     n_compared = 0
@@ -661,15 +678,9 @@ def test_sorted_scans_give_the_routed_result(backend):
         )
         *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
         assert work > 0
-        window_sizes = np.zeros(features.shape[1])
-        routed = correct_tree(
-            *(job.left, job.right, job.feature, job.threshold, job.rows, FT, HT, *geometry),
-            *(window_sizes, _NO_SORTED_ROWS, x0_floors(HT, layout.feat_x0, layout.feat_radius), _NO_PLAN),
-        )
+        routed = _route_plainly(job, features, HT, layout, adapter.rule)
         assert ok
-        np.testing.assert_array_equal(scanned[2], routed[2])
-        np.testing.assert_allclose(scanned[0], routed[0], rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(scanned[1], routed[1], rtol=1e-9)
+        _assert_same_correction(scanned, routed)
         n_compared += int(np.sum(routed[2] == 0))
         # A budget too small for the tree gives up rather than answer.
         if job.left[0] != -1:
@@ -693,7 +704,7 @@ def test_subtree_scans_give_the_routed_result(backend):
     # its budget gives up and the subtree is routed. The weights only steer these
     # choices: with the library's own and with random ones, scanning wherever the
     # budget allows, thresholds, margins and statuses must be those of routing alone.
-    from engine.klein._backends import _NO_PLAN, _NO_SORTED_ROWS, _SortedRows, backend_for
+    from engine.klein._backends import _SortedRows, backend_for
     from engine.klein._correct import correct_tree, x0_floors
 
     _, y, layout, features, HT = _far_mixture(random_state=3)
@@ -707,15 +718,13 @@ def test_subtree_scans_give_the_routed_result(backend):
     scan_units = 0.0
     for job in adapter.jobs(features, None):
         window_sizes = np.zeros(features.shape[1])
-        routed = correct_tree(*job.nodes, job.rows, *geometry, window_sizes, _NO_SORTED_ROWS, floors, _NO_PLAN)
+        routed = _route_plainly(job, features, HT, layout, adapter.rule)
         for weight in (np.asarray(job.node_weight, dtype=np.float64), rng.uniform(0.01, 1.0, len(job.left))):
             plan = (1.0, np.ascontiguousarray(weight), 0.0, np.inf)  # scan wherever the budget allows
             *scanned, work, units = correct_tree(
                 *job.nodes, job.rows, *geometry, window_sizes, sorted_rows, floors, plan
             )
-            np.testing.assert_array_equal(scanned[2], routed[2])
-            np.testing.assert_allclose(scanned[0], routed[0], rtol=1e-12, atol=1e-15)
-            np.testing.assert_allclose(scanned[1], routed[1], rtol=1e-9)
+            _assert_same_correction(scanned, routed)
             assert (work > 0) == (units > 0)
             scan_units += units
     assert scan_units > 0

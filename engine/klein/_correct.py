@@ -102,11 +102,10 @@ def node_shares(left, weight):
 
 
 @njit(cache=True, nogil=True)
-def _layout(left, right, leaf, rows):
-    """Depth-first node order, rows per node and the rows sorted so every node's rows are contiguous.
+def _preorder(left, right):
+    """The nodes reachable from the root in depth-first order, left subtrees first.
 
-    Returns ``(preorder, n_reached, count, start, order)``: ``order[start[v]:start[v] + count[v]]``
-    are the rows that reach node ``v``, those of its left child first.
+    Returns ``(preorder, n_reached)``: the first ``n_reached`` entries of ``preorder``.
     """
     n_nodes = left.shape[0]
     preorder = np.empty(n_nodes, dtype=np.int64)
@@ -123,6 +122,18 @@ def _layout(left, right, leaf, rows):
             stack[depth] = right[node]
             stack[depth + 1] = left[node]
             depth += 2
+    return preorder, n_reached
+
+
+@njit(cache=True, nogil=True)
+def _layout(left, right, leaf, rows):
+    """Depth-first node order, rows per node and the rows sorted so every node's rows are contiguous.
+
+    Returns ``(preorder, n_reached, count, start, order)``: ``order[start[v]:start[v] + count[v]]``
+    are the rows that reach node ``v``, those of its left child first.
+    """
+    n_nodes = left.shape[0]
+    preorder, n_reached = _preorder(left, right)
     count = np.zeros(n_nodes, dtype=np.int64)
     for r in range(leaf.shape[0]):
         node = leaf[r]
@@ -1029,20 +1040,7 @@ def _subtree_sums(left, right, weight):
     for an internal node without weight, so no subtree holding one is ever scanned.
     """
     n_nodes = left.shape[0]
-    preorder = np.empty(n_nodes, dtype=np.int64)
-    stack = np.empty(n_nodes + 1, dtype=np.int64)
-    stack[0] = 0
-    depth = 1
-    n_reached = 0
-    while depth > 0:
-        depth -= 1
-        node = stack[depth]
-        preorder[n_reached] = node
-        n_reached += 1
-        if left[node] != -1:
-            stack[depth] = right[node]
-            stack[depth + 1] = left[node]
-            depth += 2
+    preorder, n_reached = _preorder(left, right)
     sub_weight = np.zeros(n_nodes)
     sub_inverse = np.zeros(n_nodes)
     sub_count = np.zeros(n_nodes)
