@@ -32,8 +32,13 @@ from ui.uploads import (
 )
 from ui.widgets import picture_picker, show_picture
 
+LOADED_NOTE = "data_note"  # "Loaded ...", shown once, on the run after the loading
+
 page_setup("Data")
 st.title("Data")
+if state.get(LOADED_NOTE) is not None:
+    st.success(state.get(LOADED_NOTE))
+    state.drop(LOADED_NOTE)
 
 # Material icons ship with Streamlit (emoji depend on the system's fonts).
 OK = ":green[:material/check_circle:]"
@@ -63,7 +68,10 @@ def adopt(record, train_now: bool):
     if train_now:
         with st.spinner("Training a product decision tree..."):
             set_model(train_from_recipe(record, DEFAULT_TREE))
-    st.success(f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`.")
+    state.put(LOADED_NOTE, f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`.")
+    # The sidebar was drawn before this run loaded the data and still names the previous
+    # dataset and model: draw the page again (the note waits in the session for that run).
+    st.rerun()
 
 
 tab_synthetic, tab_builtin, tab_upload = st.tabs(["Synthetic mixture", "Built-in datasets", "Upload a file"])

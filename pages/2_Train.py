@@ -12,6 +12,8 @@ from ui.errors import friendly, message_for
 from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
 from ui.widgets import PLOTLY_CONFIG
 
+TRAINED_NOTE = "train_note"  # "Trained in ... s.", shown once, on the run after the training
+
 page_setup("Train")
 st.title("Train a model")
 
@@ -65,7 +67,7 @@ with st.form("train_form"):
     submitted = st.form_submit_button("Train", type="primary")
 
 if submitted:
-    with friendly("train the model"):
+    with friendly("train the model") as outcome:
         recipe = {"family": family_key, "params": params, "test_size": test_size, "seed": seed}
         estimator = family.build(data.task, str(data.signature), params, seed)
         train_idx, test_idx = split_rows(data, test_size, seed)
@@ -79,8 +81,14 @@ if submitted:
         record = ModelRecord(estimator, recipe, data.hash, train_idx, test_idx,
                              evaluate(estimator, data, train_idx, test_idx), seconds)
         set_model(record)
-        model = record
-        st.success(f"Trained in {seconds:.2f} s.")
+        state.put(TRAINED_NOTE, f"Trained in {seconds:.2f} s.")
+    if outcome.ok:
+        # The sidebar was drawn before the training and still names the previous model:
+        # draw the page again (the note waits in the session for that run).
+        st.rerun()
+if state.get(TRAINED_NOTE) is not None:
+    st.success(state.get(TRAINED_NOTE))
+    state.drop(TRAINED_NOTE)
 
 if model is not None:
     st.subheader(f"{model.title}" + (" (uploaded)" if model.source == "uploaded" else ""))

@@ -166,6 +166,10 @@ def test_signature_box_reports_parse_errors_inline_and_generates_mixtures():
     assert_clean(at)
     assert str(data(at).signature) == "S2 x S1" and len(data(at).X) == 200
     assert model(at) is not None and model(at).data_hash == data(at).hash
+    # The page drew itself again after loading: the sidebar names the new data.
+    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert "Mixture on S2 x S1" in sidebar and "Poincaré" not in sidebar
+    assert any(str(s.value).startswith("Loaded **Mixture on S2 x S1**") for s in at.success)
 
 
 def test_regression_mixture_and_builtin_dataset():
@@ -301,6 +305,21 @@ def test_baseline_model_regions_draw_without_boundaries_and_inspector_offers_a_t
     at.button(key="insp_train").click().run()
     assert_clean(at)
     assert hasattr(model(at).estimator, "tree_")
+
+
+def test_the_sidebar_names_the_model_just_trained():
+    # The sidebar is drawn before the Train button's run trains; the page draws itself
+    # again so that the sidebar names the new model, and the training time shows once.
+    at = start("pages/2_Train.py")
+    at.selectbox(key="train_family").set_value("klein").run()
+    at.button(key="FormSubmitter:train_form-Train").click().run()
+    assert_clean(at)
+    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert type(model(at).estimator).__name__ == "KleinTreeClassifier"
+    assert "Klein-model wrapper" in sidebar and "Product decision tree" not in sidebar
+    assert any(str(s.value).startswith("Trained in") for s in at.success)
+    at.run()
+    assert not any(str(s.value).startswith("Trained in") for s in at.success)
 
 
 def test_model_json_round_trip_through_download_and_upload():
