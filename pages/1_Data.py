@@ -7,7 +7,7 @@ import streamlit as st
 from engine.datasets import load_dataset
 from engine.manifolds import Signature
 from ui import state
-from ui.chrome import page_setup, set_data, set_model
+from ui.chrome import page_setup, rerun_with_note, set_data, set_model, show_note
 from ui.data import (
     MAX_SYNTHETIC_CLASSES,
     MAX_SYNTHETIC_SAMPLES,
@@ -32,13 +32,8 @@ from ui.uploads import (
 )
 from ui.widgets import picture_picker, show_picture
 
-LOADED_NOTE = "data_note"  # "Loaded ...", shown once, on the run after the loading
-
 page_setup("Data")
 st.title("Data")
-if state.get(LOADED_NOTE) is not None:
-    st.success(state.get(LOADED_NOTE))
-    state.drop(LOADED_NOTE)
 
 # Material icons ship with Streamlit (emoji depend on the system's fonts).
 OK = ":green[:material/check_circle:]"
@@ -63,15 +58,13 @@ def signature_box(label: str, key: str, default: str):
     return signature
 
 
-def adopt(record, train_now: bool):
+def adopt(record, train_now: bool, place: str):
+    """Make ``record`` the current dataset (and train the default tree); the note shows at ``place``."""
     set_data(record)
     if train_now:
         with st.spinner("Training a product decision tree..."):
             set_model(train_from_recipe(record, DEFAULT_TREE))
-    state.put(LOADED_NOTE, f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`.")
-    # The sidebar was drawn before this run loaded the data and still names the previous
-    # dataset and model: draw the page again (the note waits in the session for that run).
-    st.rerun()
+    rerun_with_note(place, f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`.")
 
 
 tab_synthetic, tab_builtin, tab_upload = st.tabs(["Synthetic mixture", "Built-in datasets", "Upload a file"])
@@ -99,7 +92,8 @@ with tab_synthetic:
         with friendly("generate the mixture"):
             recipe = synthetic_recipe(signature, n_samples, n_classes, task, seed, max(n_clusters, n_classes),
                                       spread, title=f"Mixture on {signature}")
-            adopt(build_dataset(recipe), train_now)
+            adopt(build_dataset(recipe), train_now, "synthetic")
+    show_note("synthetic")
 
 # ------------------------------------------------------------------- built-in
 with tab_builtin:
@@ -155,7 +149,8 @@ with tab_builtin:
                 else:
                     with st.spinner(f"Loading {info.title}..."):
                         record = build_dataset(recipe)
-                adopt(record, train_builtin)
+                adopt(record, train_builtin, "builtin")
+        show_note("builtin")
 
 # --------------------------------------------------------------------- upload
 with tab_upload:
@@ -253,7 +248,9 @@ with tab_upload:
                 st.success(f"Ready: {len(result.X):,} rows on `{up_signature}`.")
                 if st.button("Use this dataset", type="primary", key="up_use"):
                     with friendly("use the uploaded data"):
-                        adopt(upload_record(result, up_signature, up_task, upload["name"], mapping), train_upload)
+                        adopt(upload_record(result, up_signature, up_task, upload["name"], mapping), train_upload,
+                              "upload")
+                show_note("upload")
             else:
                 st.warning("Fix the problems above (or use the buttons) before training on this file.")
 

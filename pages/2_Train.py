@@ -7,12 +7,10 @@ import streamlit as st
 from engine import io as model_io
 from engine.viz import confusion_figure
 from ui import state
-from ui.chrome import metrics_table, page_setup, set_model
+from ui.chrome import metrics_table, page_setup, rerun_with_note, set_model, show_note
 from ui.errors import friendly, message_for
 from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
 from ui.widgets import PLOTLY_CONFIG
-
-TRAINED_NOTE = "train_note"  # "Trained in ... s.", shown once, on the run after the training
 
 page_setup("Train")
 st.title("Train a model")
@@ -81,14 +79,9 @@ if submitted:
         record = ModelRecord(estimator, recipe, data.hash, train_idx, test_idx,
                              evaluate(estimator, data, train_idx, test_idx), seconds)
         set_model(record)
-        state.put(TRAINED_NOTE, f"Trained in {seconds:.2f} s.")
     if outcome.ok:
-        # The sidebar was drawn before the training and still names the previous model:
-        # draw the page again (the note waits in the session for that run).
-        st.rerun()
-if state.get(TRAINED_NOTE) is not None:
-    st.success(state.get(TRAINED_NOTE))
-    state.drop(TRAINED_NOTE)
+        rerun_with_note("train", f"Trained in {seconds:.2f} s.")
+show_note("train")
 
 if model is not None:
     st.subheader(f"{model.title}" + (" (uploaded)" if model.source == "uploaded" else ""))

@@ -12,7 +12,7 @@ from engine.embeddings.plots import elbo_figure, embedding_figure, training_curv
 from engine.manifolds import Signature
 from engine.viz.views import available_views, describe_view
 from ui import state
-from ui.chrome import page_setup, set_data, set_model
+from ui.chrome import page_setup, rerun_with_note, set_data, set_model, show_note
 from ui.data import content_hash, make_record
 from ui.errors import friendly
 from ui.training import train_from_recipe
@@ -102,14 +102,20 @@ def signature_box(label: str, key: str, default: str):
         return None
 
 
-def adopt(dataset, name: str, params: dict, title: str, train_now: bool):
+def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: str):
+    """Make ``dataset`` the current one (and train the default tree); the note shows at ``place``."""
     record = make_record(dataset, {"source": "builtin", "name": name, "params": params, "title": title})
     set_data(record)
     if train_now:
         with st.spinner("Training a product decision tree..."):
             set_model(train_from_recipe(record, DEFAULT_TREE))
-    st.success(f"**{title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`.")
-    st.page_link("pages/3_Regions.py", label="See the decision regions", icon="🗺️")
+    rerun_with_note(place, f"**{title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`.")
+
+
+def adopted_note(place: str) -> None:
+    """The note of a dataset just adopted at ``place``, with the way to its regions."""
+    if show_note(place):
+        st.page_link("pages/3_Regions.py", label="See the decision regions", icon="🗺️")
 
 
 def view_picker(signature, key: str):
@@ -181,7 +187,9 @@ with tab_graph:
             train_now = st.checkbox("Train a tree right away", value=True, key="emb_graph_train")
             if st.button("Use as the current dataset", key="emb_graph_use"):
                 with friendly("use the embedding"):
-                    adopt(result, last["name"], last["params"], f"{extra.get('title', result.name)}", train_now)
+                    adopt(result, last["name"], last["params"], f"{extra.get('title', result.name)}", train_now,
+                          "graph")
+            adopted_note("graph")
         with u2:
             st.markdown("**Link prediction**: rows (x_i, x_j, distance) on P x P x E1, label = edge; nodes are "
                         "split first and crossing pairs dropped (this embeds again with the same seed).")
@@ -195,7 +203,9 @@ with tab_graph:
                 with friendly("make the link-prediction dataset"):
                     links = run_live("link_prediction", lp_params, lp_total,
                                      lambda v, t: training_curve_figure(v, total=t), "distortion")
-                    adopt(links, "link_prediction", lp_params, links.extra.get("title", "Link prediction"), False)
+                    adopt(links, "link_prediction", lp_params, links.extra.get("title", "Link prediction"), False,
+                          "links")
+            adopted_note("links")
 
 # ---------------------------------------------------------------- VAE
 with tab_vae:
@@ -240,6 +250,7 @@ with tab_vae:
         train_now = st.checkbox("Train a tree right away", value=True, key="emb_vae_train")
         if st.button("Use as the current dataset", key="emb_vae_use"):
             with friendly("use the latents"):
-                adopt(latents, "digits_latents", v_last, "Digits (VAE latents)", train_now)
+                adopt(latents, "digits_latents", v_last, "Digits (VAE latents)", train_now, "vae")
+        adopted_note("vae")
 
 state.sync_url()

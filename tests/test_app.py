@@ -170,6 +170,9 @@ def test_signature_box_reports_parse_errors_inline_and_generates_mixtures():
     sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
     assert "Mixture on S2 x S1" in sidebar and "Poincaré" not in sidebar
     assert any(str(s.value).startswith("Loaded **Mixture on S2 x S1**") for s in at.success)
+    # The preview draws the points only, and says so without claiming there is no model.
+    captions = "\n".join(str(c.value) for c in at.caption)
+    assert "The points alone" in captions and "No model yet" not in captions and "held at" not in captions
 
 
 def test_regression_mixture_and_builtin_dataset():

@@ -10,7 +10,16 @@ pytest.importorskip("torch")
 pytest.importorskip("geoopt")
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "6_Embeddings.py")
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _open_page():
+    """The app, then its Embeddings page (from the entry point, so the page's links resolve)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception
+    at.switch_page("pages/6_Embeddings.py").run()
+    return at
 
 
 def _current_data(at):
@@ -19,8 +28,7 @@ def _current_data(at):
 
 @pytest.mark.slow
 def test_embed_a_graph_and_use_it_as_the_current_dataset():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.run()
+    at = _open_page()
     assert not at.exception
     at.slider(key="emb_graph_epochs").set_value(50)
     at.button(key="emb_graph_go").click()
@@ -34,13 +42,15 @@ def test_embed_a_graph_and_use_it_as_the_current_dataset():
     assert not at.exception
     data = _current_data(at)
     assert data.dataset.name == "karate_club" and len(data.X) == 34
+    # The page ran again after adopting: the sidebar names the graph, the note shows once.
+    assert "Karate" in "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert any("is now the current dataset" in str(s.value) for s in at.success)
     assert data.recipe["source"] == "builtin" and data.recipe["params"]["n_epochs"] == 50
 
 
 @pytest.mark.slow
 def test_train_the_vae_and_see_its_latents():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.run()
+    at = _open_page()
     at.slider(key="emb_vae_epochs").set_value(5)
     at.text_input(key="emb_vae_signature").set_value("H2 x E2")
     at.button(key="emb_vae_go").click()
@@ -55,8 +65,7 @@ def test_train_the_vae_and_see_its_latents():
 
 
 def test_a_bad_signature_is_explained_and_disables_the_button():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.run()
+    at = _open_page()
     at.text_input(key="emb_graph_signature").set_value("H2 x Q3")
     at.run()
     assert not at.exception

@@ -11,7 +11,7 @@ from ui import cache, state
 from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
 
-__all__ = ["load_demo", "page_setup", "set_data", "set_model", "sidebar"]
+__all__ = ["load_demo", "page_setup", "rerun_with_note", "set_data", "set_model", "show_note", "sidebar"]
 
 APP_NAME = "Curved trees"
 
@@ -130,6 +130,30 @@ def sidebar() -> None:
                      "and its trained tree."):
             load_demo(DEFAULT_DEMO)
             st.rerun()
+
+
+_NOTE = "note"  # (place, markdown): a success line waiting for the page's next run
+
+
+def rerun_with_note(place: str, text: str) -> None:
+    """Run the page again, then show ``text`` once where :func:`show_note` names ``place``.
+
+    Every page draws the sidebar (current dataset and model) before its buttons act, so
+    a page that has just loaded data or trained a model draws itself again for the
+    sidebar to name them; the note says what happened, next to the button that did it.
+    """
+    state.put(_NOTE, (place, text))
+    st.rerun()
+
+
+def show_note(place: str) -> bool:
+    """Show and forget the note waiting for ``place``; whether there was one."""
+    note = state.get(_NOTE)
+    if note is None or note[0] != place:
+        return False
+    st.success(note[1])
+    state.drop(_NOTE)
+    return True
 
 
 def metrics_table(model) -> list[tuple[str, str]]:

@@ -124,11 +124,13 @@ def show_picture(data, picture: Picture, model=None, *, estimator=None, model_ke
     st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch")
     if caption:
         notes = [note]
-        ref = reference_note(data, picture)
+        ref = reference_note(data, picture) if est is not None else None  # no regions: nothing is held
         if ref:
             notes.append(ref)
-        if grid_regions is None and est is None:
+        if est is None and state.get(state.MODEL) is None:
             notes.append("No model yet: the points on the bare manifold.")
+        elif est is None:
+            notes.append("The points alone; the Regions page draws the current model's regions.")
         elif data.task == "classification" and est is not None:
             notes.append("Colour: predicted class; pale means the model is less sure (lower winning probability).")
         notes.append(f"Computed in {time.perf_counter() - started:.2f} s.")
