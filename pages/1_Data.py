@@ -7,7 +7,7 @@ import streamlit as st
 from engine.datasets import load_dataset
 from engine.manifolds import Signature
 from ui import state
-from ui.chrome import page_setup, rerun_with_note, set_data, set_model, show_note
+from ui.chrome import adopt_dataset, page_setup, show_note
 from ui.data import (
     MAX_SYNTHETIC_CLASSES,
     MAX_SYNTHETIC_SAMPLES,
@@ -18,7 +18,6 @@ from ui.data import (
     synthetic_recipe,
 )
 from ui.errors import friendly
-from ui.training import train_from_recipe
 from ui.uploads import (
     ACCEPTED_TYPES,
     MAX_ROWS,
@@ -38,8 +37,6 @@ st.title("Data")
 # Material icons ship with Streamlit (emoji depend on the system's fonts).
 OK = ":green[:material/check_circle:]"
 BAD = ":red[:material/cancel:]"
-DEFAULT_TREE = {"family": "product_tree", "params": {"max_depth": 6, "min_samples_leaf": 3}, "test_size": 0.25,
-                "seed": 0}
 
 
 def signature_box(label: str, key: str, default: str):
@@ -59,12 +56,8 @@ def signature_box(label: str, key: str, default: str):
 
 
 def adopt(record, train_now: bool, place: str):
-    """Make ``record`` the current dataset (and train the default tree); the note shows at ``place``."""
-    set_data(record)
-    if train_now:
-        with st.spinner("Training a product decision tree..."):
-            set_model(train_from_recipe(record, DEFAULT_TREE))
-    rerun_with_note(place, f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`.")
+    note = f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`."
+    adopt_dataset(record, train_now, place, note)
 
 
 tab_synthetic, tab_builtin, tab_upload = st.tabs(["Synthetic mixture", "Built-in datasets", "Upload a file"])

@@ -7,7 +7,7 @@ from ui import state
 from ui.chrome import page_setup, set_model
 from ui.errors import friendly
 from ui.pictures import Picture, boundary_tree
-from ui.training import train_from_recipe
+from ui.training import DEFAULT_TREE, train_from_recipe
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
 
 page_setup("Tree inspector")
@@ -21,8 +21,7 @@ if tree is None:
             + ("is not one." if model is not None else "is missing."))
     if st.button("Train a product decision tree now", type="primary", key="insp_train"):
         with friendly("train a tree"), st.spinner("Training..."):
-            set_model(train_from_recipe(data, {"family": "product_tree",
-                                               "params": {"max_depth": 6, "min_samples_leaf": 3}}))
+            set_model(train_from_recipe(data, DEFAULT_TREE))
             st.rerun()
     st.stop()
 

@@ -12,10 +12,9 @@ from engine.embeddings.plots import elbo_figure, embedding_figure, training_curv
 from engine.manifolds import Signature
 from engine.viz.views import available_views, describe_view
 from ui import state
-from ui.chrome import page_setup, rerun_with_note, set_data, set_model, show_note
+from ui.chrome import adopt_dataset, page_setup, show_note
 from ui.data import content_hash, make_record
 from ui.errors import friendly
-from ui.training import train_from_recipe
 from ui.widgets import PLOTLY_CONFIG
 
 page_setup("Embeddings")
@@ -27,8 +26,6 @@ st.markdown(
     "manifold. Either result can become the current dataset for the trees."
 )
 
-DEFAULT_TREE = {"family": "product_tree", "params": {"max_depth": 6, "min_samples_leaf": 3}, "test_size": 0.25,
-                "seed": 0}
 GRAPH_TITLES = {"karate_club": "Karate Club (34 nodes)", "les_miserables": "Les Misérables (77 nodes)",
                 "random_tree": "Random tree (generated)", "sbm": "Stochastic block model (generated)"}
 MAX_CACHED = 16
@@ -103,13 +100,9 @@ def signature_box(label: str, key: str, default: str):
 
 
 def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: str):
-    """Make ``dataset`` the current one (and train the default tree); the note shows at ``place``."""
     record = make_record(dataset, {"source": "builtin", "name": name, "params": params, "title": title})
-    set_data(record)
-    if train_now:
-        with st.spinner("Training a product decision tree..."):
-            set_model(train_from_recipe(record, DEFAULT_TREE))
-    rerun_with_note(place, f"**{title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`.")
+    note = f"**{title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`."
+    adopt_dataset(record, train_now, place, note)
 
 
 def adopted_note(place: str) -> None:

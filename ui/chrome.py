@@ -10,8 +10,10 @@ import streamlit as st
 from ui import cache, state
 from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
+from ui.training import DEFAULT_TREE, train_from_recipe
 
-__all__ = ["load_demo", "page_setup", "rerun_with_note", "set_data", "set_model", "show_note", "sidebar"]
+__all__ = ["adopt_dataset", "load_demo", "page_setup", "rerun_with_note", "set_data", "set_model", "show_note",
+           "sidebar"]
 
 APP_NAME = "Curved trees"
 
@@ -144,6 +146,18 @@ def rerun_with_note(place: str, text: str) -> None:
     """
     state.put(_NOTE, (place, text))
     st.rerun()
+
+
+def adopt_dataset(record, train_now: bool, place: str, note: str) -> None:
+    """Make ``record`` the current dataset, train ``DEFAULT_TREE`` on it if asked, and rerun.
+
+    ``note`` then shows once at ``place`` (see :func:`rerun_with_note`).
+    """
+    set_data(record)
+    if train_now:
+        with st.spinner("Training a product decision tree..."):
+            set_model(train_from_recipe(record, DEFAULT_TREE))
+    rerun_with_note(place, note)
 
 
 def show_note(place: str) -> bool:

@@ -359,6 +359,12 @@ def normalise_recipe(recipe: dict, task: str, signature=None) -> dict:
     return out
 
 
+# The tree trained when a dataset is adopted with "Train a tree right away" and by the
+# Inspector's button: deep enough to show structure, leaves large enough to stay readable.
+DEFAULT_TREE = {"family": "product_tree", "params": {"max_depth": 6, "min_samples_leaf": 3}, "test_size": 0.25,
+                "seed": 0}
+
+
 def train_from_recipe(data, recipe: dict, progress=None) -> ModelRecord:
     """Split, build, fit and score a model described by ``recipe`` on ``data``."""
     recipe = normalise_recipe(recipe, data.task, data.signature)

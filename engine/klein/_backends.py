@@ -898,6 +898,8 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
         for job in jobs:
             key = (id(job.rows), job.leaf is not None)
             if key not in relabelled:
+                # The original array is kept with its renumbering so that its id is not
+                # reused by another tree's rows while the dict is alive.
                 relabelled[key] = (job.rows, relabel_rows(job.rows, rank, keep_order=job.leaf is not None))
             job.rows = relabelled[key][1]
     FT = np.ascontiguousarray(F.T, dtype=np.float64)
