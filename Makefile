@@ -10,7 +10,7 @@ PORT ?= 8501
 
 # The stamp file is rebuilt whenever a requirements file changes, so repeated
 # runs reuse the virtual environment and only reinstall when needed.
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: pyproject.toml requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
@@ -18,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 # Compiling the tree kernels once (cached on disk by numba) keeps the first page fast.
 run: $(VENV)/.installed
-	$(BIN)/python -c "import engine.trees, engine.klein; engine.trees.warm_up(); engine.klein.warm_up()"
+	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein; curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up()"
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium through Python playwright; install it
@@ -35,7 +35,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 
 bench: $(VENV)/.installed
-	for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
+	for script in perf/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

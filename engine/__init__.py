@@ -1,6 +1,6 @@
 """Decision trees and random forests on products of constant-curvature spaces.
 
-The public names below are imported lazily, so ``import engine`` stays cheap
+The public names below are imported lazily, so ``import curvedtrees`` stays cheap
 (the app and the command-line tools only pay for what they use).
 """
 
@@ -9,27 +9,27 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Signature": "engine.manifolds",
-    "ProductManifold": "engine.manifolds",
-    "make_classification": "engine.sampling",
-    "make_regression": "engine.sampling",
-    "ProductDecisionTreeClassifier": "engine.trees",
-    "ProductDecisionTreeRegressor": "engine.trees",
-    "ProductRandomForestClassifier": "engine.trees",
-    "ProductRandomForestRegressor": "engine.trees",
-    "KleinTreeClassifier": "engine.klein",
-    "KleinTreeRegressor": "engine.klein",
-    "AmbientClassifier": "engine.baselines",
-    "AmbientRegressor": "engine.baselines",
-    "TangentClassifier": "engine.baselines",
-    "TangentRegressor": "engine.baselines",
-    "GeodesicKNNClassifier": "engine.baselines",
-    "GeodesicKNNRegressor": "engine.baselines",
-    "ProductPerceptronClassifier": "engine.baselines",
-    "ProductSVMClassifier": "engine.baselines",
-    "ProductSVMRegressor": "engine.baselines",
-    "load_dataset": "engine.datasets",
-    "list_datasets": "engine.datasets",
+    "Signature": "curvedtrees.manifolds",
+    "ProductManifold": "curvedtrees.manifolds",
+    "make_classification": "curvedtrees.sampling",
+    "make_regression": "curvedtrees.sampling",
+    "ProductDecisionTreeClassifier": "curvedtrees.trees",
+    "ProductDecisionTreeRegressor": "curvedtrees.trees",
+    "ProductRandomForestClassifier": "curvedtrees.trees",
+    "ProductRandomForestRegressor": "curvedtrees.trees",
+    "KleinTreeClassifier": "curvedtrees.klein",
+    "KleinTreeRegressor": "curvedtrees.klein",
+    "AmbientClassifier": "curvedtrees.baselines",
+    "AmbientRegressor": "curvedtrees.baselines",
+    "TangentClassifier": "curvedtrees.baselines",
+    "TangentRegressor": "curvedtrees.baselines",
+    "GeodesicKNNClassifier": "curvedtrees.baselines",
+    "GeodesicKNNRegressor": "curvedtrees.baselines",
+    "ProductPerceptronClassifier": "curvedtrees.baselines",
+    "ProductSVMClassifier": "curvedtrees.baselines",
+    "ProductSVMRegressor": "curvedtrees.baselines",
+    "load_dataset": "curvedtrees.datasets",
+    "list_datasets": "curvedtrees.datasets",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -39,7 +39,7 @@ def __getattr__(name):
     try:
         module = _EXPORTS[name]
     except KeyError:
-        raise AttributeError(f"module 'engine' has no attribute {name!r}") from None
+        raise AttributeError(f"module 'curvedtrees' has no attribute {name!r}") from None
     return getattr(import_module(module), name)
 
 

@@ -4,7 +4,7 @@ Every estimator here takes ``X`` in ambient coordinates (the project's conventio
 one row per point, components concatenated in signature order) and a ``signature``
 parameter; ``signature=None`` means "all-Euclidean of X's width", which turns each
 model into its plain Euclidean counterpart. Inputs are checked with
-:meth:`engine.manifolds.ProductManifold.validate`, so off-manifold rows, NaN and a
+:meth:`curvedtrees.manifolds.ProductManifold.validate`, so off-manifold rows, NaN and a
 wrong width raise a ``ValueError`` that names the row and the component.
 
 Models
@@ -46,8 +46,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from engine.manifolds._common import check_int
-from engine.manifolds.signature import Signature
+from .manifolds._common import check_int
+from .manifolds.signature import Signature
 
 __all__ = [
     "AmbientClassifier",
@@ -96,8 +96,8 @@ def resolve_signature(signature, n_features: int) -> Signature:
 
 
 def _product_manifold(sig: Signature):
-    # Imported here so that importing engine.baselines stays cheap.
-    from engine.manifolds import ProductManifold
+    # Imported here so that importing curvedtrees.baselines stays cheap.
+    from .manifolds import ProductManifold
 
     return ProductManifold(sig)
 
@@ -924,8 +924,8 @@ class ProductSVMClassifier(ClassifierMixin, _ProductSVM):
     ``sklearn.calibration.CalibratedClassifierCV`` (scikit-learn 1.9 deprecates
     ``SVC(probability=True)``).
 
-    :func:`engine.io.dumps` stores only the support vectors (for both SVMs); after
-    :func:`engine.io.loads`, ``svm_.support_`` numbers them ``0 .. n_SV - 1`` in
+    :func:`curvedtrees.io.dumps` stores only the support vectors (for both SVMs); after
+    :func:`curvedtrees.io.loads`, ``svm_.support_`` numbers them ``0 .. n_SV - 1`` in
     ``support_vectors_`` instead of giving training-row indices. Predictions are
     identical.
 
@@ -1025,9 +1025,9 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
 
 
 # ------------------------------------------------------------------ serialisation
-# JSON state for engine.io (never pickle).
+# JSON state for curvedtrees.io (never pickle).
 def _dump_signature_state(model) -> dict:
-    from engine.io import encode_labels
+    from .io import encode_labels
 
     state = {"signature": str(model.signature_), "n_features_in": int(model.n_features_in_)}
     if hasattr(model, "classes_"):
@@ -1036,7 +1036,7 @@ def _dump_signature_state(model) -> dict:
 
 
 def _load_signature_state(model, state, keys, where="fitted"):
-    from engine.io import decode_labels
+    from .io import decode_labels
 
     expected = {"signature", "n_features_in", *keys}
     if isinstance(model, ClassifierMixin):
@@ -1062,7 +1062,7 @@ def _load_signature_state(model, state, keys, where="fitted"):
 
 
 def _dump_wrapper(model):
-    from engine.klein.serialization import dump_tree_model
+    from .klein.serialization import dump_tree_model
 
     if not hasattr(model, "estimator_"):
         return None
@@ -1072,7 +1072,7 @@ def _dump_wrapper(model):
 
 
 def _load_wrapper(model, state):
-    from engine.klein.serialization import load_tree_model
+    from .klein.serialization import load_tree_model
 
     signature = _load_signature_state(model, state, {"estimator"})
     n_features = signature.ambient_dim if isinstance(model, _AmbientMixin) else signature.dim
@@ -1085,7 +1085,7 @@ def _load_wrapper(model, state):
 
 
 def _dump_knn(model):
-    from engine.io import encode_array
+    from .io import encode_array
 
     if not hasattr(model, "_fit_X"):
         return None
@@ -1096,7 +1096,7 @@ def _dump_knn(model):
 
 
 def _load_knn(model, state):
-    from engine.io import decode_array
+    from .io import decode_array
 
     signature = _load_signature_state(model, state, {"X", "y"})
     X = decode_array(state["X"], "fitted.X", "float64", 2)
@@ -1112,7 +1112,7 @@ def _load_knn(model, state):
 
 
 def _dump_perceptron(model):
-    from engine.io import encode_array
+    from .io import encode_array
 
     if not hasattr(model, "dual_coef_"):
         return None
@@ -1127,7 +1127,7 @@ def _dump_perceptron(model):
 
 
 def _load_perceptron(model, state):
-    from engine.io import decode_array
+    from .io import decode_array
 
     signature = _load_signature_state(model, state, {"support_vectors", "dual_coef", "normalisers", "n_iter"})
     support = decode_array(state["support_vectors"], "fitted.support_vectors", "float64", 2)
@@ -1169,7 +1169,7 @@ def _svm_version_error(action, exc, error):
 
 
 def _dump_svm(model):
-    from engine.io import encode_array
+    from .io import encode_array
 
     if not hasattr(model, "svm_"):
         return None
@@ -1198,7 +1198,7 @@ def _dump_svm(model):
 
 
 def _load_svm(model, state):
-    from engine.io import decode_array
+    from .io import decode_array
 
     where = "fitted"
     classifier = isinstance(model, ClassifierMixin)
@@ -1301,7 +1301,7 @@ def _load_svm(model, state):
 
 
 def _register():
-    from engine.io import register
+    from .io import register
 
     for cls in (AmbientClassifier, AmbientRegressor, TangentClassifier, TangentRegressor):
         register(cls, _dump_wrapper, _load_wrapper)

@@ -38,7 +38,7 @@ MAX_ESTIMATORS = 10_000
 
 _REGISTRY: dict[str, tuple[type, Callable, Callable, Callable | None, Callable | None]] = {}
 # Modules that register serialisers when imported; loaded only if a document needs them.
-_PROVIDERS = ("engine.trees.serialization", "engine.klein", "engine.baselines")
+_PROVIDERS = ("curvedtrees.trees.serialization", "curvedtrees.klein", "curvedtrees.baselines")
 
 
 def register(
@@ -178,7 +178,7 @@ def decode_labels(obj, where: str) -> np.ndarray:
 
 # ------------------------------------------------------------------ documents
 def _jsonable_params(params: dict, where: str) -> dict:
-    from engine.manifolds import Signature
+    from .manifolds import Signature
 
     out = {}
     for key, value in params.items():
@@ -212,7 +212,7 @@ def dumps(estimator, indent: int | None = None) -> str:
     try:
         _, dump_fitted, _, dump_params, _ = _lookup(name)
     except ValueError:
-        raise TypeError(f"{name} cannot be serialised: it is not registered with engine.io") from None
+        raise TypeError(f"{name} cannot be serialised: it is not registered with curvedtrees.io") from None
     params = dump_params(estimator) if dump_params else estimator.get_params(deep=False)
     document = {
         "format": FORMAT,

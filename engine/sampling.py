@@ -27,7 +27,7 @@ tangent sample (all components concatenated), and rescales ``y`` to [0, 1].
 
 Defaults follow the paper's benchmarks: 1,000 points, 32 clusters, 8 classes,
 unit covariance and mean scales. Everything is vectorised: 100,000 points of
-``H2 x S2 x E2`` take a few tens of milliseconds (``benchmarks/bench_sampling.py``).
+``H2 x S2 x E2`` take a few tens of milliseconds (``perf/bench_sampling.py``).
 Randomness comes only from ``random_state`` (``numpy.random.default_rng``
 semantics); global RNGs are never touched.
 """
@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.manifolds import Euclidean, Hyperbolic, Signature, Spherical
-from engine.manifolds._common import as_generator, check_int
+from .manifolds import Euclidean, Hyperbolic, Signature, Spherical
+from .manifolds._common import as_generator, check_int
 
 __all__ = ["Mixture", "as_generator", "gaussian_mixture", "make_classification", "make_regression"]
 

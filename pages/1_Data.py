@@ -3,9 +3,9 @@
 import numpy as np
 import pandas as pd
 import streamlit as st
+from curvedtrees.datasets import load_dataset
+from curvedtrees.manifolds import Signature
 
-from engine.datasets import load_dataset
-from engine.manifolds import Signature
 from ui import state
 from ui.chrome import adopt_dataset, page_setup, show_note
 from ui.data import (

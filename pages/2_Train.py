@@ -3,9 +3,9 @@
 import hashlib
 
 import streamlit as st
+from curvedtrees import io as model_io
+from curvedtrees.viz import confusion_figure
 
-from engine import io as model_io
-from engine.viz import confusion_figure
 from ui import state
 from ui.chrome import metrics_table, page_setup, rerun_with_note, set_model, show_note
 from ui.errors import friendly, message_for

@@ -1,8 +1,8 @@
 """Inspect one product tree: its diagram, training replayed split by split, nodes, and a point's path."""
 
 import streamlit as st
+from curvedtrees import viz
 
-from engine import viz
 from ui import state
 from ui.chrome import page_setup, set_model
 from ui.errors import friendly

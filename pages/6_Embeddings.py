@@ -5,12 +5,12 @@ import time
 from collections import OrderedDict
 
 import streamlit as st
+from curvedtrees.datasets import get_dataset_info, load_dataset
+from curvedtrees.datasets.graphs import GRAPHS
+from curvedtrees.embeddings.plots import elbo_figure, embedding_figure, training_curve_figure
+from curvedtrees.manifolds import Signature
+from curvedtrees.viz.views import available_views, describe_view
 
-from engine.datasets import get_dataset_info, load_dataset
-from engine.datasets.graphs import GRAPHS
-from engine.embeddings.plots import elbo_figure, embedding_figure, training_curve_figure
-from engine.manifolds import Signature
-from engine.viz.views import available_views, describe_view
 from ui import state
 from ui.chrome import adopt_dataset, page_setup, show_note
 from ui.data import content_hash, make_record

@@ -1,14 +1,14 @@
 """Compare models on a dataset over repeated seeded trials: scores with confidence intervals, marks, timings."""
 
 import streamlit as st
+from curvedtrees.benchmarks import GROUP_MARKS, MODELS, PAPER_MODELS, pairwise_tests, run_benchmark, summarize
+from curvedtrees.benchmarks.datasets import gaussian_mixture
+from curvedtrees.benchmarks.figures import score_figure, timing_figure
+from curvedtrees.benchmarks.real import dataset_spec
+from curvedtrees.benchmarks.report import format_value
+from curvedtrees.benchmarks.runner import check_models
+from curvedtrees.manifolds import Signature
 
-from engine.benchmarks import GROUP_MARKS, MODELS, PAPER_MODELS, pairwise_tests, run_benchmark, summarize
-from engine.benchmarks.datasets import gaussian_mixture
-from engine.benchmarks.figures import score_figure, timing_figure
-from engine.benchmarks.real import dataset_spec
-from engine.benchmarks.report import format_value
-from engine.benchmarks.runner import check_models
-from engine.manifolds import Signature
 from ui import state
 from ui.chrome import page_setup
 from ui.errors import friendly, message_for
@@ -49,7 +49,7 @@ if source == "current":
             st.warning(
                 f"This dataset has {len(data.X):,} rows; comparisons here are limited to {MAX_ROWS:,} (k-NN and "
                 "the perceptron grow quadratically). Use a smaller sample, or the command line "
-                "`python -m engine.benchmarks`, which runs in parallel or on a Dask cluster."
+                "`python -m curvedtrees.benchmarks`, which runs in parallel or on a Dask cluster."
             )
         else:
             spec = dataset_spec(data.dataset, name=data.title)

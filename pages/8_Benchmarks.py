@@ -1,12 +1,12 @@
 """Stored benchmark results beside the paper's Table 5, and quick reruns of small presets."""
 
 import streamlit as st
+from curvedtrees.benchmarks import PRESETS, load_paper_table5, run_preset, summarize
+from curvedtrees.benchmarks.figures import score_figure, timing_figure
+from curvedtrees.benchmarks.report import comparison_markdown, rank_markdown, table5_markdown
+from curvedtrees.benchmarks.statistics import ROW_KEYS
+from curvedtrees.benchmarks.stored import list_runs, load_run
 
-from engine.benchmarks import PRESETS, load_paper_table5, run_preset, summarize
-from engine.benchmarks.figures import score_figure, timing_figure
-from engine.benchmarks.report import comparison_markdown, rank_markdown, table5_markdown
-from engine.benchmarks.statistics import ROW_KEYS
-from engine.benchmarks.stored import list_runs, load_run
 from ui import state
 from ui.chrome import page_setup
 from ui.errors import friendly
@@ -27,7 +27,7 @@ page_setup("Benchmarks")
 st.title("Benchmarks")
 st.markdown(
     "Results of the paper's protocol (many seeded trials, paired significance tests) run with this project's "
-    "models, stored in `results/` by `python -m engine.benchmarks`, beside the numbers the paper reports in its "
+    "models, stored in `results/` by `python -m curvedtrees.benchmarks`, beside the numbers the paper reports in its "
     "Table 5. BENCHMARKS.md explains every difference."
 )
 
@@ -82,7 +82,7 @@ paper = _paper()
 runs = list_runs()
 st.header("Stored results")
 if not runs:
-    st.info("No stored results yet: run `python -m engine.benchmarks --preset multi-curvature --out results/`.")
+    st.info("No stored results yet: run `python -m curvedtrees.benchmarks --preset multi-curvature --out results/`.")
 else:
     stems = [r["stem"] for r in runs]
     by_stem = {r["stem"]: r for r in runs}
@@ -114,7 +114,7 @@ st.markdown(
 with st.form("bench_form"):
     c1, c2, c3 = st.columns(3)
     preset_name = c1.selectbox("Preset", RERUN_PRESETS, key="bench_preset",
-                               help="See `python -m engine.benchmarks --list`.")  # fmt: skip
+                               help="See `python -m curvedtrees.benchmarks --list`.")  # fmt: skip
     n_trials = c2.slider("Trials", 1, MAX_TRIALS, 2, key="bench_trials")
     n_samples = c3.select_slider("Points per dataset", [200, 500, 1000], value=200, key="bench_n_samples")
     submitted = st.form_submit_button("Run", type="primary")

@@ -1,6 +1,6 @@
-"""Build the compact land/water mask shipped in ``assets/land_mask_0.05deg.npz``.
+"""Build the compact land/water mask shipped as package data in ``engine/data/land_mask_0.05deg.npz``.
 
-The landmass dataset (``engine.datasets.load_landmasses``) needs to know, for any
+The landmass dataset (``curvedtrees.datasets.load_landmasses``) needs to know, for any
 latitude and longitude, whether the point is on land. ``global-land-mask`` answers
 that from the GLOBE 1 km grid, but importing it unpacks a 21600 x 43200 boolean
 array (~0.9 GB of memory, 5-10 s). This script pays that cost once: it
@@ -26,7 +26,7 @@ import numpy as np
 
 # GLOBE cells per degree in global_land_mask's grid (21600 rows over 180 degrees).
 CELLS_PER_DEGREE = 120
-ASSET = Path(__file__).resolve().parent.parent / "assets" / "land_mask_0.05deg.npz"
+ASSET = Path(__file__).resolve().parent.parent / "engine" / "data" / "land_mask_0.05deg.npz"
 
 
 def downsample(ocean: np.ndarray, block: int) -> np.ndarray:
@@ -60,7 +60,7 @@ def downsample(ocean: np.ndarray, block: int) -> np.ndarray:
 
 
 def lookup(land: np.ndarray, resolution: float, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
-    """Same cell rule as ``engine.datasets.geo._LandMask.is_land`` (kept in sync by hand)."""
+    """Same cell rule as ``curvedtrees.datasets.geo._LandMask.is_land`` (kept in sync by hand)."""
     row = np.clip(np.floor((90.0 - lat) / resolution).astype(np.int64), 0, land.shape[0] - 1)
     col = np.floor((lon + 180.0) / resolution).astype(np.int64) % land.shape[1]
     return land[row, col]

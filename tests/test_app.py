@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from curvedtrees import io as model_io
+from curvedtrees.sampling import make_classification
+from curvedtrees.trees import ProductDecisionTreeClassifier
 from streamlit.testing.v1 import AppTest
 
-from engine import io as model_io
-from engine.sampling import make_classification
-from engine.trees import ProductDecisionTreeClassifier
 from ui.uploads import MAX_UPLOAD_BYTES
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

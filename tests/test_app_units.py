@@ -9,10 +9,10 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from curvedtrees import coords
+from curvedtrees.manifolds import ProductManifold, Signature
+from curvedtrees.sampling import make_classification
 
-from engine import coords
-from engine.manifolds import ProductManifold, Signature
-from engine.sampling import make_classification
 from ui import data as appdata
 from ui import pictures, training, uploads
 
@@ -243,7 +243,7 @@ def test_picture_figure_for_a_product_states_the_reference_and_draws_everything(
 
 
 def test_klein_wrapper_is_offered_for_h_and_e_data_only():
-    pytest.importorskip("engine.klein")
+    pytest.importorskip("curvedtrees.klein")
     assert "klein" in [f.key for f in training.families_for("classification", "H2 x E1")]
     assert "klein" not in [f.key for f in training.families_for("classification", "H2 x S1")]
     data = appdata.build_dataset(appdata.synthetic_recipe("H2", 120, 3, seed=0))

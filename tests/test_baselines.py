@@ -6,10 +6,7 @@ import re
 import numpy as np
 import pytest
 import sklearn
-from sklearn.linear_model import LinearRegression, LogisticRegression
-from sklearn.model_selection import GridSearchCV
-
-from engine.baselines import (
+from curvedtrees.baselines import (
     AmbientClassifier,
     GeodesicKNNClassifier,
     GeodesicKNNRegressor,
@@ -22,7 +19,9 @@ from engine.baselines import (
     perceptron_normalisers,
     product_laplacian_kernel,
 )
-from engine.manifolds import ProductManifold, Signature
+from curvedtrees.manifolds import ProductManifold, Signature
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import GridSearchCV
 
 SIG = "H2(-0.5) x S2(2) x E2"
 
@@ -146,7 +145,7 @@ def test_perceptron_separates_separable_data_with_and_without_gram(monkeypatch):
     model = ProductPerceptronClassifier(signature="H2 x E1", max_iter=200, random_state=0).fit(X, y)
     assert model.n_iter_ < 200  # converged: an epoch without mistakes
     assert model.score(X, y) == 1.0
-    import engine.baselines as baselines
+    import curvedtrees.baselines as baselines
 
     monkeypatch.setattr(baselines, "_GRAM_MAX_ROWS", 10)  # kernel rows on demand
     streamed = ProductPerceptronClassifier(signature="H2 x E1", max_iter=200, random_state=0).fit(X, y)
@@ -199,7 +198,7 @@ def test_svm_fits_curved_data_and_grid_search(data):
     ids=lambda m: type(m).__name__,
 )
 def test_json_round_trip(data, model):
-    from engine import io
+    from curvedtrees import io
 
     X, y = data
     labels = np.array(["p", "q", "r", "s"])[y]
@@ -231,7 +230,7 @@ def test_json_round_trip(data, model):
     ],
 )
 def test_svm_json_round_trip_is_bit_exact(data, model, target):
-    from engine import io
+    from curvedtrees import io
 
     X, y = data
     X, y = X[:150], y[:150]
@@ -261,7 +260,7 @@ def test_svm_json_round_trip_is_bit_exact(data, model, target):
 
 
 def test_tampered_svm_documents_are_rejected_naming_the_field(data):
-    from engine import io
+    from curvedtrees import io
 
     X, y = data
     classifier = json.loads(io.dumps(ProductSVMClassifier(signature=SIG).fit(X[:150], y[:150])))
@@ -289,9 +288,8 @@ def test_tampered_svm_documents_are_rejected_naming_the_field(data):
 
 
 def test_svm_internals_changes_name_the_sklearn_version(data, monkeypatch):
+    from curvedtrees import io
     from sklearn.svm._base import BaseLibSVM
-
-    from engine import io
 
     X, y = data
     model = ProductSVMClassifier(signature=SIG).fit(X[:100], y[:100])

@@ -1,8 +1,6 @@
 """scikit-learn's estimator compatibility suite on every baseline (signature=None: Euclidean)."""
 
-from sklearn.utils.estimator_checks import parametrize_with_checks
-
-from engine.baselines import (
+from curvedtrees.baselines import (
     AmbientClassifier,
     AmbientRegressor,
     GeodesicKNNClassifier,
@@ -13,6 +11,7 @@ from engine.baselines import (
     TangentClassifier,
     TangentRegressor,
 )
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 ESTIMATORS = [
     AmbientClassifier(),

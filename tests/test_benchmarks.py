@@ -7,9 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import f1_score, root_mean_squared_error
-
-from engine.benchmarks import (
+from curvedtrees.benchmarks import (
     PRESETS,
     RESULT_COLUMNS,
     BenchmarkData,
@@ -21,14 +19,15 @@ from engine.benchmarks import (
     score,
     trial_seeds,
 )
-from engine.benchmarks.cli import TextProgress, main
-from engine.benchmarks.datasets import blobs, gaussian_mixture
-from engine.benchmarks.presets import MULTI_CURVATURE_SIGNATURES, Preset
-from engine.manifolds.signature import Signature
+from curvedtrees.benchmarks.cli import TextProgress, main
+from curvedtrees.benchmarks.datasets import blobs, gaussian_mixture
+from curvedtrees.benchmarks.presets import MULTI_CURVATURE_SIGNATURES, Preset
+from curvedtrees.manifolds.signature import Signature
+from sklearn.metrics import f1_score, root_mean_squared_error
 
 # Columns that must agree between runs; timings never do.
 STABLE = ["section", "dataset", "task", "signature", "model", "trial", "seed", "metric", "value", "n_train", "n_test"]
-HAS_SAMPLING = importlib.util.find_spec("engine.sampling") is not None
+HAS_SAMPLING = importlib.util.find_spec("curvedtrees.sampling") is not None
 
 
 def _datasets():
@@ -107,7 +106,7 @@ def _broken_factory(task, signature, random_state):
 
 
 def _missing_factory(task, signature, random_state):
-    import engine.no_such_module  # noqa: F401
+    import curvedtrees.no_such_module  # noqa: F401
 
 
 def test_failing_model_stops_or_is_recorded():
@@ -214,7 +213,7 @@ def test_paper_hyperparameters_reach_the_estimators():
     assert (dt.max_depth, dt.min_samples_split, dt.min_samples_leaf, dt.min_impurity_decrease) == (5, 2, 1, 0.0)
 
 
-@pytest.mark.skipif(not HAS_SAMPLING, reason="engine.sampling has not landed")
+@pytest.mark.skipif(not HAS_SAMPLING, reason="curvedtrees.sampling has not landed")
 def test_gaussian_mixture_spec_draws_the_papers_mixture():
     spec = gaussian_mixture("H2 x S2", "classification", n_samples=100, n_clusters=8, n_classes=4)
     data = spec.load(3)
@@ -265,8 +264,8 @@ def test_text_progress_writes_lines_when_not_a_terminal():
 
 @pytest.mark.parametrize("signature", ["H2(-4) x E2", "S2(0.25) x S2", "H4"])
 def test_notebook_mixture_lies_on_the_manifold_and_is_reproducible(signature):
-    from engine.benchmarks.datasets import notebook_mixture
-    from engine.manifolds import ProductManifold
+    from curvedtrees.benchmarks.datasets import notebook_mixture
+    from curvedtrees.manifolds import ProductManifold
 
     X, y = notebook_mixture(signature, "classification", n_samples=300, random_state=4)
     assert X.shape == (300, Signature.parse(signature).ambient_dim)
@@ -285,12 +284,12 @@ def test_notebook_preset_uses_the_notebook_sampler():
         gaussian_mixture("H2", "classification", protocol="nope")
 
 
-HAS_DATASETS = importlib.util.find_spec("engine.datasets") is not None
+HAS_DATASETS = importlib.util.find_spec("curvedtrees.datasets") is not None
 
 
-@pytest.mark.skipif(not HAS_DATASETS, reason="engine.datasets has not landed")
+@pytest.mark.skipif(not HAS_DATASETS, reason="curvedtrees.datasets has not landed")
 def test_real_datasets_keep_the_papers_row_names():
-    from engine.benchmarks.real import real_datasets
+    from curvedtrees.benchmarks.real import real_datasets
 
     specs = {spec.name: spec for spec in real_datasets()}
     assert specs["Landmasses"].section == "Other" and specs["Landmasses"].signature == "S2"
@@ -299,10 +298,10 @@ def test_real_datasets_keep_the_papers_row_names():
     assert data.X.shape == (120, 3) and not data.has_split
 
 
-@pytest.mark.skipif(not HAS_DATASETS, reason="engine.datasets has not landed")
+@pytest.mark.skipif(not HAS_DATASETS, reason="curvedtrees.datasets has not landed")
 def test_real_datasets_use_their_own_test_set(monkeypatch):
-    import engine.datasets
-    from engine.benchmarks.real import load_real
+    import curvedtrees.datasets
+    from curvedtrees.benchmarks.real import load_real
 
     rng = np.random.default_rng(0)
     X = np.column_stack([np.ones(10), rng.normal(size=(10, 2))])
@@ -310,8 +309,8 @@ def test_real_datasets_use_their_own_test_set(monkeypatch):
     mask = np.zeros(10, dtype=bool)
     mask[[2, 5]] = True
     labels = np.arange(10) % 2
-    record = engine.datasets.Dataset(X, labels, "H2(-0.5)", "link_prediction", "fake", "", "", test_mask=mask)
-    monkeypatch.setattr(engine.datasets, "load_dataset", lambda name, **params: record)
+    record = curvedtrees.datasets.Dataset(X, labels, "H2(-0.5)", "link_prediction", "fake", "", "", test_mask=mask)
+    monkeypatch.setattr(curvedtrees.datasets, "load_dataset", lambda name, **params: record)
     data = load_real(1, name="karate_club", params={})
     assert data.has_split and len(data.X) == 8 and len(data.X_test) == 2
     np.testing.assert_array_equal(data.X_test, X[[2, 5]])
@@ -323,9 +322,9 @@ def test_real_datasets_use_their_own_test_set(monkeypatch):
 
 
 def test_stored_runs_round_trip(tmp_path):
-    from engine.benchmarks.figures import score_figure, timing_figure
-    from engine.benchmarks.report import write_report
-    from engine.benchmarks.stored import list_runs, load_run
+    from curvedtrees.benchmarks.figures import score_figure, timing_figure
+    from curvedtrees.benchmarks.report import write_report
+    from curvedtrees.benchmarks.stored import list_runs, load_run
 
     results = run_benchmark(_datasets(), _models(), n_trials=2, random_state=1)
     written = write_report(results, tmp_path, "smoke", "blobs", compress=True)
@@ -360,10 +359,10 @@ def test_tree_parameter_overrides_reach_trees_and_forests_only():
     assert forest.max_depth == 3
 
 
-@pytest.mark.skipif(not HAS_SAMPLING, reason="engine.sampling has not landed")
+@pytest.mark.skipif(not HAS_SAMPLING, reason="curvedtrees.sampling has not landed")
 def test_document_blocks_are_filled_from_stored_runs(tmp_path, capsys):
-    from engine.benchmarks.document import fill_document
-    from engine.benchmarks.report import write_report
+    from curvedtrees.benchmarks.document import fill_document
+    from curvedtrees.benchmarks.report import write_report
 
     spec = gaussian_mixture("H4", "classification", section="Synthetic (multi-K)", n_samples=100)
     results = run_benchmark([spec], get_models(["ambient_dt", "ambient_rf"]), n_trials=2)

@@ -4,9 +4,8 @@ import importlib.util
 
 import pandas as pd
 import pytest
-
-from engine.benchmarks import get_models, run_benchmark
-from engine.benchmarks.datasets import blobs
+from curvedtrees.benchmarks import get_models, run_benchmark
+from curvedtrees.benchmarks.datasets import blobs
 
 distributed = pytest.importorskip("distributed")
 
@@ -54,12 +53,11 @@ def test_dask_backend_without_client_says_what_is_missing():
         run_benchmark(_datasets(), _models(), n_trials=1, backend="dask")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("engine.trees") is None, reason="engine.trees has not landed")
+@pytest.mark.skipif(importlib.util.find_spec("curvedtrees.trees") is None, reason="curvedtrees.trees has not landed")
 def test_product_forest_trains_through_the_dask_backend(cluster):
     import numpy as np
+    from curvedtrees import ProductRandomForestClassifier
     from joblib import parallel_config
-
-    from engine import ProductRandomForestClassifier
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(200, 2)), rng.integers(0, 3, 200)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import curvedtrees.benchmarks.stored as stored
 import pytest
+from curvedtrees.benchmarks import get_models, run_benchmark
+from curvedtrees.benchmarks.datasets import gaussian_mixture
+from curvedtrees.benchmarks.report import write_report
 from streamlit.testing.v1 import AppTest
-
-import engine.benchmarks.stored as stored
-from engine.benchmarks import get_models, run_benchmark
-from engine.benchmarks.datasets import gaussian_mixture
-from engine.benchmarks.report import write_report
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

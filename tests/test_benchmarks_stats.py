@@ -1,15 +1,13 @@
-"""Statistics, marks, ranks and report formatting of engine.benchmarks, checked against scipy and by hand."""
+"""Statistics, marks, ranks and report formatting of curvedtrees.benchmarks, checked against scipy and by hand."""
 
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
-from engine.benchmarks.paper import PAPER_TABLE5_PATH, load_paper_table5, parse_signature_label, parse_table5
-from engine.benchmarks.report import comparison_frame, comparison_markdown, format_value, table5_markdown
-from engine.benchmarks.statistics import (
+from curvedtrees.benchmarks.paper import PAPER_TABLE5_PATH, load_paper_table5, parse_signature_label, parse_table5
+from curvedtrees.benchmarks.report import comparison_frame, comparison_markdown, format_value, table5_markdown
+from curvedtrees.benchmarks.statistics import (
     confidence_interval,
     group_top_counts,
     pairwise_tests,
@@ -18,6 +16,7 @@ from engine.benchmarks.statistics import (
     summarize,
     wilcoxon_p_value,
 )
+from scipy import stats
 
 PAPER_TEXT = Path("/work/shared/papers/mixed-curvature-decision-trees.txt")
 

@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
-from engine import coords
-from engine.manifolds import Hyperbolic, Spherical
+from curvedtrees import coords
+from curvedtrees.manifolds import Hyperbolic, Spherical
 
 H_CURVATURES = [-0.25, -1.0, -4.0]
 S_CURVATURES = [0.25, 1.0, 4.0]

@@ -8,8 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-
-from engine.datasets import (
+from curvedtrees.datasets import (
     TEMPERATURE_ATTRIBUTION,
     Dataset,
     get_dataset_info,
@@ -22,8 +21,8 @@ from engine.datasets import (
     load_neuron,
     load_traffic,
 )
-from engine.datasets.geo import LAND_MASK_PATH
-from engine.manifolds import ProductManifold, Signature
+from curvedtrees.datasets.geo import LAND_MASK_PATH
+from curvedtrees.manifolds import ProductManifold, Signature
 
 FAST = ["landmasses", "city_temperatures", "neuron", "traffic", "el_nino"]
 
@@ -182,7 +181,7 @@ def test_missing_optional_packages_give_pip_hints(monkeypatch):
         load_el_nino()
     assert get_dataset_info("city_temperatures").available() == (False, "pip install world-temperature-data==0.1.0")
     monkeypatch.setitem(sys.modules, "networkx", None)
-    from engine.datasets import load_graph
+    from curvedtrees.datasets import load_graph
 
     with pytest.raises(ImportError, match="pip install networkx"):
         load_graph("karate_club")

@@ -2,7 +2,7 @@
 
 The paper (Table 2, "Landmasses") reports F1 84.2 +- 0.3 for its product random
 forest and 91.4 +- 0.2 for k-NN, on 1000 points of a lon/lat grid labelled with
-Basemap. Our labels come from the GLOBE mask instead (see engine.datasets.geo) and
+Basemap. Our labels come from the GLOBE mask instead (see curvedtrees.datasets.geo) and
 the grid is finer, so only the ballpark is compared: the paper's hyperparameters
 (Appendix E.1: 12 trees, depth 5, sqrt features, all coordinate pairs), 80/20
 splits, micro F1 averaged over a few seeds. Measured over 10 seeds when this test
@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from curvedtrees.datasets import load_landmasses
 from sklearn.metrics import f1_score
 from sklearn.neighbors import KNeighborsClassifier
 
-from engine.datasets import load_landmasses
-
-trees = pytest.importorskip("engine.trees")
+trees = pytest.importorskip("curvedtrees.trees")
 
 
 @pytest.mark.slow

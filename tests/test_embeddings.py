@@ -12,11 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("geoopt")
 
-from sklearn.base import clone  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-
-from engine.datasets import load_dataset, load_graph  # noqa: E402
-from engine.embeddings import (  # noqa: E402
+from curvedtrees.datasets import load_dataset, load_graph  # noqa: E402
+from curvedtrees.embeddings import (  # noqa: E402
     Cancelled,
     KappaGCNClassifier,
     MixedCurvatureVAE,
@@ -26,7 +23,9 @@ from engine.embeddings import (  # noqa: E402
     mean_average_precision,
     search_signatures,
 )
-from engine.manifolds import ProductManifold, Signature  # noqa: E402
+from curvedtrees.manifolds import ProductManifold, Signature  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+from sklearn.datasets import load_digits  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -1,14 +1,13 @@
-"""Figure builders of engine.embeddings.plots (pure functions, no training needed)."""
+"""Figure builders of curvedtrees.embeddings.plots (pure functions, no training needed)."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-
-from engine.embeddings.plots import elbo_figure, embedding_figure, geodesic_samples, training_curve_figure
-from engine.manifolds import ProductManifold
-from engine.viz.views import available_views
+from curvedtrees.embeddings.plots import elbo_figure, embedding_figure, geodesic_samples, training_curve_figure
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.viz.views import available_views
 
 SIGNATURE = "H2(-2) x S2 x E2 x S1 x S1"
 

@@ -4,6 +4,16 @@ import warnings
 
 import numpy as np
 import pytest
+from curvedtrees import coords
+from curvedtrees.klein import (
+    KleinCorrectionWarning,
+    KleinTreeClassifier,
+    KleinTreeRegressor,
+    klein_features,
+    make_backend,
+)
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.sampling import make_classification
 from sklearn.base import clone
 from sklearn.ensemble import (
     ExtraTreesClassifier,
@@ -16,17 +26,6 @@ from sklearn.ensemble import (
 )
 from sklearn.model_selection import GridSearchCV
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-from engine import coords
-from engine.klein import (
-    KleinCorrectionWarning,
-    KleinTreeClassifier,
-    KleinTreeRegressor,
-    klein_features,
-    make_backend,
-)
-from engine.manifolds import ProductManifold
-from engine.sampling import make_classification
 
 SIG = "H2(-0.5) x E1 x H1(-2)"
 
@@ -138,7 +137,7 @@ def test_margins_are_each_split_s_geodesic_distance_to_its_nearest_row(backend):
     # rows' distances) and the library's own corrected trees: it must equal, node by
     # node, the distance from the boundary to the nearest row that reaches the node, found
     # here by routing every row with the library's rule (float32 rounding, < or <=).
-    from engine.klein._backends import RULE_F32_LE, RULE_F32_LT, backend_for
+    from curvedtrees.klein._backends import RULE_F32_LE, RULE_F32_LT, backend_for
 
     X, y = make_classification("H2 x E1", n_samples=800, n_classes=3, random_state=5)
     model = KleinTreeClassifier(clone(backend), signature="H2 x E1").fit(X, y)
@@ -226,7 +225,7 @@ def test_euclidean_thresholds_are_cart_midpoints(data):
 
 
 def test_klein_tree_matches_product_tree_split_for_split():
-    trees = pytest.importorskip("engine.trees")
+    trees = pytest.importorskip("curvedtrees.trees")
     signature = "H3(-0.7)"
     X = ProductManifold(signature).random_normal(400, std=1.0, random_state=5)
     y = ((X[:, 1] > 0.1) ^ (X[:, 2] + X[:, 3] > 0)).astype(int) + (X[:, 3] > 0.5)
@@ -425,7 +424,7 @@ def test_lightgbm_model_text_is_read_and_rewritten_in_place():
     # and splices new thresholds into it; the header's tree_sizes must follow each
     # block's new length, or LightGBM cannot find the trees. Single-leaf trees have
     # empty lines; a line with the wrong number of values is an error.
-    from engine.klein._backends import _LightGBMModel
+    from curvedtrees.klein._backends import _LightGBMModel
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 3))
@@ -473,8 +472,8 @@ def test_lightgbm_model_text_is_read_and_rewritten_in_place():
 def test_pairwise_solver_matches_bisection():
     # The exact pairwise solve used for small candidate sets agrees with the product
     # trees' bisection, including points far from the origin (large x0).
-    from engine.klein._correct import _timelike_threshold
-    from engine.trees._margin import hyperbolic_threshold
+    from curvedtrees.klein._correct import _timelike_threshold
+    from curvedtrees.trees._margin import hyperbolic_threshold
 
     rng = np.random.default_rng(3)
     for trial in range(200):
@@ -499,9 +498,9 @@ def test_pairwise_solver_matches_bisection():
 
 def _far_mixture(random_state, n_samples=3000):
     """A mixture reaching far from the origin, its layout, Klein features and hyperboloid block."""
-    from engine.klein._features import KleinLayout
-    from engine.manifolds import Signature
-    from engine.sampling import make_classification
+    from curvedtrees.klein._features import KleinLayout
+    from curvedtrees.manifolds import Signature
+    from curvedtrees.sampling import make_classification
 
     signature = "H2 x E1 x H2(-4)"
     X, y = make_classification(signature, n_samples=n_samples, n_classes=4, random_state=random_state)
@@ -526,8 +525,8 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
     # every row of the node as a candidate. On a mixture reaching 15 units from the
     # origin (x0 up to ~1e6, where the window's bound matters most), deep and shallow
     # trees, '<=' and '<' rules, both must give the same thresholds and margins.
-    from engine.klein._backends import backend_for
-    from engine.klein._correct import _DENSE_ROWS
+    from curvedtrees.klein._backends import backend_for
+    from curvedtrees.klein._correct import _DENSE_ROWS
 
     _, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
     model = clone(backend).fit(features, y)
@@ -542,7 +541,7 @@ def test_large_nodes_above_two_leaves_give_the_exhaustive_result(monkeypatch):
     # A node whose children are both leaves is not partitioned into the row buffers
     # (nothing reads them); a large one's two-pass candidate search (its feature's
     # windows wide, or a scan that gave up) reads the partition, so it must make it.
-    from engine.klein._correct import _DENSE_ROWS
+    from curvedtrees.klein._correct import _DENSE_ROWS
 
     _, y, layout, features, HT = _far_mixture(random_state=4, n_samples=6 * _DENSE_ROWS)
     features = features.copy()
@@ -561,9 +560,9 @@ def _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, mon
 
     Returns the internal H nodes checked and those of more than ``_DENSE_ROWS`` rows.
     """
-    from engine.klein import _backends
-    from engine.klein._backends import _route, _SortedRows, backend_for
-    from engine.klein._correct import _DENSE_ROWS, _FLOOR_BLOCK, correct_tree_from_leaves
+    from curvedtrees.klein import _backends
+    from curvedtrees.klein._backends import _route, _SortedRows, backend_for
+    from curvedtrees.klein._correct import _DENSE_ROWS, _FLOOR_BLOCK, correct_tree_from_leaves
 
     n_samples = len(features)
     tables = _SortedRows(features, HT, layout.feat_x0)
@@ -607,8 +606,8 @@ def _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, mon
 
 def _route_plainly(job, features, HT, layout, rule):
     """``correct_tree`` with neither sorted rows nor a plan: the routing the other paths must reproduce."""
-    from engine.klein._backends import _NO_PLAN, _NO_SORTED_ROWS
-    from engine.klein._correct import correct_tree, x0_floors
+    from curvedtrees.klein._backends import _NO_PLAN, _NO_SORTED_ROWS
+    from curvedtrees.klein._correct import correct_tree, x0_floors
 
     geometry = (np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, rule)
     floors = x0_floors(HT, layout.feat_x0, layout.feat_radius)
@@ -652,8 +651,8 @@ def test_sorted_scans_give_the_routed_result(backend):
     # feature outwards from the threshold (correct_tree_sorted) instead of routing
     # every row; both must agree exactly, for '<=' (float64 and float32) and '<'
     # rules, far points, and trees trained on a subset of the rows.
-    from engine.klein._backends import _SortedRows, backend_for
-    from engine.klein._correct import correct_tree_sorted
+    from curvedtrees.klein._backends import _SortedRows, backend_for
+    from curvedtrees.klein._correct import correct_tree_sorted
 
     X, y, layout, features, HT = _far_mixture(random_state=2)
     model = clone(backend).fit(features, y)
@@ -704,8 +703,8 @@ def test_subtree_scans_give_the_routed_result(backend):
     # its budget gives up and the subtree is routed. The weights only steer these
     # choices: with the library's own and with random ones, scanning wherever the
     # budget allows, thresholds, margins and statuses must be those of routing alone.
-    from engine.klein._backends import _SortedRows, backend_for
-    from engine.klein._correct import correct_tree, x0_floors
+    from curvedtrees.klein._backends import _SortedRows, backend_for
+    from curvedtrees.klein._correct import correct_tree, x0_floors
 
     _, y, layout, features, HT = _far_mixture(random_state=3)
     model = clone(backend).fit(features, y)
@@ -733,7 +732,7 @@ def test_subtree_scans_give_the_routed_result(backend):
 def test_depth_bound_rules_out_only_trees_the_node_shares_rule_out(monkeypatch):
     # _scan_costs rules deep trees out from their node count and depth alone (a lower
     # bound on sum 1 / share); it must never rule out a tree that the node shares accept.
-    from engine.klein import _backends
+    from curvedtrees.klein import _backends
 
     X, y = _mixture_far()
     features = klein_features(X, "H2 x E1")
@@ -761,7 +760,7 @@ def test_depth_bound_rules_out_only_trees_the_node_shares_rule_out(monkeypatch):
 def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     # The choice is made per tree from the library's node counts (and by a back-off
     # while scans do not pay); scanned or routed, the model is the same.
-    from engine.klein import _backends
+    from curvedtrees.klein import _backends
 
     X, y = _mixture_far()
     shallow = lightgbm.LGBMClassifier(n_estimators=5, num_leaves=7, random_state=0, verbose=-1, n_jobs=1)
@@ -801,7 +800,7 @@ def test_rows_renumbered_for_locality_give_the_same_model(backend, monkeypatch):
     # The correction may renumber the rows along a space-filling curve so that a
     # node's rows sit close in memory; only the speed may change, never a threshold,
     # a margin or a leaf (the library's leaves, where it gives them, stay aligned).
-    from engine.klein import _backends
+    from curvedtrees.klein import _backends
 
     X, y = _mixture_far()
     models = {}
@@ -820,7 +819,7 @@ def test_rows_renumbered_for_locality_give_the_same_model(backend, monkeypatch):
 
 
 def test_locality_order_is_a_permutation_that_keeps_neighbours_together():
-    from engine.klein._rows import locality_order, relabel_rows
+    from curvedtrees.klein._rows import locality_order, relabel_rows
 
     rng = np.random.default_rng(0)
     F = rng.normal(size=(20000, 3))
@@ -842,7 +841,7 @@ def test_locality_order_is_a_permutation_that_keeps_neighbours_together():
 def test_x0_floors_are_block_minima_of_far_components_only():
     # The windowed pass narrows a far-out component's windows with the smallest x0 of
     # each block of rows; near the origin the floors do not pay and are left out (zeros).
-    from engine.klein._correct import _FLOOR_BLOCK, _FLOOR_PAYS, x0_floors
+    from curvedtrees.klein._correct import _FLOOR_BLOCK, _FLOOR_PAYS, x0_floors
 
     rng = np.random.default_rng(0)
     n = 5 * _FLOOR_BLOCK + 7  # a last, partial block
@@ -864,9 +863,8 @@ def test_cutoff_reproduces_each_library_comparison_exactly():
     # must send exactly the values the library sends left, including values on and next
     # to float32 rounding boundaries (ties go to even), zeros, subnormals and overflow.
     # The tiny nodes' pass compares each row under the rule itself (_sends_left): the same.
+    from curvedtrees.klein._correct import RULE_F32_LE, RULE_F32_LT, RULE_F64_LE, _cutoff, _sends_left
     from numba import njit
-
-    from engine.klein._correct import RULE_F32_LE, RULE_F32_LT, RULE_F64_LE, _cutoff, _sends_left
 
     @njit
     def sends_left(values, threshold, rule):
@@ -906,7 +904,7 @@ def test_cutoff_reproduces_each_library_comparison_exactly():
 def test_scan_policy_learns_what_scans_cost_from_the_model_s_own_scans():
     import math
 
-    from engine.klein._backends import _SCAN_COST_LEARNING, _SCAN_COST_PRIOR, _SCAN_PAYS, _ScanPolicy
+    from curvedtrees.klein._backends import _SCAN_COST_LEARNING, _SCAN_COST_PRIOR, _SCAN_PAYS, _ScanPolicy
 
     policy = _ScanPolicy(_SCAN_COST_PRIOR, _SCAN_PAYS)
     routing = 1000.0
@@ -928,7 +926,7 @@ def test_scan_policy_learns_what_scans_cost_from_the_model_s_own_scans():
 
 
 def _mixture_far():
-    from engine.sampling import make_classification
+    from curvedtrees.sampling import make_classification
 
     return make_classification("H2 x E1", n_samples=20000, n_classes=3, random_state=4)
 
@@ -938,7 +936,7 @@ def test_xgboost_model_bytes_are_read_as_ubjson_typed_arrays():
     # patches the split conditions in place. Keys may spell their length with any
     # integer marker; an array that is not a typed, counted container, or that runs past
     # the end, is an error, not a silent skip.
-    from engine.klein._backends import _ubj_typed_arrays
+    from curvedtrees.klein._backends import _ubj_typed_arrays
 
     values = np.array([1.5, -2.0, 0.25], dtype=">f4")
     for marker in (b"i\x10", b"U\x10", b"L" + (16).to_bytes(8, "big")):
@@ -955,10 +953,10 @@ def test_xgboost_model_bytes_are_read_as_ubjson_typed_arrays():
 
 def test_warm_up_compiles_every_way_of_finding_rows():
     # make run calls warm_up so the app's first Klein fit does not wait for numba.
-    import engine.klein
-    from engine.klein import _correct
+    import curvedtrees.klein
+    from curvedtrees.klein import _correct
 
-    engine.klein.warm_up()
+    curvedtrees.klein.warm_up()
     for kernel in (_correct.correct_tree, _correct.correct_tree_sorted, _correct.correct_tree_from_leaves):
         # scikit-learn's strided node arrays and the other libraries' contiguous ones
         layouts = {signature[0].layout for signature in kernel.signatures}

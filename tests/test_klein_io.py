@@ -7,6 +7,16 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
+from curvedtrees import io
+from curvedtrees.klein import (
+    KleinCorrectionWarning,
+    KleinTreeClassifier,
+    KleinTreeRegressor,
+    LightGBMBoosterModel,
+    from_json_dict,
+    to_json_dict,
+)
+from curvedtrees.manifolds import ProductManifold
 from sklearn.ensemble import (
     ExtraTreesRegressor,
     GradientBoostingClassifier,
@@ -16,17 +26,6 @@ from sklearn.ensemble import (
     RandomForestClassifier,
 )
 from sklearn.tree import DecisionTreeRegressor
-
-from engine import io
-from engine.klein import (
-    KleinCorrectionWarning,
-    KleinTreeClassifier,
-    KleinTreeRegressor,
-    LightGBMBoosterModel,
-    from_json_dict,
-    to_json_dict,
-)
-from engine.manifolds import ProductManifold
 
 xgboost = pytest.importorskip("xgboost")
 lightgbm = pytest.importorskip("lightgbm")
@@ -64,7 +63,7 @@ def test_classifier_round_trip(data, estimator):
     for a, b in zip(loaded.margins_, model.margins_):
         np.testing.assert_array_equal(a, b)
     if estimator is None or isinstance(estimator, str):
-        # engine.io documents store the parameters themselves: a name or None is enough.
+        # curvedtrees.io documents store the parameters themselves: a name or None is enough.
         again = io.loads(io.dumps(model))
         np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
     if "lgbm" in str(estimator).lower() or estimator == "lightgbm":
@@ -303,7 +302,7 @@ def test_tampered_documents_are_rejected(data):
 
 
 def test_engine_io_saves_wrappers_of_estimator_objects(data):
-    # engine.io (what the app uses) stores a wrapped estimator object through the
+    # curvedtrees.io (what the app uses) stores a wrapped estimator object through the
     # registered parameter hooks, not only estimator names.
     X, y, _ = data
     model = KleinTreeClassifier(RandomForestClassifier(n_estimators=3, max_depth=4, random_state=2), signature=SIG)

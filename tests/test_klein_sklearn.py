@@ -1,9 +1,8 @@
 """scikit-learn's estimator compatibility suite on the Klein wrappers (signature=None: Euclidean)."""
 
+from curvedtrees.klein import KleinTreeClassifier, KleinTreeRegressor
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-from engine.klein import KleinTreeClassifier, KleinTreeRegressor
 
 
 def expected_failures(estimator):

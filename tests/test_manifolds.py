@@ -11,15 +11,12 @@ input validation with messages that say what and where.
 import math
 import warnings
 
+import curvedtrees.manifolds._common as common
 import mpmath as mp
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-
-import engine.manifolds._common as common
-from engine.manifolds import (
+from curvedtrees.manifolds import (
     CHECK_RTOL,
     Euclidean,
     Hyperbolic,
@@ -28,6 +25,8 @@ from engine.manifolds import (
     Spherical,
     manifold_for,
 )
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 with warnings.catch_warnings():
     # geoopt decorates its kernels with torch.jit.script, deprecated in recent torch releases.
@@ -629,7 +628,7 @@ def test_sphere_agrees_with_geoopt_sphere(curvature):
 
 @pytest.mark.parametrize("curvature", [-4.0, -1.0, -0.25, 0.25, 1.0, 4.0])
 def test_distances_agree_with_geoopt_stereographic_model(curvature):
-    from engine import coords
+    from curvedtrees import coords
 
     M = Hyperbolic(2, curvature) if curvature < 0 else Spherical(2, curvature)
     # geoopt.Stereographic(k) is the kappa-stereographic model of curvature k (a Poincare ball of

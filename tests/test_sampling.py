@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-
-from engine.manifolds import ProductManifold
-from engine.sampling import as_generator, gaussian_mixture, make_classification, make_regression
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.sampling import as_generator, gaussian_mixture, make_classification, make_regression
 
 SIGNATURES = ["H2 x S2 x E2", "H2(-4) x S2(0.25)", "(S1)^3 x E1", "H4(-0.25)", "S4(4)", "E4", "H2 x H2"]
 

@@ -3,8 +3,7 @@
 import pickle
 
 import pytest
-
-from engine.manifolds import Component, Signature
+from curvedtrees.manifolds import Component, Signature
 
 
 def kinds(sig):

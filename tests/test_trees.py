@@ -6,12 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-from engine.manifolds import ProductManifold, Signature
-from engine.trees import (
+from curvedtrees.manifolds import ProductManifold, Signature
+from curvedtrees.trees import (
     ProductDecisionTreeClassifier,
     ProductDecisionTreeRegressor,
     ProductRandomForestClassifier,
@@ -19,7 +15,10 @@ from engine.trees import (
     SplitFeatures,
     export_text,
 )
-from engine.trees._features import LIFT, TIMELIKE
+from curvedtrees.trees._features import LIFT, TIMELIKE
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
 def _gini(y, classes):

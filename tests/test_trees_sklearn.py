@@ -6,16 +6,15 @@ import json
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
-
-from engine import io
-from engine.manifolds import ProductManifold
-from engine.trees import (
+from curvedtrees import io
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.trees import (
     ProductDecisionTreeClassifier,
     ProductDecisionTreeRegressor,
     ProductRandomForestClassifier,
     ProductRandomForestRegressor,
 )
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 # A bootstrap draws rows, so weights are not equivalent to repeated rows in a forest:
 # scikit-learn marks the same check as an expected failure for its own forests.

@@ -1,4 +1,4 @@
-"""engine.viz: region grids, geodesic split boundaries, Plotly builders (checked on their JSON), tree views."""
+"""curvedtrees.viz: region grids, geodesic split boundaries, Plotly builders (checked on their JSON), tree views."""
 
 from __future__ import annotations
 
@@ -6,12 +6,11 @@ import base64
 
 import numpy as np
 import pytest
-
-from engine import coords, viz
-from engine.manifolds import ProductManifold
-from engine.sampling import make_classification, make_regression
-from engine.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
-from engine.viz.palette import N_LEVELS, confidence_levels, encode_classes, region_colorscale
+from curvedtrees import coords, viz
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.sampling import make_classification, make_regression
+from curvedtrees.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
+from curvedtrees.viz.palette import N_LEVELS, confidence_levels, encode_classes, region_colorscale
 
 
 # ------------------------------------------------------------------ helpers

@@ -1,6 +1,6 @@
 """Region pictures for the app's dataset and model: one call from a page to a figure.
 
-Pure module (no Streamlit): composes :mod:`engine.viz` for a ``DataRecord`` and a
+Pure module (no Streamlit): composes :mod:`curvedtrees.viz` for a ``DataRecord`` and a
 ``ModelRecord``. The grid prediction (the expensive part) is separate
 (:func:`regions_for`) so the app can cache it by model id and view.
 """
@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from engine import viz
+from curvedtrees import viz
 
 __all__ = ["MAX_POINTS", "Picture", "boundary_tree", "picture_figure", "reference_note", "regions_for",
            "resolve_view", "view_choices"]

@@ -93,7 +93,7 @@ class ModelFamily:
 
     def fits(self, signature) -> bool:
         """Whether every component of ``signature`` is of a kind this model accepts."""
-        from engine.manifolds import Signature
+        from curvedtrees.manifolds import Signature
 
         return all(c.kind in self.kinds for c in Signature.parse(signature).components)
 
@@ -174,31 +174,32 @@ FAMILIES = {
     for family in (
         ModelFamily("product_tree", "Product decision tree",
                     "One tree whose splits are geodesic hyperplanes of any component (the mixed-curvature paper).",
-                    "engine.trees", "ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor", _TREE_PARAMS,
+                    "curvedtrees.trees", "ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor", _TREE_PARAMS,
                     tree=True),
         ModelFamily("product_forest", "Product random forest",
                     "Many product trees on bootstrap samples with random plane subsets, averaged.",
-                    "engine.trees", "ProductRandomForestClassifier", "ProductRandomForestRegressor", _FOREST_PARAMS,
+                    "curvedtrees.trees", "ProductRandomForestClassifier", "ProductRandomForestRegressor",
+                    _FOREST_PARAMS,
                     forest=True),
         ModelFamily("knn", "Geodesic k nearest neighbours (baseline)",
                     "Vote (or mean) of the k nearest training points under the product geodesic distance.",
-                    "engine.baselines", "GeodesicKNNClassifier", "GeodesicKNNRegressor",
+                    "curvedtrees.baselines", "GeodesicKNNClassifier", "GeodesicKNNRegressor",
                     (ParamSpec("n_neighbors", "int", 5, "How many neighbours vote.", 1, 200, step=1),
                      ParamSpec("weights", "choice", "uniform", "'distance' weighs near neighbours more.",
                                choices=("uniform", "distance"))), seeded=False),
         ModelFamily("ambient", "Ambient-coordinates tree (baseline)",
                     "scikit-learn's decision tree on the raw ambient coordinates, ignoring the geometry.",
-                    "engine.baselines", "AmbientClassifier", "AmbientRegressor", (), seeded=False),
+                    "curvedtrees.baselines", "AmbientClassifier", "AmbientRegressor", (), seeded=False),
         ModelFamily("tangent", "Tangent-plane tree (baseline)",
                     "scikit-learn's decision tree after the logarithmic map at the origin.",
-                    "engine.baselines", "TangentClassifier", "TangentRegressor", (), seeded=False),
+                    "curvedtrees.baselines", "TangentClassifier", "TangentRegressor", (), seeded=False),
         ModelFamily("perceptron", "Product perceptron (baseline)",
                     "The product-space-form kernel perceptron of Tabaghi et al. (2021), one-vs-rest.",
-                    "engine.baselines", "ProductPerceptronClassifier", None,
+                    "curvedtrees.baselines", "ProductPerceptronClassifier", None,
                     (ParamSpec("max_iter", "int", 50, "Passes over the training rows.", 1, 1000, step=1),)),
         ModelFamily("svm", "Product-kernel SVM (baseline)",
                     "scikit-learn's SVM on a positive semi-definite product kernel.",
-                    "engine.baselines", "ProductSVMClassifier", "ProductSVMRegressor",
+                    "curvedtrees.baselines", "ProductSVMClassifier", "ProductSVMRegressor",
                     (ParamSpec("C", "float", 1.0, "Inverse regularisation strength.", 1e-4, 1e4, step=0.1),),
                     seeded=False),
     )
@@ -206,11 +207,11 @@ FAMILIES = {
 
 
 def _register_klein_families():
-    """The Klein-model wrapper (Fast-HyperDT), when engine.klein provides it (optional)."""
+    """The Klein-model wrapper (Fast-HyperDT), when curvedtrees.klein provides it (optional)."""
     if "klein" in FAMILIES:
         return
     try:
-        klein = importlib.import_module("engine.klein")
+        klein = importlib.import_module("curvedtrees.klein")
     except ImportError:
         return
     if not hasattr(klein, "KleinTreeClassifier"):
@@ -221,7 +222,7 @@ def _register_klein_families():
         "klein", "Klein-model wrapper (Fast-HyperDT)",
         "A stock Euclidean tree library on Klein coordinates (x_j / x_0 for H), thresholds moved to geodesic "
         "maximum-margin boundaries. H and E components only.",
-        "engine.klein", "KleinTreeClassifier", "KleinTreeRegressor",
+        "curvedtrees.klein", "KleinTreeClassifier", "KleinTreeRegressor",
         (ParamSpec("estimator", "choice", "decision_tree", "Which library model to wrap (library defaults, "
                    "random_state=0).", choices=tuple(names)),
          ParamSpec("max_margin", "bool", True, "Move thresholds to the geodesic maximum-margin boundary; off keeps "
@@ -381,7 +382,7 @@ def adopt_model(estimator, data) -> ModelRecord:
     signature = getattr(estimator, "signature_", None) or getattr(estimator, "signature", None)
     if signature is None:
         raise ValueError("the model does not say which signature it was trained on")
-    from engine.manifolds import Signature
+    from curvedtrees.manifolds import Signature
 
     if Signature.parse(signature) != data.signature:
         raise ValueError(

@@ -9,7 +9,7 @@ Each component's coordinates may be given in the model that is natural for it
 (ambient hyperboloid or sphere coordinates, the Poincare or Klein ball,
 latitude and longitude in degrees, an angle in radians, stereographic
 coordinates); :func:`convert_upload` turns them into ambient coordinates with
-``engine.coords`` and writes a per-component report ("S2: 12 rows off the sphere,
+``curvedtrees.coords`` and writes a per-component report ("S2: 12 rows off the sphere,
 largest relative error 0.31 (rows 3, 5, 8, ...)").
 """
 
@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-
-from engine import coords
-from engine.manifolds import CHECK_RTOL, ProductManifold, Signature, manifold_for
+from curvedtrees import coords
+from curvedtrees.manifolds import CHECK_RTOL, ProductManifold, Signature, manifold_for
 
 __all__ = [
     "ACCEPTED_TYPES",
@@ -580,7 +579,8 @@ def _tidy_labels(raw: pd.Series) -> np.ndarray:
 
 def upload_record(result: UploadResult, signature, task: str, file_name: str, mapping: dict):
     """The ``DataRecord`` of an upload that passed every check."""
-    from engine.datasets import Dataset
+    from curvedtrees.datasets import Dataset
+
     from ui.data import make_record
 
     if not result.ok:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import streamlit as st
+from curvedtrees import viz
 
-from engine import viz
 from ui import cache, state
 from ui.errors import friendly
 from ui.pictures import Picture, picture_figure, reference_note

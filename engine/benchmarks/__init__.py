@@ -14,17 +14,17 @@ Public API
 - :func:`table5_markdown`, :func:`comparison_markdown`, :func:`write_report`:
   reports; :func:`load_paper_table5`: the paper's numbers.
 
-Command line: ``python -m engine.benchmarks --preset NAME --trials N --out DIR``.
+Command line: ``python -m curvedtrees.benchmarks --preset NAME --trials N --out DIR``.
 """
 
-from engine.benchmarks.datasets import gaussian_mixture
-from engine.benchmarks.models import MODELS, PAPER_MODELS, get_models
-from engine.benchmarks.paper import load_paper_table5
-from engine.benchmarks.presets import PRESETS, Preset, get_preset, run_preset
-from engine.benchmarks.report import comparison_markdown, table5_markdown, write_report
-from engine.benchmarks.runner import RESULT_COLUMNS, run_benchmark, score, trial_seeds
-from engine.benchmarks.specs import GROUP_MARKS, TASKS, BenchmarkData, DatasetSpec, ModelSpec
-from engine.benchmarks.statistics import (
+from .datasets import gaussian_mixture
+from .models import MODELS, PAPER_MODELS, get_models
+from .paper import load_paper_table5
+from .presets import PRESETS, Preset, get_preset, run_preset
+from .report import comparison_markdown, table5_markdown, write_report
+from .runner import RESULT_COLUMNS, run_benchmark, score, trial_seeds
+from .specs import GROUP_MARKS, TASKS, BenchmarkData, DatasetSpec, ModelSpec
+from .statistics import (
     confidence_interval,
     group_top_counts,
     pairwise_tests,

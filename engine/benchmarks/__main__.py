@@ -1,5 +1,5 @@
-"""``python -m engine.benchmarks``: see :mod:`engine.benchmarks.cli`."""
+"""``python -m curvedtrees.benchmarks``: see :mod:`curvedtrees.benchmarks.cli`."""
 
-from engine.benchmarks.cli import main
+from .cli import main
 
 raise SystemExit(main())

@@ -1,12 +1,12 @@
-"""``python -m engine.benchmarks``: run a preset and write CSV and Markdown reports.
+"""``python -m curvedtrees.benchmarks``: run a preset and write CSV and Markdown reports.
 
 Examples
 --------
 ::
 
-    python -m engine.benchmarks --list
-    python -m engine.benchmarks --preset multi-curvature --trials 100 --out results/ --n-jobs 2
-    python -m engine.benchmarks --preset tiny --trials 3 --out /tmp/bench --scheduler tcp://10.0.0.5:8786
+    python -m curvedtrees.benchmarks --list
+    python -m curvedtrees.benchmarks --preset multi-curvature --trials 100 --out results/ --n-jobs 2
+    python -m curvedtrees.benchmarks --preset tiny --trials 3 --out /tmp/bench --scheduler tcp://10.0.0.5:8786
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class TextProgress:
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog="python -m engine.benchmarks",
+        prog="python -m curvedtrees.benchmarks",
         description="Benchmark product-space trees against the paper's baselines on a preset.",
     )
     parser.add_argument("--preset", help="preset name (see --list)")
@@ -99,8 +99,8 @@ def _parser():
 
 
 def _list(stream):
-    from engine.benchmarks.models import MODELS
-    from engine.benchmarks.presets import PRESETS
+    from .models import MODELS
+    from .presets import PRESETS
 
     stream.write("Presets:\n")
     for preset in PRESETS.values():
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
     if args.update_doc:
         from pathlib import Path
 
-        from engine.benchmarks.document import fill_document
+        from .document import fill_document
 
         path = Path(args.update_doc)
         path.write_text(fill_document(path.read_text(encoding="utf-8"), args.out), encoding="utf-8")
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     if args.parse_paper:
         from pathlib import Path
 
-        from engine.benchmarks.paper import parse_table5
+        from .paper import parse_table5
 
         table = parse_table5(Path(args.parse_paper).read_text(encoding="utf-8"))
         Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -139,9 +139,9 @@ def main(argv=None) -> int:
     if not args.preset:
         _parser().error("--preset is required (see --list)")
 
-    from engine.benchmarks.paper import PAPER_TABLE5_PATH, load_paper_table5
-    from engine.benchmarks.presets import get_preset, run_preset
-    from engine.benchmarks.report import write_report
+    from .paper import PAPER_TABLE5_PATH, load_paper_table5
+    from .presets import get_preset, run_preset
+    from .report import write_report
 
     try:
         preset = get_preset(args.preset)

@@ -1,4 +1,4 @@
-"""Dataset specs for the benchmarks: the paper's Gaussian mixtures, and the datasets of :mod:`engine.datasets`.
+"""Dataset specs for the benchmarks: the paper's Gaussian mixtures, and the datasets of :mod:`curvedtrees.datasets`.
 
 Loaders are module-level functions bound with :func:`functools.partial`, so
 specs pickle cheaply to worker processes and Dask workers, and import their
@@ -11,8 +11,8 @@ from functools import partial
 
 import numpy as np
 
-from engine.benchmarks.specs import BenchmarkData, DatasetSpec
-from engine.manifolds.signature import Signature
+from ..manifolds.signature import Signature
+from .specs import BenchmarkData, DatasetSpec
 
 __all__ = [
     "MIXTURE_DEFAULTS",
@@ -39,14 +39,14 @@ def load_gaussian_mixture(random_state, signature, task, n_samples=1000, n_clust
     n_samples, n_clusters, n_classes : int
         ``n_classes`` is used for classification only.
     **kwargs
-        Passed to :func:`engine.sampling.make_classification` /
-        :func:`engine.sampling.make_regression` (e.g. ``cov_scale``).
+        Passed to :func:`curvedtrees.sampling.make_classification` /
+        :func:`curvedtrees.sampling.make_regression` (e.g. ``cov_scale``).
 
     Returns
     -------
     BenchmarkData
     """
-    from engine import sampling
+    from .. import sampling
 
     if task == "classification":
         X, y = sampling.make_classification(
@@ -77,7 +77,7 @@ def gaussian_mixture(signature, task, section="Synthetic", name="Gaussian", prot
         Table section heading.
     name : str
     protocol : {"paper", "notebook"}
-        ``"paper"``: :mod:`engine.sampling`, Appendix A as written;
+        ``"paper"``: :mod:`curvedtrees.sampling`, Appendix A as written;
         ``"notebook"``: :func:`notebook_mixture`, the scales of the authors'
         benchmark notebooks.
     **params
@@ -182,7 +182,7 @@ def notebook_mixture(signature, task, n_samples=1000, n_clusters=32, n_classes=8
     X : ndarray of shape (n_samples, ambient_dim)
     y : ndarray of shape (n_samples,)
     """
-    from engine.manifolds import manifold_for
+    from ..manifolds import manifold_for
 
     signature = Signature.parse(signature)
     rng = np.random.default_rng(random_state)

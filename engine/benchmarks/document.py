@@ -7,7 +7,7 @@ The prose of BENCHMARKS.md is written by hand; every number in it comes from
     (generated table)
     <!-- end comparison multi-curvature -->
 
-``python -m engine.benchmarks --update-doc BENCHMARKS.md`` regenerates each
+``python -m curvedtrees.benchmarks --update-doc BENCHMARKS.md`` regenerates each
 block's content and leaves everything else untouched. Block kinds:
 
 - ``results STEM``: the run laid out like Table 5;
@@ -26,15 +26,15 @@ import re
 import numpy as np
 import pandas as pd
 
-from engine.benchmarks.paper import load_paper_table5
-from engine.benchmarks.report import (
+from .paper import load_paper_table5
+from .report import (
     comparison_frame,
     comparison_markdown,
     markdown_table,
     rank_markdown,
     table5_markdown,
 )
-from engine.benchmarks.stored import load_run
+from .stored import load_run
 
 __all__ = ["agreement_markdown", "fill_document", "residuals_markdown"]
 
@@ -96,7 +96,7 @@ def agreement_markdown(stems, directory=None, paper=None) -> str:
 
 def residuals_markdown(stem, directory=None, paper=None) -> str:
     """The cells of run ``stem`` beyond both 95% intervals (paper's ± read as a standard error), largest first."""
-    from engine.benchmarks.report import format_value
+    from .report import format_value
 
     paper = load_paper_table5() if paper is None else paper
     joined = comparison_frame(load_run(stem, directory)["summary"], paper).dropna(subset=["paper_mean"])

@@ -24,7 +24,7 @@ def score_figure(summary: pd.DataFrame, paper: pd.DataFrame | None = None, title
     Parameters
     ----------
     summary : DataFrame
-        Rows of :func:`engine.benchmarks.summarize` for a single dataset row
+        Rows of :func:`curvedtrees.benchmarks.summarize` for a single dataset row
         (one metric); columns model, metric, mean, ci, and optionally marks.
     paper : DataFrame, optional
         The paper's cells for the same row (columns model, mean, ci), drawn as a

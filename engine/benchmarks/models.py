@@ -9,7 +9,7 @@ of a component's coordinates (``pairs="all"``, the paper's ``d_choose_2``);
 the perceptron weighs components equally.
 
 Factories import their modules when called, so this registry lists every model
-even before :mod:`engine.trees` or :mod:`engine.baselines` can be imported; the
+even before :mod:`curvedtrees.trees` or :mod:`curvedtrees.baselines` can be imported; the
 runner reports a missing one before starting.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 
-from engine.benchmarks.specs import ModelSpec
+from .specs import ModelSpec
 
 __all__ = [
     "FOREST_PARAMS",
@@ -74,7 +74,7 @@ def ambient_knn(task, signature, random_state):
 
 def tangent(task, signature, random_state, forest=False, params=None):
     """A scikit-learn tree or forest on the log map at the product origin."""
-    from engine.baselines import TangentClassifier, TangentRegressor
+    from ..baselines import TangentClassifier, TangentRegressor
 
     cls = TangentClassifier if _is_classification(task) else TangentRegressor
     return cls(estimator=_sklearn_tree(task, random_state, forest, params), signature=str(signature))
@@ -82,7 +82,7 @@ def tangent(task, signature, random_state, forest=False, params=None):
 
 def geodesic_knn(task, signature, random_state):
     """k-NN (scikit-learn's default 5 neighbours) on the product geodesic distance."""
-    from engine.baselines import GeodesicKNNClassifier, GeodesicKNNRegressor
+    from ..baselines import GeodesicKNNClassifier, GeodesicKNNRegressor
 
     cls = GeodesicKNNClassifier if _is_classification(task) else GeodesicKNNRegressor
     return cls(n_neighbors=5, signature=str(signature))
@@ -90,14 +90,14 @@ def geodesic_knn(task, signature, random_state):
 
 def perceptron(task, signature, random_state):
     """The product-space-form perceptron (Tabaghi et al. 2021), components weighted equally."""
-    from engine.baselines import ProductPerceptronClassifier
+    from ..baselines import ProductPerceptronClassifier
 
     return ProductPerceptronClassifier(signature=str(signature), random_state=random_state)
 
 
 def product(task, signature, random_state, forest=False, pairs="all", params=None):
-    """A product-space decision tree or random forest (:mod:`engine.trees`)."""
-    from engine import trees
+    """A product-space decision tree or random forest (:mod:`curvedtrees.trees`)."""
+    from .. import trees
 
     classify = _is_classification(task)
     if forest:
@@ -109,7 +109,7 @@ def product(task, signature, random_state, forest=False, pairs="all", params=Non
 
 def klein(task, signature, random_state, forest=False, params=None):
     """A scikit-learn tree or forest on Klein coordinates with max-margin thresholds (H and E only)."""
-    from engine.klein import KleinTreeClassifier, KleinTreeRegressor
+    from ..klein import KleinTreeClassifier, KleinTreeRegressor
 
     cls = KleinTreeClassifier if _is_classification(task) else KleinTreeRegressor
     return cls(estimator=_sklearn_tree(task, random_state, forest, params), signature=str(signature))

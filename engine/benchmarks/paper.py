@@ -2,7 +2,7 @@
 
 ``results/paper_table5.csv`` is produced from the paper's text by::
 
-    python -m engine.benchmarks --parse-paper PAPER.txt --out results/
+    python -m curvedtrees.benchmarks --parse-paper PAPER.txt --out results/
 
 and read back by :func:`load_paper_table5`. Each row is one cell of Table 5:
 section, dataset, task, signature, model, mean, ci (95% half-width), marks, and
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.manifolds.signature import Signature
+from ..manifolds.signature import Signature
 
 __all__ = ["PAPER_TABLE5_PATH", "load_paper_table5", "parse_signature_label", "parse_table5"]
 

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from engine.benchmarks.datasets import gaussian_mixture
-from engine.benchmarks.models import PAPER_MODELS, SKLEARN_MODELS, get_models
-from engine.benchmarks.specs import DatasetSpec, ModelSpec
+from .datasets import gaussian_mixture
+from .models import PAPER_MODELS, SKLEARN_MODELS, get_models
+from .specs import DatasetSpec, ModelSpec
 
 __all__ = [
     "MULTI_CURVATURE_SIGNATURES",
@@ -74,7 +74,7 @@ def _tiny(n_samples=None):
 
 
 def _datasets(n_samples=None):
-    from engine.benchmarks.real import real_datasets
+    from .real import real_datasets
 
     return real_datasets(n_samples=n_samples)
 
@@ -91,7 +91,7 @@ class Preset:
         ``build(n_samples=None) -> list of DatasetSpec``; ``n_samples``
         overrides the size of generated data (None: the preset's own).
     models : tuple of str
-        Model ids (see :data:`engine.benchmarks.models.MODELS`).
+        Model ids (see :data:`curvedtrees.benchmarks.models.MODELS`).
     trials : int
         Default number of trials.
     paper : bool
@@ -141,7 +141,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "single-curvature-notebook",
             "the single-curvature sweep with the mixture scales of the authors' benchmark notebooks "
-            "(engine.benchmarks.datasets.notebook_mixture), to separate data-generation differences from "
+            "(curvedtrees.benchmarks.datasets.notebook_mixture), to separate data-generation differences from "
             "model differences",
             partial(_single_curvature, protocol="notebook"),
             tuple(PAPER_MODELS),
@@ -181,7 +181,7 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "datasets",
-            "the offline datasets of engine.datasets (landmasses, city temperatures, graphs, signals, latents)",
+            "the offline datasets of curvedtrees.datasets (landmasses, city temperatures, graphs, signals, latents)",
             _datasets,
             tuple(PAPER_MODELS),
             trials=10,
@@ -228,7 +228,7 @@ def run_preset(
     tree_params: dict | None = None,
     **run_kwargs,
 ):
-    """Run a preset with :func:`engine.benchmarks.run_benchmark`.
+    """Run a preset with :func:`curvedtrees.benchmarks.run_benchmark`.
 
     Parameters
     ----------
@@ -252,12 +252,12 @@ def run_preset(
     pandas.DataFrame
         The tidy results, with ``attrs["preset"]`` set.
     """
-    from engine.benchmarks.runner import run_benchmark
+    from .runner import run_benchmark
 
     preset = get_preset(name)
     specs = preset.model_specs(models)
     if tree_params:
-        from engine.benchmarks.models import with_tree_params
+        from .models import with_tree_params
 
         specs = [with_tree_params(spec, tree_params) for spec in specs]
     results = run_benchmark(

@@ -1,4 +1,4 @@
-"""Benchmark specs for the offline datasets of :mod:`engine.datasets`.
+"""Benchmark specs for the offline datasets of :mod:`curvedtrees.datasets`.
 
 Where a dataset stands for a row of the paper's Table 5 it carries that row's
 section, name and signature so reports can put the two side by side
@@ -20,13 +20,13 @@ from functools import partial
 
 import numpy as np
 
-from engine.benchmarks.specs import BenchmarkData, DatasetSpec
+from .specs import BenchmarkData, DatasetSpec
 
 __all__ = ["REAL_DATASETS", "dataset_spec", "load_real", "real_datasets"]
 
 
 def load_real(random_state, name, params):
-    """Load ``engine.datasets`` dataset ``name`` for one trial.
+    """Load ``curvedtrees.datasets`` dataset ``name`` for one trial.
 
     Parameters
     ----------
@@ -34,7 +34,7 @@ def load_real(random_state, name, params):
         Passed to loaders that take one (subsampling, embedding initialisation,
         VAE training); deterministic datasets ignore it.
     name : str
-        Registry name in :mod:`engine.datasets`.
+        Registry name in :mod:`curvedtrees.datasets`.
     params : dict
         Loader parameters.
 
@@ -43,7 +43,7 @@ def load_real(random_state, name, params):
     BenchmarkData
         With a fixed split when the dataset defines a test mask.
     """
-    from engine.datasets import get_dataset_info, load_dataset
+    from ..datasets import get_dataset_info, load_dataset
 
     accepts_seed = any(p.name == "random_state" for p in get_dataset_info(name).parameters)
     data = load_dataset(name, **params, **({"random_state": random_state} if accepts_seed else {}))
@@ -96,9 +96,9 @@ def real_datasets(n_samples=None, names=None) -> list[DatasetSpec]:
     Raises
     ------
     ImportError
-        When :mod:`engine.datasets` cannot be imported.
+        When :mod:`curvedtrees.datasets` cannot be imported.
     """
-    from engine.datasets import get_dataset_info
+    from ..datasets import get_dataset_info
 
     specs = []
     for section, title, name, params, signature, learned in REAL_DATASETS:
@@ -135,7 +135,7 @@ def _load_fixed(random_state, dataset, test_size):
 
 
 def dataset_spec(dataset, name=None, section="", test_size=0.2) -> DatasetSpec:
-    """A :class:`DatasetSpec` for data already in memory (an :class:`engine.datasets.Dataset` or alike).
+    """A :class:`DatasetSpec` for data already in memory (an :class:`curvedtrees.datasets.Dataset` or alike).
 
     Every trial uses the same rows; the train/test split changes with the
     trial's seed. A dataset with a fixed test set keeps it; one with groups
@@ -150,7 +150,7 @@ def dataset_spec(dataset, name=None, section="", test_size=0.2) -> DatasetSpec:
     test_size : float
         Used by grouped splits (the runner's own ``test_size`` drives plain ones).
     """
-    from engine.manifolds.signature import Signature
+    from ..manifolds.signature import Signature
 
     return DatasetSpec(
         name=name or getattr(dataset, "name", "dataset"),

@@ -12,7 +12,7 @@ import math
 
 import pandas as pd
 
-from engine.benchmarks.statistics import ROW_KEYS, group_top_counts, rank_counts
+from .statistics import ROW_KEYS, group_top_counts, rank_counts
 
 __all__ = [
     "comparison_frame",
@@ -70,7 +70,7 @@ def table5_markdown(summary: pd.DataFrame, models=None, marks: bool = True) -> s
 
     Parameters
     ----------
-    summary : DataFrame from :func:`engine.benchmarks.statistics.summarize`
+    summary : DataFrame from :func:`curvedtrees.benchmarks.statistics.summarize`
     models : list of str, optional
         Column order (display names); default: order of appearance.
     marks : bool
@@ -291,7 +291,7 @@ def write_report(
     """
     from pathlib import Path
 
-    from engine.benchmarks.statistics import pairwise_tests, summarize
+    from .statistics import pairwise_tests, summarize
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

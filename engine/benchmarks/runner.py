@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from engine.benchmarks.specs import METRICS, DatasetSpec, ModelSpec, metric_for_task
+from .specs import METRICS, DatasetSpec, ModelSpec, metric_for_task
 
 __all__ = ["RESULT_COLUMNS", "job_seed", "run_benchmark", "score", "trial_seeds"]
 

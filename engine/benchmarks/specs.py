@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.manifolds.signature import Signature
+from ..manifolds.signature import Signature
 
 __all__ = [
     "GROUP_MARKS",
@@ -79,7 +79,7 @@ class ModelSpec:
     factory : callable
         ``factory(task, signature, random_state) -> estimator``: an unfitted
         estimator for ``task`` (one of :data:`TASKS`) on data of ``signature``
-        (a :class:`~engine.manifolds.signature.Signature`), seeded with the
+        (a :class:`~curvedtrees.manifolds.signature.Signature`), seeded with the
         integer ``random_state``.
     group : str
         Which kind of model this is, for the significance marks:
@@ -250,7 +250,7 @@ def as_benchmark_data(value, where: str = "loader") -> BenchmarkData:
 
     A mapping may hold ``X, y, signature, task`` and optionally ``X_test, y_test``
     (or ``X_train, y_train, X_test, y_test``). Objects with those attributes (for
-    example a dataset record from :mod:`engine.datasets`) are accepted too.
+    example a dataset record from :mod:`curvedtrees.datasets`) are accepted too.
     """
     if isinstance(value, BenchmarkData):
         return value

@@ -14,7 +14,7 @@ The protocol is the paper's (section 4.1):
 - per dataset row, models are ranked by mean; top-1/top-2 counts follow.
 
 All functions take the tidy frame returned by
-:func:`engine.benchmarks.run_benchmark` (rows with a non-empty ``error`` or a
+:func:`curvedtrees.benchmarks.run_benchmark` (rows with a non-empty ``error`` or a
 NaN value are ignored).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from engine.benchmarks.specs import GROUP_MARKS, METRICS
+from .specs import GROUP_MARKS, METRICS
 
 __all__ = [
     "ROW_KEYS",
@@ -267,7 +267,7 @@ def significance_marks(pairs: pd.DataFrame, results: pd.DataFrame | None = None,
         Tidy results to read the models' groups from, only needed when ``pairs``
         did not come straight from :func:`pairwise_tests` (which records them).
     marks : dict, optional
-        ``{group: mark}``; defaults to :data:`~engine.benchmarks.specs.GROUP_MARKS`.
+        ``{group: mark}``; defaults to :data:`~curvedtrees.benchmarks.specs.GROUP_MARKS`.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """Stored benchmark runs (``results/``): list them and read them back for reports and the app.
 
-A run written by :func:`engine.benchmarks.report.write_report` is a set of
+A run written by :func:`curvedtrees.benchmarks.report.write_report` is a set of
 files sharing a stem: ``NAME.json`` (parameters), ``NAME_summary.csv``,
 ``NAME_pairs.csv``, ``NAME.md`` and the tidy ``NAME.csv`` (or ``NAME.csv.gz``).
 """

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.manifolds.signature import Signature
+from ..manifolds.signature import Signature
 
 __all__ = [
     "TASKS",
@@ -94,7 +94,7 @@ class Dataset:
     def __post_init__(self):
         signature = Signature.parse(self.signature)
         object.__setattr__(self, "signature", signature)
-        from engine.manifolds import ProductManifold
+        from ..manifolds import ProductManifold
 
         # Every loader's output is checked here once: shape, finiteness and that
         # each row lies on the manifold (the message names component and rows).
@@ -460,8 +460,8 @@ def register(
 
 def _ensure_loaded():
     # The loader modules register themselves on import; importing them here keeps
-    # ``engine.datasets._base`` free of import cycles.
-    from engine.datasets import geo, graphs, images, periodic  # noqa: F401
+    # ``curvedtrees.datasets._base`` free of import cycles.
+    from . import geo, graphs, images, periodic  # noqa: F401
 
 
 def list_datasets(category: str | None = None) -> list[DatasetInfo]:
@@ -498,7 +498,7 @@ def load_dataset(name: str, callback=None, **params) -> Dataset:
     callback : callable, optional
         Progress callback for the slow loaders (graph embeddings, VAE latents):
         ``callback(epoch, value) -> bool | None``; returning False cancels (the
-        loader then raises :class:`engine.embeddings.Cancelled`). Ignored by fast
+        loader then raises :class:`curvedtrees.embeddings.Cancelled`). Ignored by fast
         loaders.
     **params
         Loader parameters; unknown names and out-of-range values raise

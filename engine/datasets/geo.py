@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+from importlib import resources
 
 import numpy as np
 
-from engine.coords import angle_to_circle, latlon_to_sphere
-from engine.datasets._base import (
+from ..coords import angle_to_circle, latlon_to_sphere
+from ._base import (
     Dataset,
     ParamInfo,
     check_random_state,
@@ -18,7 +18,8 @@ from engine.datasets._base import (
 
 __all__ = ["TEMPERATURE_ATTRIBUTION", "is_land", "load_city_temperatures", "load_landmasses"]
 
-LAND_MASK_PATH = Path(__file__).resolve().parents[2] / "assets" / "land_mask_0.05deg.npz"
+# Package data, so an installed copy finds it wherever it lives.
+LAND_MASK_PATH = resources.files("curvedtrees.data") / "land_mask_0.05deg.npz"
 
 # Exactly the attribution the data's licence asks for; shown wherever the data is.
 TEMPERATURE_ATTRIBUTION = "Temperature data (c) GeoRank.place, CC-BY-4.0, derived from CHELSA v2.1"
@@ -27,7 +28,7 @@ LANDMASS_PROVENANCE = (
     "Land/water labels from the PyPI package global-land-mask 1.0.0 (MIT licence, (c) 2019 Todd Karin), "
     "which ships the land mask of the GLOBE 1 km digital elevation model (NOAA National Geophysical Data "
     "Center, public domain). The project stores it downsampled to a 0.05 degree grid by majority vote "
-    "(assets/land_mask_0.05deg.npz, made by scripts/build_land_mask.py), which agrees with the full mask "
+    "(curvedtrees/data/land_mask_0.05deg.npz, made by scripts/build_land_mask.py), which agrees with the full mask "
     "on 99.8% of the 400 x 400 grid. The paper labelled points with Matplotlib Basemap's is_land, which "
     "calls all of Antarctica water (use antarctica_as_water=True to reproduce that)."
 )
@@ -36,12 +37,12 @@ LANDMASS_PROVENANCE = (
 @functools.lru_cache(maxsize=1)
 def _land_mask() -> tuple[np.ndarray, float]:
     """The shipped mask as a bool array (rows from 90 N southwards, columns from 180 W eastwards)."""
-    if not LAND_MASK_PATH.exists():
+    if not LAND_MASK_PATH.is_file():
         raise FileNotFoundError(
             f"the land mask {LAND_MASK_PATH} is missing; rebuild it with "
             "`python scripts/build_land_mask.py` (needs pip install global-land-mask==1.0.0)"
         )
-    with np.load(LAND_MASK_PATH, allow_pickle=False) as data:
+    with LAND_MASK_PATH.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
         shape = tuple(int(v) for v in data["shape"])
         resolution = float(data["resolution_deg"])
         land = np.unpackbits(data["land_bits"], count=shape[0] * shape[1]).astype(bool).reshape(shape)

@@ -1,7 +1,7 @@
 """Graphs (Karate Club, Les Miserables, random trees, block models) and their embeddings.
 
 A graph becomes a dataset on a product manifold through a learned embedding
-(:func:`engine.embeddings.embed_graph`): one row per node (node classification or
+(:func:`curvedtrees.embeddings.embed_graph`): one row per node (node classification or
 regression) or one row per node pair (link prediction). Embedding trains with
 torch, so these loaders take a second or more and accept a progress callback.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.datasets._base import Dataset, ParamInfo, check_random_state, register, require
+from ._base import Dataset, ParamInfo, check_random_state, register, require
 
 __all__ = [
     "GRAPHS",
@@ -187,7 +187,7 @@ def load_graph_embedding(
     n_nodes : int
         Size of the generated graphs.
     n_epochs, n_restarts, learn_curvature :
-        See :func:`engine.embeddings.embed_graph`.
+        See :func:`curvedtrees.embeddings.embed_graph`.
     random_state : int, Generator or None
         Seeds the generated graph and the embedding.
     callback : callable, optional
@@ -200,7 +200,7 @@ def load_graph_embedding(
         ``edges`` (row-index pairs), ``distortion``, ``map``,
         ``distortion_history``, ``requested_signature`` and ``nodes``.
     """
-    from engine.embeddings import embed_graph
+    from ..embeddings import embed_graph
 
     rng = check_random_state(random_state)
     data = load_graph(graph, n_nodes=n_nodes, random_state=rng)
@@ -225,7 +225,7 @@ def load_graph_embedding(
             f"of shortest-path distances (average distortion {result.distortion:.3f}, mean average precision "
             f"{result.map:.3f}; {n_epochs} epochs x {n_restarts} restart(s))."
         ),
-        provenance=data.provenance + " Embedding learned by this project (engine.embeddings.embed_graph).",
+        provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
         target_names=data.target_names,
         extra={
             "edges": result.edges,
@@ -254,10 +254,10 @@ def load_link_prediction(
 
     The graph is embedded in ``signature`` (= P), then the nodes are split into
     train and test nodes and crossing pairs are dropped
-    (:func:`engine.embeddings.make_link_prediction`). The returned dataset's
+    (:func:`curvedtrees.embeddings.make_link_prediction`). The returned dataset's
     ``test_mask`` holds the test pairs; :meth:`Dataset.split` uses it.
     """
-    from engine.embeddings import embed_graph, make_link_prediction
+    from ..embeddings import embed_graph, make_link_prediction
 
     rng = check_random_state(random_state)
     data = load_graph(graph, n_nodes=n_nodes, random_state=rng)
@@ -275,7 +275,7 @@ def load_link_prediction(
         test_size=test_size,
         random_state=rng,
         name=f"{graph}_links",
-        provenance=data.provenance + " Embedding learned by this project (engine.embeddings.embed_graph).",
+        provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
     )
     dataset.extra["title"] = f"{data.title} (link prediction)"
     dataset.extra["distortion"] = result.distortion

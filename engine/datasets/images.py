@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.datasets._base import Dataset, ParamInfo, check_random_state, random_test_mask, register
+from ._base import Dataset, ParamInfo, check_random_state, random_test_mask, register
 
 __all__ = ["load_digits_latents"]
 
@@ -59,7 +59,7 @@ def load_digits_latents(
     """
     from sklearn.datasets import load_digits
 
-    from engine.embeddings.vae import MixedCurvatureVAE
+    from ..embeddings.vae import MixedCurvatureVAE
 
     digits = load_digits()
     images = digits.data / 16.0  # intensities 0..16 -> [0, 1]
@@ -83,7 +83,7 @@ def load_digits_latents(
         provenance=(
             "Optical Recognition of Handwritten Digits (Alpaydin and Kaynak, 1998, UCI Machine Learning "
             "Repository, CC BY 4.0), bundled with scikit-learn (BSD-3-Clause) as sklearn.datasets.load_digits. "
-            "Latents learned by this project (engine.embeddings.MixedCurvatureVAE)."
+            "Latents learned by this project (curvedtrees.embeddings.MixedCurvatureVAE)."
         ),
         test_mask=test_mask,
         target_names=tuple(str(d) for d in range(10)),

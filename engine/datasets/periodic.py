@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.coords import angle_to_circle
-from engine.datasets._base import (
+from ..coords import angle_to_circle
+from ._base import (
     Dataset,
     ParamInfo,
     check_random_state,

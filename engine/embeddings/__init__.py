@@ -17,17 +17,17 @@ training runs, so importing this package is cheap.
 from importlib import import_module
 
 _EXPORTS = {
-    "Cancelled": "engine.embeddings._progress",
-    "average_distortion": "engine.embeddings.metrics",
-    "mean_average_precision": "engine.embeddings.metrics",
-    "EmbeddingResult": "engine.embeddings.graph",
-    "embed_graph": "engine.embeddings.graph",
-    "embedding_distances": "engine.embeddings.graph",
-    "graph_distances": "engine.embeddings.graph",
-    "search_signatures": "engine.embeddings.graph",
-    "make_link_prediction": "engine.embeddings.link_prediction",
-    "KappaGCNClassifier": "engine.embeddings.kappa_gcn",
-    "MixedCurvatureVAE": "engine.embeddings.vae",
+    "Cancelled": "curvedtrees.embeddings._progress",
+    "average_distortion": "curvedtrees.embeddings.metrics",
+    "mean_average_precision": "curvedtrees.embeddings.metrics",
+    "EmbeddingResult": "curvedtrees.embeddings.graph",
+    "embed_graph": "curvedtrees.embeddings.graph",
+    "embedding_distances": "curvedtrees.embeddings.graph",
+    "graph_distances": "curvedtrees.embeddings.graph",
+    "search_signatures": "curvedtrees.embeddings.graph",
+    "make_link_prediction": "curvedtrees.embeddings.link_prediction",
+    "KappaGCNClassifier": "curvedtrees.embeddings.kappa_gcn",
+    "MixedCurvatureVAE": "curvedtrees.embeddings.vae",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -37,7 +37,7 @@ def __getattr__(name):
     try:
         module = _EXPORTS[name]
     except KeyError:
-        raise AttributeError(f"module 'engine.embeddings' has no attribute {name!r}") from None
+        raise AttributeError(f"module 'curvedtrees.embeddings' has no attribute {name!r}") from None
     return getattr(import_module(module), name)
 
 

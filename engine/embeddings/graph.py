@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.datasets._base import check_random_state, require
-from engine.embeddings._progress import ProgressCallback, report, torch_single_thread
-from engine.embeddings.metrics import average_distortion, mean_average_precision
-from engine.manifolds.signature import Signature
+from ..datasets._base import check_random_state, require
+from ..manifolds.signature import Signature
+from ._progress import ProgressCallback, report, torch_single_thread
+from .metrics import average_distortion, mean_average_precision
 
 __all__ = [
     "EmbeddingResult",
@@ -175,7 +175,7 @@ def embedding_distances(X: np.ndarray, signature) -> np.ndarray:
         Points in ambient coordinates.
     signature : str or Signature
     """
-    from engine.manifolds import ProductManifold
+    from ..manifolds import ProductManifold
 
     D = ProductManifold(Signature.parse(signature)).pdist(X)
     np.fill_diagonal(D, 0.0)  # rounding can leave tiny positive self-distances

@@ -32,9 +32,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from engine.datasets._base import check_random_state, require
-from engine.embeddings._progress import report, torch_single_thread
-from engine.manifolds.signature import Signature
+from ..datasets._base import check_random_state, require
+from ..manifolds.signature import Signature
+from ._progress import report, torch_single_thread
 
 __all__ = ["KappaGCNClassifier", "normalized_adjacency"]
 
@@ -78,7 +78,7 @@ class KappaGCNClassifier(ClassifierMixin, BaseEstimator):
         Seeds a local ``torch.Generator`` for the initial weights.
     callback : callable, default=None
         ``callback(epoch, loss)`` after every epoch; return False to cancel
-        (``fit`` then raises :class:`engine.embeddings.Cancelled`).
+        (``fit`` then raises :class:`curvedtrees.embeddings.Cancelled`).
 
     Attributes
     ----------
@@ -277,7 +277,7 @@ class KappaGCNClassifier(ClassifierMixin, BaseEstimator):
             Poincare-ball features mapped to the hyperboloid, projected-sphere
             features to the sphere, Euclidean features unchanged.
         """
-        from engine.coords import poincare_to_hyperboloid, stereographic_to_sphere
+        from ..coords import poincare_to_hyperboloid, stereographic_to_sphere
 
         _, finals = self._outputs(X)
         blocks = []

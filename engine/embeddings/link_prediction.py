@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.datasets._base import Dataset, random_test_mask
-from engine.manifolds.signature import Signature
+from ..datasets._base import Dataset, random_test_mask
+from ..manifolds.signature import Signature
 
 __all__ = ["make_link_prediction"]
 
@@ -26,7 +26,7 @@ def make_link_prediction(
     Parameters
     ----------
     embedding : EmbeddingResult
-        From :func:`engine.embeddings.embed_graph`.
+        From :func:`curvedtrees.embeddings.embed_graph`.
     test_size : float in (0, 1)
         Fraction of nodes held out.
     random_state : int, Generator or None
@@ -72,7 +72,7 @@ def make_link_prediction(
             f"{int(test_nodes.sum())} nodes are held out: their pairs form the test rows, pairs between a "
             "training and a test node are dropped."
         ),
-        provenance=provenance or "A graph embedding made by this project (engine.embeddings.embed_graph).",
+        provenance=provenance or "A graph embedding made by this project (curvedtrees.embeddings.embed_graph).",
         test_mask=test_rows,
         feature_names=tuple(
             [f"i_{k}" for k in range(P.ambient_dim)] + [f"j_{k}" for k in range(P.ambient_dim)] + ["distance"]

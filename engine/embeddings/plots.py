@@ -1,7 +1,7 @@
 """Plotly figures of embeddings: training curves and embedded graphs (pure functions, no Streamlit).
 
 The embedded graph is drawn with the same pictures as the decision regions
-(:mod:`engine.viz.views`): an H component on the Poincare disk, an S2 component
+(:mod:`curvedtrees.viz.views`): an H component on the Poincare disk, an S2 component
 on the sphere, an E component on the plane, S1 on a circle, two S1 on a torus.
 Edges are drawn as geodesics of the product (sampled along
 ``exp_x(t log_x(y))``), so on the Poincare disk they are circular arcs and on the
@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from engine.manifolds import ProductManifold, Signature
-from engine.viz.palette import class_colors
-from engine.viz.views import View, available_views, describe_view, project_points
+from ..manifolds import ProductManifold, Signature
+from ..viz.palette import class_colors
+from ..viz.views import View, available_views, describe_view, project_points
 
 __all__ = ["elbo_figure", "embedding_figure", "geodesic_samples", "training_curve_figure"]
 
@@ -123,7 +123,7 @@ def embedding_figure(
     label_names : sequence of str, optional
         Display names of the classes, indexed by integer labels.
     view : View, optional
-        The picture; defaults to the first of :func:`engine.viz.available_views`.
+        The picture; defaults to the first of :func:`curvedtrees.viz.available_views`.
     title : str, optional
     hover : list of str, optional
         Hover text per point.

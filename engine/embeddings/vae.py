@@ -28,9 +28,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from engine.datasets._base import check_random_state, require
-from engine.embeddings._progress import report, torch_single_thread
-from engine.manifolds.signature import Signature
+from ..datasets._base import check_random_state, require
+from ..manifolds.signature import Signature
+from ._progress import report, torch_single_thread
 
 __all__ = ["MixedCurvatureVAE"]
 
@@ -131,7 +131,7 @@ class MixedCurvatureVAE(TransformerMixin, BaseEstimator):
     callback : callable, default=None
         ``callback(epoch, elbo)`` after every epoch with the epoch's mean training
         ELBO per sample (nats); return False to cancel (``fit`` raises
-        :class:`engine.embeddings.Cancelled`).
+        :class:`curvedtrees.embeddings.Cancelled`).
 
     Attributes
     ----------

@@ -14,16 +14,16 @@ ESTIMATOR_NAMES, make_backend
     Library models by name (``"xgboost"``, ...).
 to_json_dict, from_json_dict
     Whole JSON documents (the wrapped model's class and parameters included);
-    ``engine.io.dumps`` / ``loads`` work too when ``estimator`` is None or a name.
+    ``curvedtrees.io.dumps`` / ``loads`` work too when ``estimator`` is None or a name.
 warm_up
     Compile the correction's kernels ahead of the first fit.
 """
 
-from engine.klein import serialization as _serialization  # noqa: F401  (registers with engine.io)
-from engine.klein._backends import KleinCorrectionWarning
-from engine.klein._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor, make_backend
-from engine.klein._features import INPUT_MODELS, klein_features
-from engine.klein.serialization import LightGBMBoosterModel, from_json_dict, to_json_dict
+from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
+from ._backends import KleinCorrectionWarning
+from ._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor, make_backend
+from ._features import INPUT_MODELS, klein_features
+from .serialization import LightGBMBoosterModel, from_json_dict, to_json_dict
 
 __all__ = [
     "ESTIMATOR_NAMES",
@@ -52,12 +52,12 @@ def warm_up() -> None:
     import numpy as np
     from sklearn.tree import DecisionTreeClassifier
 
-    from engine.klein import _backends
-    from engine.klein._correct import correct_tree_from_leaves
-    from engine.klein._features import KleinLayout
-    from engine.klein._rows import locality_order
-    from engine.manifolds import Signature
-    from engine.sampling import make_classification
+    from ..manifolds import Signature
+    from ..sampling import make_classification
+    from . import _backends
+    from ._correct import correct_tree_from_leaves
+    from ._features import KleinLayout
+    from ._rows import locality_order
 
     signature = "H2 x E1"
     X, y = make_classification(signature, n_samples=200, random_state=0)

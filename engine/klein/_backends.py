@@ -5,7 +5,7 @@ threshold, and the library's node counts where it keeps them), finds the rows th
 trained each tree, and writes corrected thresholds back in the library's own format.
 The correction needs each node's rows as the library routes them, with its own
 comparison (float precision and ``<`` or ``<=``), reproduced in
-:mod:`engine.klein._correct`; the tests check it against every library's own leaf
+:mod:`curvedtrees.klein._correct`; the tests check it against every library's own leaf
 assignment (``apply`` / ``pred_leaf``). Per tree, :func:`correct_estimator` either
 routes every row (deep trees) or scans each feature's sorted rows outwards from the
 thresholds (shallow trees whose nodes all hold a fair share of the rows), and a
@@ -44,7 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from engine.klein._correct import (
+from ._correct import (
     _BLOCK,
     _NODE_COST,
     RULE_F32_LE,
@@ -58,7 +58,7 @@ from engine.klein._correct import (
     sort_rows,
     x0_floors,
 )
-from engine.klein._rows import locality_order, relabel_rows
+from ._rows import locality_order, relabel_rows
 
 __all__ = ["KleinCorrectionWarning", "backend_for", "correct_estimator"]
 
@@ -719,7 +719,7 @@ class _SortedRows:
 # it replaces costs beyond the plain partition, so a scan that gives up (rows of small
 # x0 spread through the window) at most doubles the node's cost.
 _SCAN_WORK_PER_ROW = 1.0
-# Renumbering the rows along a space-filling curve (engine.klein._rows) saves 15-40% of
+# Renumbering the rows along a space-filling curve (curvedtrees.klein._rows) saves 15-40% of
 # routing where a level's arrays (each feature and x0 column) overflow a core's
 # second-level cache (H4, at 3.8 MB in all: 0.84x per tree; H8: 0.6-0.85x; H2, at
 # 2.4 MB: 0.98x), so it is used above _RENUMBER_BYTES. It costs about 45 ns per value
@@ -854,7 +854,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
     HT : ndarray of shape (n_h_columns, n_samples), float64
         Hyperboloid coordinates of the H components (feature-major).
     feat_x0, feat_radius : ndarray of shape (n_features,)
-        See :func:`engine.klein._correct.correct_tree`.
+        See :func:`curvedtrees.klein._correct.correct_tree`.
     sample_weight : ndarray of shape (n_samples,) or None
         Rows with zero weight did not train the trees and are left out.
 
@@ -862,7 +862,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
     -------
     nearest : list of ndarray
         Per tree, each node's distance to its nearest training row (NaN at leaves and
-        unmoved nodes), as :func:`engine.klein._correct.geodesic_margins` takes it.
+        unmoved nodes), as :func:`curvedtrees.klein._correct.geodesic_margins` takes it.
     n_moved : int
         Internal nodes whose threshold was recomputed.
     n_kept : int
@@ -887,7 +887,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
         )
     if _renumber_pays(jobs, F, feat_x0):
         # The kernels read the rows in an order that keeps each node's rows close in
-        # memory (see engine.klein._rows); every tree's rows are renumbered once (trees
+        # memory (see curvedtrees.klein._rows); every tree's rows are renumbered once (trees
         # that share their rows share the renumbering).
         order = locality_order(F, threads=_threads(estimator))
         rank = np.empty_like(order)

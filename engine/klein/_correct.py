@@ -7,7 +7,7 @@ threshold in that gap gives the same partition of the node's training rows; we
 pick the one that maximises the smallest geodesic distance from those rows to the
 boundary (the product trees' rule: for H the crossing of the nearest left and right
 rows' plane values, solved exactly over a few candidate rows or by
-:func:`engine.trees._margin.hyperbolic_threshold`; CART's midpoint for E), then
+:func:`curvedtrees.trees._margin.hyperbolic_threshold`; CART's midpoint for E), then
 nudge it, if needed, so that the library's own comparison (its float precision and
 its ``<`` or ``<=``) still sends every training row the same way.
 
@@ -39,7 +39,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.trees._margin import hyperbolic_threshold, lift_threshold
+from ..trees._margin import hyperbolic_threshold, lift_threshold
 
 __all__ = [
     "RULE_F32_LE",
@@ -185,7 +185,7 @@ def _timelike_threshold(kept, left_stop, right_start, right_stop):
     is the threshold: the Klein ratio of ``u + v``, as the notes on boundaries say. Rows
     that are not candidates only add pairs with larger crossing values, so any superset
     gives the same optimum. For few pairs checking every pair is exact and cheaper than
-    bisection; otherwise :func:`engine.trees._margin.hyperbolic_threshold` does it. The
+    bisection; otherwise :func:`curvedtrees.trees._margin.hyperbolic_threshold` does it. The
     pair loop selects without branching: which pair wins is unpredictable.
     """
     n_right = right_stop - right_start
@@ -532,7 +532,7 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
 
 # Rows of a large node the windowed pass reads first, spread through the node, to start
 # its window near the final one: without them, rows that come in an order following
-# their values (rows renumbered for locality, engine.klein._rows) kept the window wide
+# their values (rows renumbered for locality, curvedtrees.klein._rows) kept the window wide
 # (XGBoost on H4: 1.19x per tree); in random order they still save 5%.
 _WARM_ROWS = 64
 

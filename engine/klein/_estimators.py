@@ -8,10 +8,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from engine.klein._backends import backend_for, correct_estimator
-from engine.klein._correct import geodesic_margins
-from engine.klein._features import KleinLayout
-from engine.manifolds import Signature
+from ..manifolds import Signature
+from ._backends import backend_for, correct_estimator
+from ._correct import geodesic_margins
+from ._features import KleinLayout
 
 __all__ = ["ESTIMATOR_NAMES", "KleinTreeClassifier", "KleinTreeRegressor", "make_backend"]
 
@@ -205,7 +205,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
 
         NaN at leaves and at splits left as the library made them; ``None`` when fitted
         with ``max_margin=False``. Computed on first access from the distances the
-        correction found (:func:`engine.klein._correct.geodesic_margins`) and kept: the
+        correction found (:func:`curvedtrees.klein._correct.geodesic_margins`) and kept: the
         conversion's ``asinh`` per node would cost a fit a tenth of a deep tree's
         correction, for an attribute most fits never read.
         """
@@ -248,7 +248,7 @@ class KleinTreeClassifier(ClassifierMixin, _KleinTree):
     geodesic distance to the training rows that reached its node (the product trees'
     rule), respecting the library's routing so that no training row changes leaf.
     On H-only data a wrapped decision tree matches
-    :class:`engine.trees.ProductDecisionTreeClassifier` split for split.
+    :class:`curvedtrees.trees.ProductDecisionTreeClassifier` split for split.
 
     Parameters
     ----------

@@ -10,7 +10,7 @@ components are used as they are.
 
 Input may give H components as hyperboloid points (``dim + 1`` columns, timelike
 first), Poincare ball or Klein ball coordinates (``dim`` columns each, radius
-``R``); they are converted with :mod:`engine.coords` so all three describe the
+``R``); they are converted with :mod:`curvedtrees.coords` so all three describe the
 same points.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import coords
-from engine.manifolds import ProductManifold, Signature
+from .. import coords
+from ..manifolds import ProductManifold, Signature
 
 __all__ = ["INPUT_MODELS", "KleinLayout", "klein_features"]
 
@@ -60,8 +60,8 @@ class KleinLayout:
                 raise ValueError(
                     f"the Klein-model wrappers support hyperbolic (H) and Euclidean (E) components only; component "
                     f"{component.index + 1} of '{signature}' is {component} (spherical, no Klein model). Use the "
-                    "product trees instead: engine.trees.ProductDecisionTreeClassifier / ProductRandomForestClassifier "
-                    "(and the Regressor versions) split every kind of component"
+                    "product trees instead: curvedtrees.trees.ProductDecisionTreeClassifier / "
+                    "ProductRandomForestClassifier (and the Regressor versions) split every kind of component"
                 )
         self.signature = signature
         self.input_model = input_model

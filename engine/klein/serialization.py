@@ -1,4 +1,4 @@
-"""JSON state of the Klein wrappers, without pickle (registered with :mod:`engine.io`).
+"""JSON state of the Klein wrappers, without pickle (registered with :mod:`curvedtrees.io`).
 
 What is stored for the wrapped model:
 
@@ -37,7 +37,7 @@ scikit-learn version (and the one the file was saved with), never a bare
 
 :func:`to_json_dict` / :func:`from_json_dict` give the whole document (parameters
 included, with the wrapped model's class and parameters) as a dict; it is the document
-:func:`engine.io.dumps` writes, whose registered parameter hooks store a wrapped
+:func:`curvedtrees.io.dumps` writes, whose registered parameter hooks store a wrapped
 estimator object as its class name and parameters.
 """
 
@@ -52,7 +52,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from engine.io import (
+from ..io import (
     MAX_ESTIMATORS,
     decode_array,
     decode_labels,
@@ -62,8 +62,8 @@ from engine.io import (
     loads,
     register,
 )
-from engine.klein._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor
-from engine.manifolds import Signature
+from ..manifolds import Signature
+from ._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor
 
 __all__ = ["LightGBMBoosterModel", "dump_tree_model", "from_json_dict", "load_tree_model", "to_json_dict"]
 
@@ -821,8 +821,8 @@ def _dump_fitted(model) -> dict | None:
 
 
 def _load_fitted(model, state: dict, where: str = "fitted") -> None:
-    from engine.klein._estimators import make_backend
-    from engine.klein._features import KleinLayout
+    from ._estimators import make_backend
+    from ._features import KleinLayout
 
     expected = {"n_features_in", "signature", "n_thresholds_moved", "n_thresholds_kept", "margins", "backend"}
     is_classifier = isinstance(model, KleinTreeClassifier)
@@ -898,7 +898,7 @@ register(KleinTreeRegressor, _dump_fitted, _load_fitted, _dump_params, _load_par
 
 
 def to_json_dict(model) -> dict:
-    """The model document of a Klein wrapper as a dict (``json.loads(engine.io.dumps(model))``).
+    """The model document of a Klein wrapper as a dict (``json.loads(curvedtrees.io.dumps(model))``).
 
     Raises
     ------

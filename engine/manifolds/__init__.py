@@ -17,13 +17,13 @@ CHECK_RTOL
     Default relative tolerance of ``check_point`` / ``validate``.
 """
 
-from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import CHECK_RTOL
-from engine.manifolds.euclidean import Euclidean
-from engine.manifolds.hyperbolic import Hyperbolic
-from engine.manifolds.product import ProductManifold, manifold_for
-from engine.manifolds.signature import Component, Signature
-from engine.manifolds.spherical import Spherical
+from ._base import ComponentManifold
+from ._common import CHECK_RTOL
+from .euclidean import Euclidean
+from .hyperbolic import Hyperbolic
+from .product import ProductManifold, manifold_for
+from .signature import Component, Signature
+from .spherical import Spherical
 
 __all__ = [
     "CHECK_RTOL",

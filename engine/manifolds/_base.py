@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from engine.manifolds._common import CHECK_RTOL, as_generator, as_points, format_rows, row_dot
+from ._common import CHECK_RTOL, as_generator, as_points, format_rows, row_dot
 
 __all__ = ["ComponentManifold"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import row_blocks, row_norm
+from ._base import ComponentManifold
+from ._common import row_blocks, row_norm
 
 __all__ = ["Euclidean"]
 

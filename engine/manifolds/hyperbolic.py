@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import format_number, format_rows, row_blocks, row_dot, row_norm, safe_divide, sinhc
+from ._base import ComponentManifold
+from ._common import format_number, format_rows, row_blocks, row_dot, row_norm, safe_divide, sinhc
 
 __all__ = ["Hyperbolic"]
 
@@ -268,7 +268,7 @@ class Hyperbolic(ComponentManifold):
         return self.radius * _unit_dist(self._unit(x, "x"), self._unit(y, "y"))
 
     def _pdist_squared_into(self, X, Y, out):
-        from engine.manifolds._kernels import hyperbolic_half_chords  # compiled on first use
+        from ._kernels import hyperbolic_half_chords  # compiled on first use
 
         A, B = X[:, 1:] / self.radius, Y[:, 1:] / self.radius
         for block in row_blocks(len(A), len(B)):

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import (
+from ._base import ComponentManifold
+from ._common import (
     CHECK_RTOL,
     as_generator,
     as_points,
     format_rows,
 )
-from engine.manifolds.euclidean import Euclidean
-from engine.manifolds.hyperbolic import Hyperbolic
-from engine.manifolds.signature import Component, Signature
-from engine.manifolds.spherical import Spherical
+from .euclidean import Euclidean
+from .hyperbolic import Hyperbolic
+from .signature import Component, Signature
+from .spherical import Spherical
 
 __all__ = ["ProductManifold", "manifold_for"]
 
@@ -256,7 +256,7 @@ class ProductManifold:
             Return ``(ok, reason)``; ``reason`` lists every failing component, e.g.
             ``"component 2 (S2): row 17 has norm 1.31, expected 1 +- 1e-6 relative"``.
         rtol : float
-            Relative tolerance (see ``engine.manifolds._common.CHECK_RTOL``).
+            Relative tolerance (see ``curvedtrees.manifolds._common.CHECK_RTOL``).
 
         Returns
         -------

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.manifolds._base import ComponentManifold
-from engine.manifolds._common import format_number, row_blocks, row_dot, row_norm, safe_divide, sinc
+from ._base import ComponentManifold
+from ._common import format_number, row_blocks, row_dot, row_norm, safe_divide, sinc
 
 __all__ = ["Spherical"]
 
@@ -119,7 +119,7 @@ class Spherical(ComponentManifold):
         return self.radius * _unit_dist(self._points(x, "x"), self._points(y, "y"))
 
     def _pdist_squared_into(self, X, Y, out):
-        from engine.manifolds._kernels import spherical_chords  # compiled on first use
+        from ._kernels import spherical_chords  # compiled on first use
 
         # The kernel needs non-zero rows; a zero vector stands for the origin, as in ``dist``.
         A, B = _nonzero(X), _nonzero(Y)

@@ -10,12 +10,12 @@ Layers (one module each, as in scikit-learn's tree module):
 * ``_export``: text descriptions of a fitted tree.
 """
 
-from engine.trees import serialization as _serialization  # noqa: F401  (registers with engine.io)
-from engine.trees._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
-from engine.trees._export import describe_split, export_text
-from engine.trees._features import SplitFeatures
-from engine.trees._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
-from engine.trees._tree import Tree
+from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
+from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
+from ._export import describe_split, export_text
+from ._features import SplitFeatures
+from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
+from ._tree import Tree
 
 __all__ = [
     "ProductDecisionTreeClassifier",
@@ -37,7 +37,7 @@ def warm_up() -> None:
     """
     import numpy as np
 
-    from engine.manifolds import ProductManifold
+    from ..manifolds import ProductManifold
 
     signature = "H2 x S2 x E2"
     X = ProductManifold(signature).random_normal(64, random_state=0)

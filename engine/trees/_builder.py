@@ -11,7 +11,7 @@ Layers, as in scikit-learn's tree module:
   sorted by direction angle modulo pi and each changes side exactly once, so every
   distinct partition is scored in O(m log m);
 * boundary (:func:`_place_boundary`): the chosen partition's maximum-margin line
-  (engine.trees._margin), after which the node's samples are partitioned with the
+  (curvedtrees.trees._margin), after which the node's samples are partitioned with the
   very predicate used at prediction time, so training and routing agree by
   construction;
 * builder (:func:`build_tree`): depth-first, node 0 the root, nodes numbered in the
@@ -28,9 +28,9 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.trees._features import CIRCULAR, LIFT, TIMELIKE
-from engine.trees._margin import circular_direction, hyperbolic_threshold, lift_threshold
-from engine.trees._sort import sort_with_index
+from ._features import CIRCULAR, LIFT, TIMELIKE
+from ._margin import circular_direction, hyperbolic_threshold, lift_threshold
+from ._sort import sort_with_index
 
 GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR}
@@ -360,7 +360,7 @@ def build_tree(
     ----------
     X : ndarray of shape (n_samples, ambient_dim)
     V : ndarray of shape (n_features, n_samples)
-        Feature values (engine.trees._features.SplitFeatures.values).
+        Feature values (curvedtrees.trees._features.SplitFeatures.values).
     kinds, col_i, col_j : ndarray of shape (n_features,)
     y_code : ndarray of shape (n_samples,), int64
         Class codes (classification; ignored otherwise).

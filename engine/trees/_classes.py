@@ -1,9 +1,9 @@
 """Product-space decision trees: the scikit-learn estimators.
 
 The estimator layer only validates input, resolves parameters and wires the
-layers together: :class:`~engine.trees._features.SplitFeatures` turns points into
-split-plane values, :func:`~engine.trees._builder.build_tree` grows the tree, and
-:class:`~engine.trees._tree.Tree` stores and routes it.
+layers together: :class:`~curvedtrees.trees._features.SplitFeatures` turns points into
+split-plane values, :func:`~curvedtrees.trees._builder.build_tree` grows the tree, and
+:class:`~curvedtrees.trees._tree.Tree` stores and routes it.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
 
-from engine.manifolds import ProductManifold, Signature
-from engine.trees._builder import CRITERIA, build_tree
-from engine.trees._features import SplitFeatures
-from engine.trees._tree import Tree
+from ..manifolds import ProductManifold, Signature
+from ._builder import CRITERIA, build_tree
+from ._features import SplitFeatures
+from ._tree import Tree
 
 __all__ = ["ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor"]
 
@@ -307,7 +307,7 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
     Attributes
     ----------
     tree_ : Tree
-        The fitted node arrays (see :class:`engine.trees.Tree`).
+        The fitted node arrays (see :class:`curvedtrees.trees.Tree`).
     classes_ : ndarray of shape (n_classes,)
     n_classes_ : int
     n_features_in_ : int
@@ -318,7 +318,7 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
 
     Examples
     --------
-    >>> from engine import ProductDecisionTreeClassifier, make_classification
+    >>> from curvedtrees import ProductDecisionTreeClassifier, make_classification
     >>> X, y = make_classification("H2 x S2", n_samples=200, random_state=0)
     >>> tree = ProductDecisionTreeClassifier(signature="H2 x S2", max_depth=3).fit(X, y)
     >>> tree.get_depth() <= 3

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.manifolds import Signature
+from ..manifolds import Signature
 
 __all__ = ["CIRCULAR", "GEOMETRY_CODES", "LIFT", "TIMELIKE", "SplitFeatures"]
 
 LIFT, TIMELIKE, CIRCULAR = 0, 1, 2
 KIND_NAMES = {LIFT: "lift", TIMELIKE: "timelike", CIRCULAR: "circular"}
 # Geometry of the component a feature belongs to, used to turn a margin measured in
-# the plane into a geodesic distance (see engine.trees._margin.geodesic_margin).
+# the plane into a geodesic distance (see curvedtrees.trees._margin.geodesic_margin).
 GEOMETRY_CODES = {"E": 0, "H": 1, "S": 2}
 ORIGIN_ANGLE = -1.0  # marks a point whose projection is the plane's origin
 

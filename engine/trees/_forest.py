@@ -20,7 +20,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from engine.trees._classes import (
+from ._classes import (
     _MAX_INT,
     ProbabilisticClassifierMixin,
     ProductDecisionTreeClassifier,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from engine.trees._builder import apply_tree, decision_path_tree, pack_nodes
-from engine.trees._features import CIRCULAR, SplitFeatures
-from engine.trees._margin import geodesic_margin
+from ._builder import apply_tree, decision_path_tree, pack_nodes
+from ._features import CIRCULAR, SplitFeatures
+from ._margin import geodesic_margin
 
 __all__ = ["Tree"]
 

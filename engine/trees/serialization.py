@@ -1,15 +1,15 @@
-"""JSON state of the product trees and forests (registered with :mod:`engine.io`)."""
+"""JSON state of the product trees and forests (registered with :mod:`curvedtrees.io`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array, encode_labels, register
-from engine.manifolds import Signature
-from engine.trees._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
-from engine.trees._features import SplitFeatures
-from engine.trees._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
-from engine.trees._tree import Tree
+from ..io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array, encode_labels, register
+from ..manifolds import Signature
+from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
+from ._features import SplitFeatures
+from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
+from ._tree import Tree
 
 _TREE_ARRAYS = {
     "children_left": ("int64", 1), "children_right": ("int64", 1), "feature": ("int64", 1),

@@ -2,20 +2,20 @@
 
 Pure functions (no Streamlit): the app calls them and displays what they return.
 
-* :mod:`engine.viz.views`: which part of a product each picture shows, its grid,
+* :mod:`curvedtrees.viz.views`: which part of a product each picture shows, its grid,
   reference points, and where data points land in the picture;
-* :mod:`engine.viz.regions`: a model's predictions over a picture (one call);
-* :mod:`engine.viz.boundaries`: split boundaries of one tree as exact geodesics;
-* :mod:`engine.viz.figures`: Plotly figures of all of that;
-* :mod:`engine.viz.treeview`: the tree diagram, the first-k-splits replay and
+* :mod:`curvedtrees.viz.regions`: a model's predictions over a picture (one call);
+* :mod:`curvedtrees.viz.boundaries`: split boundaries of one tree as exact geodesics;
+* :mod:`curvedtrees.viz.figures`: Plotly figures of all of that;
+* :mod:`curvedtrees.viz.treeview`: the tree diagram, the first-k-splits replay and
   node details.
 """
 
-from engine.viz.boundaries import BoundaryCurve, boundary_curves, goes_left, reaches_node, split_plane
-from engine.viz.figures import PointLayer, confusion_figure, region_figure, subsample
-from engine.viz.palette import class_colors
-from engine.viz.regions import RegionGrid, compute_regions, predict_regions
-from engine.viz.treeview import (
+from .boundaries import BoundaryCurve, boundary_curves, goes_left, reaches_node, split_plane
+from .figures import PointLayer, confusion_figure, region_figure, subsample
+from .palette import class_colors
+from .regions import RegionGrid, compute_regions, predict_regions
+from .treeview import (
     PrunedTree,
     decision_path_nodes,
     explain_path,
@@ -25,7 +25,7 @@ from engine.viz.treeview import (
     tree_figure,
     tree_layout,
 )
-from engine.viz.views import (
+from .views import (
     View,
     ViewGrid,
     available_views,

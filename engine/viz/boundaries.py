@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import coords
-from engine.manifolds.signature import Signature
-from engine.viz.views import RIM_MARGIN, View, ViewGrid, _check_view, _component_columns, torus_xyz
+from .. import coords
+from ..manifolds.signature import Signature
+from .views import RIM_MARGIN, View, ViewGrid, _check_view, _component_columns, torus_xyz
 
 __all__ = ["BoundaryCurve", "boundary_curves", "goes_left", "node_parents", "reaches_node", "split_plane"]
 
@@ -44,7 +44,7 @@ class BoundaryCurve:
     node : int
         Node id of the split.
     coords : dict of str to ndarray
-        Same keys as :func:`engine.viz.views.project_points` (circle views also
+        Same keys as :func:`curvedtrees.viz.views.project_points` (circle views also
         carry ``r``).
     """
 

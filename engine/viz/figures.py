@@ -1,7 +1,7 @@
 """Plotly figures of decision regions, data points and split boundaries.
 
-Pure builders: they take arrays (from :mod:`engine.viz.views`,
-:mod:`engine.viz.regions`, :mod:`engine.viz.boundaries`) and return a
+Pure builders: they take arrays (from :mod:`curvedtrees.viz.views`,
+:mod:`curvedtrees.viz.regions`, :mod:`curvedtrees.viz.boundaries`) and return a
 ``plotly.graph_objects.Figure``; nothing here talks to a model or to Streamlit.
 
 * disk, plane, line: a ``Heatmap`` (one flat cell per grid cell, NaN outside the
@@ -23,10 +23,10 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from engine.viz.boundaries import BoundaryCurve
-from engine.viz.palette import class_colors, confidence_levels, encode_classes, region_colorscale
-from engine.viz.regions import RegionGrid
-from engine.viz.views import ViewGrid
+from .boundaries import BoundaryCurve
+from .palette import class_colors, confidence_levels, encode_classes, region_colorscale
+from .regions import RegionGrid
+from .views import ViewGrid
 
 __all__ = ["PointLayer", "confusion_figure", "region_figure", "subsample"]
 
@@ -48,7 +48,7 @@ class PointLayer:
     Attributes
     ----------
     coords : dict of str to ndarray of shape (n,)
-        From :func:`engine.viz.views.project_points`.
+        From :func:`curvedtrees.viz.views.project_points`.
     class_index : ndarray of int, shape (n,), optional
         Class of each point (index into the class names); classification.
     values : ndarray of float, shape (n,), optional

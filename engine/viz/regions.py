@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
-from engine.viz.views import View, ViewGrid, product_rows, view_grid
+from .views import View, ViewGrid, product_rows, view_grid
 
 __all__ = ["RegionGrid", "compute_regions", "predict_regions"]
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from engine.viz.boundaries import node_parents, tree_arrays
-from engine.viz.palette import class_colors
+from .boundaries import node_parents, tree_arrays
+from .palette import class_colors
 
 __all__ = [
     "PrunedTree",
@@ -97,7 +97,7 @@ def first_splits(estimator, k: int) -> PrunedTree:
         candidate (class fractions or mean target), exactly what a tree stopped at
         that point would predict.
     """
-    from engine.trees import Tree
+    from ..trees import Tree
 
     tree = estimator.tree_
     order = split_order(tree)
@@ -205,7 +205,7 @@ def explain_path(estimator, row: np.ndarray, class_names=None, id_map=None) -> l
     id_map : ndarray of int, optional
         Original node ids (see :class:`PrunedTree`), used in the sentences.
     """
-    from engine.trees import describe_split
+    from ..trees import describe_split
 
     path = decision_path_nodes(estimator, row)
     left = estimator.tree_.children_left
@@ -233,7 +233,7 @@ def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
         (regression), and for splits ``component``, ``plane``, ``boundary`` (the
         equation), ``rule`` (engine's description), ``margin``, ``left``, ``right``.
     """
-    from engine.trees import describe_split
+    from ..trees import describe_split
 
     tree = estimator.tree_
     node = int(node)
@@ -326,7 +326,7 @@ def tree_figure(
         fill = colors[np.argmax(value, axis=1)]
     else:
         fill = value[:, 0].astype(np.float32)
-    from engine.trees import describe_split
+    from ..trees import describe_split
 
     hover = [_renumber(describe_split(estimator, int(v)), int(v), ids) for v in range(n)]
     outline = ["#222222"] * n

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine import coords
-from engine.manifolds.signature import Signature
+from .. import coords
+from ..manifolds.signature import Signature
 
 __all__ = [
     "VIEW_KINDS",

@@ -8,7 +8,7 @@ same number of rows: the ratio says what the picture costs beyond predicting.
 
 Usage::
 
-    python benchmarks/bench_regions.py [--resolution 150] [--repeat 3]
+    python perf/bench_regions.py [--resolution 150] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import viz  # noqa: E402
-from engine.sampling import make_classification  # noqa: E402
-from engine.trees import ProductDecisionTreeClassifier, ProductRandomForestClassifier  # noqa: E402
+from curvedtrees import viz  # noqa: E402
+from curvedtrees.sampling import make_classification  # noqa: E402
+from curvedtrees.trees import ProductDecisionTreeClassifier, ProductRandomForestClassifier  # noqa: E402
 
 SIGNATURE = "H2 x S2 x S1 x S1 x E2"
 

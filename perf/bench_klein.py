@@ -16,9 +16,9 @@ prints a summary of the ratios.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_klein.py                  # all backends, H4 x E2, n = 100000
-    .venv/bin/python benchmarks/bench_klein.py --n-samples 20000 --backends decision_tree xgboost
-    .venv/bin/python benchmarks/bench_klein.py --signatures H2 H4 H8 H16 "H4 x E2" --repeats 3 \
+    .venv/bin/python perf/bench_klein.py                  # all backends, H4 x E2, n = 100000
+    .venv/bin/python perf/bench_klein.py --n-samples 20000 --backends decision_tree xgboost
+    .venv/bin/python perf/bench_klein.py --signatures H2 H4 H8 H16 "H4 x E2" --repeats 3 \
         --backends decision_tree random_forest extra_trees hist_gradient_boosting xgboost lightgbm
 """
 
@@ -34,13 +34,12 @@ import warnings
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import numpy as np
+from curvedtrees.klein import KleinCorrectionWarning, KleinTreeClassifier, klein_features
+from curvedtrees.klein._backends import correct_estimator
+from curvedtrees.klein._features import KleinLayout
+from curvedtrees.manifolds import Signature
+from curvedtrees.sampling import make_classification
 from sklearn.base import clone
-
-from engine.klein import KleinCorrectionWarning, KleinTreeClassifier, klein_features
-from engine.klein._backends import correct_estimator
-from engine.klein._features import KleinLayout
-from engine.manifolds import Signature
-from engine.sampling import make_classification
 
 
 def backends(n_jobs: int):

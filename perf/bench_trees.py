@@ -12,8 +12,8 @@ tree on 8,000 rows of S2 x E2 x H2.
 
 Usage::
 
-    python benchmarks/bench_trees.py            # n = 1e4, 1e5, 1e6 (several minutes)
-    python benchmarks/bench_trees.py --quick    # n = 1e4, 1e5
+    python perf/bench_trees.py            # n = 1e4, 1e5, 1e6 (several minutes)
+    python perf/bench_trees.py --quick    # n = 1e4, 1e5
 """
 
 from __future__ import annotations
@@ -31,11 +31,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from curvedtrees.sampling import make_classification  # noqa: E402
+from curvedtrees.trees import ProductDecisionTreeClassifier, ProductRandomForestClassifier  # noqa: E402
 from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
-
-from engine.sampling import make_classification  # noqa: E402
-from engine.trees import ProductDecisionTreeClassifier, ProductRandomForestClassifier  # noqa: E402
 
 SIGNATURE = "S2 x E2 x H2"
 PUBLISHED_REFERENCE_SECONDS = 26.0  # manify ProductSpaceDT, depth 5, n = 8000 (reference-implementations.md)
@@ -117,7 +116,7 @@ _MEMORY_CHILD = """
 import json, sys
 sys.path.insert(0, {root!r})
 import numpy as np
-from engine.trees import ProductDecisionTreeClassifier
+from curvedtrees.trees import ProductDecisionTreeClassifier
 from sklearn.tree import DecisionTreeClassifier
 y = np.load({folder!r} + "/y.npy")
 if {which!r} == "ours":

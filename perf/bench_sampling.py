@@ -9,7 +9,7 @@
 
 Usage::
 
-    python benchmarks/bench_sampling.py [--n 100000] [--repeat 5]
+    python perf/bench_sampling.py [--n 100000] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from curvedtrees.manifolds import ProductManifold  # noqa: E402
+from curvedtrees.sampling import make_classification, make_regression  # noqa: E402
 from scipy.spatial.distance import cdist  # noqa: E402
 from sklearn.datasets import make_classification as sklearn_make_classification  # noqa: E402
-
-from engine.manifolds import ProductManifold  # noqa: E402
-from engine.sampling import make_classification, make_regression  # noqa: E402
 
 SIGNATURE = "H2 x S2 x E2"
 
