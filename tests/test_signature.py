@@ -1,8 +1,10 @@
 """Signature parsing: every accepted form, canonical round trips, equality and errors."""
 
+import itertools
 import pickle
 
 import pytest
+from curvedtrees.limits import MAX_AMBIENT_DIM, MAX_SIGNATURE_COMPONENTS
 from curvedtrees.manifolds import Component, Signature
 
 
@@ -144,3 +146,48 @@ def test_component_validation():
         Component("E", 0, 0.0)
     with pytest.raises(ValueError, match="finite"):
         Component("H", 2, float("nan"))
+
+
+# ------------------------------------------------------------------ limits
+# Hostile sizes are refused from the text, before anything is expanded. Powers large
+# enough to exhaust memory ("(S1)^3000000") are tried in a memory-limited child process
+# in tests/test_hostile_inputs.py; these are cheap to get wrong.
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        ("(S1)^65", ["'(S1)^65'", "at character 1", "64 components"]),
+        ("H2 x S1^100", ["'S1^100'", "at character 6", "64 components"]),
+        ("E999999999999999999999", ["has dimension 999999999999999999999", "limit is 4,096"]),
+        ("H2 x E10000", ["'E10000'", "at character 6", "limit is 4,096"]),
+        ("(S1)^40 x   (E1)^25", ["65 components", "'(E1)^25'", "at character 13", "MAX_SIGNATURE_COMPONENTS"]),
+        ("E4000 x H96", ["4,097 ambient coordinates", "'H96'", "at character 9", "MAX_AMBIENT_DIM"]),
+        ("(H2000)^3", ["6,003 ambient coordinates", "MAX_AMBIENT_DIM"]),
+        ("S1 x " * 500 + "S1", ["too long", "2,502 characters", "2,000"]),
+    ],
+)
+def test_oversized_signatures_are_refused_with_the_limit_and_place(text, fragments):
+    with pytest.raises(ValueError) as info:
+        Signature.parse(text)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+    assert len(str(info.value)) < 400  # the message quotes the text clipped, not whole
+
+
+def test_signatures_at_the_limits_are_accepted():
+    assert len(Signature.parse(f"(S1)^{MAX_SIGNATURE_COMPONENTS}")) == MAX_SIGNATURE_COMPONENTS
+    assert Signature.parse(f"E{MAX_AMBIENT_DIM}").ambient_dim == MAX_AMBIENT_DIM
+    assert Signature.parse("(S1)^0064").ambient_dim == 128  # leading zeros are not digits that count
+    assert Signature.euclidean(MAX_AMBIENT_DIM).ambient_dim == MAX_AMBIENT_DIM
+
+
+def test_pairs_and_constructor_obey_the_same_limits():
+    with pytest.raises(ValueError, match="65 components"):
+        Signature.parse([(1.0, 1)] * 65)
+    with pytest.raises(ValueError, match="entry 2 needs 5,000 ambient"):
+        Signature.parse([(1.0, 1), (0.0, 5000)])
+    with pytest.raises(ValueError, match="MAX_SIGNATURE_COMPONENTS"):
+        Signature(("S", 1, 1.0) for _ in itertools.count())  # an endless iterable stops at the limit
+    with pytest.raises(ValueError, match="MAX_AMBIENT_DIM"):
+        Signature.euclidean(MAX_AMBIENT_DIM + 1)
+    with pytest.raises(ValueError, match="component 2 \\(E4096\\)"):
+        Signature([("H", 2, -1.0), ("E", 4096, 0.0)])

@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..limits import MAX_AMBIENT_DIM, MAX_SIGNATURE_CHARS, MAX_SIGNATURE_COMPONENTS
+
 __all__ = ["Component", "Signature"]
 
 _KINDS = ("H", "S", "E")
@@ -31,6 +33,9 @@ _FACTOR_RE = re.compile(
         (?:\((?P<curv>[+-]?(?:\d+\.?\d*|\.\d+)(?:E[+-]?\d+)?)\))?$""",
     re.VERBOSE,
 )
+# Digits of a dimension or a power. The limits are at most 4 digits, so a longer
+# number is refused from its text, before int() (whose cost grows with the digits).
+_MAX_DIGITS = len(str(max(MAX_AMBIENT_DIM, MAX_SIGNATURE_COMPONENTS)))
 # A power of one factor: "(S1)^5" or "S1^5".
 _POWER_RE = re.compile(
     r"^\((?P<base>[^()]*(?:\([^()]*\))?)\)\^(?P<exp>\d+)$"  # (S1)^5, (S1(2))^3
@@ -43,6 +48,21 @@ def _format_number(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return repr(float(value))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    """``text`` shortened for a message (a hostile signature can be long)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _too_many_components(count: int, where: str) -> str:
+    return (f"{where} has {count:,} components; the limit is {MAX_SIGNATURE_COMPONENTS} "
+            "(curvedtrees.limits.MAX_SIGNATURE_COMPONENTS)")
+
+
+def _too_wide(ambient: int, where: str) -> str:
+    return (f"{where} needs {ambient:,} ambient coordinates per row; the limit is {MAX_AMBIENT_DIM:,} "
+            "(curvedtrees.limits.MAX_AMBIENT_DIM)")
 
 
 @dataclass(frozen=True)
@@ -133,9 +153,16 @@ class Signature:
         built = []
         start = 0
         for index, (kind, dim, curvature) in enumerate(components):
+            # Checked before each component is built, so an endless iterable stops at the limit.
+            if index >= MAX_SIGNATURE_COMPONENTS:
+                raise ValueError(_too_many_components(MAX_SIGNATURE_COMPONENTS + 1, "this signature (at least)"))
+            if isinstance(dim, int) and dim > MAX_AMBIENT_DIM:
+                raise ValueError(_too_wide(start + dim, f"component {index + 1} ({kind}{dim})"))
             component = Component(kind, dim, curvature, index=index, start=start)
             built.append(component)
             start += component.ambient_dim
+            if start > MAX_AMBIENT_DIM:
+                raise ValueError(_too_wide(start, f"component {index + 1} ({component.name})"))
         if not built:
             raise ValueError("a signature needs at least one component")
         self._components = tuple(built)
@@ -171,6 +198,8 @@ class Signature:
 
     @staticmethod
     def _parse_pairs(pairs) -> list[tuple[str, int, float]]:
+        if len(pairs) > MAX_SIGNATURE_COMPONENTS:
+            raise ValueError(_too_many_components(len(pairs), "the list of (curvature, dim) pairs"))
         parsed = []
         for position, pair in enumerate(pairs, start=1):
             try:
@@ -184,20 +213,29 @@ class Signature:
                 dim = int(dim)
             if not isinstance(dim, int) or isinstance(dim, bool) or dim < 1:
                 raise ValueError(f"signature entry {position} is {pair!r}: the dimension must be a positive integer")
+            if dim > MAX_AMBIENT_DIM:
+                raise ValueError(_too_wide(dim, f"signature entry {position}"))
             kind = "H" if curvature < 0 else ("S" if curvature > 0 else "E")
             parsed.append((kind, dim, curvature))
         return parsed
 
     @staticmethod
     def _parse_string(text: str) -> list[tuple[str, int, float]]:
-        # Match on an upper-cased copy; report tokens as the user wrote them.
-        original = re.sub(r"\s+", "", text).replace("×", "x")
+        if len(text) > MAX_SIGNATURE_CHARS:
+            raise ValueError(
+                f"signature too long: {len(text):,} characters; the limit is {MAX_SIGNATURE_CHARS:,} "
+                f"(at most {MAX_SIGNATURE_COMPONENTS} components, such as '(S1)^8 x E2')"
+            )
+        # Match on an upper-cased copy without spaces; report tokens as the user wrote them, and
+        # where: ``columns[i]`` is the 1-based character position in ``text`` of compact[i].
+        columns = [i + 1 for i, char in enumerate(text) if not char.isspace()]
+        original = "".join(text[i - 1] for i in columns).replace("×", "x")
         compact = original.upper()
         if not compact:
             raise ValueError("empty signature: expected factors such as 'H2 x S2 x E2'")
         # Split on the product sign "x" outside parentheses. Curvatures never contain an X
         # (only digits, sign, dot and an exponent E), so a plain scan is enough.
-        tokens, spans, depth, begin = [], [], 0, 0
+        tokens, spans, starts, depth, begin = [], [], [], 0, 0
         for position, char in enumerate(compact):
             if char == "(":
                 depth += 1
@@ -206,37 +244,63 @@ class Signature:
             if char == "X" and depth == 0:
                 tokens.append(compact[begin:position])
                 spans.append(original[begin:position])
+                starts.append(begin)
                 begin = position + 1
         tokens.append(compact[begin:])
         spans.append(original[begin:])
+        starts.append(begin)
 
         parsed = []
-        for token, as_written in zip(tokens, spans):
+        ambient = 0
+        for token, as_written, begin in zip(tokens, spans, starts):
+            where = f"at character {columns[min(begin, len(columns) - 1)]}"
             if not token:
                 raise ValueError(
-                    f"malformed signature {text!r}: an empty factor next to 'x'; expected factors such as "
+                    f"malformed signature {text!r}: an empty factor next to 'x' ({where}); expected factors such as "
                     "'H2', 'S1(2)' or '(S1)^3' joined by 'x'"
                 )
             repeat = 1
             power = _POWER_RE.match(token)
             if power:
                 base = power.group("base") if power.group("base") is not None else power.group("bare")
-                repeat = int(power.group("exp") or power.group("exp2"))
+                exponent = power.group("exp") or power.group("exp2")
+                # Refuse a power from its digits, before int() and long before expanding it.
+                if len(exponent.lstrip("0")) > _MAX_DIGITS or int(exponent) > MAX_SIGNATURE_COMPONENTS:
+                    raise ValueError(
+                        f"signature {_clip(text)!r}: the power in {_clip(as_written)!r} ({where}) asks for more "
+                        f"than {MAX_SIGNATURE_COMPONENTS} components, the limit of a signature"
+                    )
+                repeat = int(exponent)
                 if repeat < 1:
-                    raise ValueError(f"malformed signature {text!r}: power in {as_written!r} must be at least 1")
+                    raise ValueError(
+                        f"malformed signature {text!r}: power in {as_written!r} ({where}) must be at least 1"
+                    )
                 token = base
             match = _FACTOR_RE.match(token)
             if not match:
                 raise ValueError(
-                    f"malformed signature {text!r}: cannot read the factor {as_written!r}; expected a kind H, S or E, "
-                    "a positive dimension and an optional curvature, such as 'H2', 'S2(0.5)' or 'E3'"
+                    f"malformed signature {_clip(text)!r}: cannot read the factor {_clip(as_written)!r} ({where}); "
+                    "expected a kind H, S or E, a positive dimension and an optional curvature, such as 'H2', "
+                    "'S2(0.5)' or 'E3'"
                 )
-            kind = match.group("kind")
-            dim = int(match.group("dim"))
+            kind, digits = match.group("kind"), match.group("dim")
+            if len(digits.lstrip("0")) > _MAX_DIGITS or int(digits) > MAX_AMBIENT_DIM:
+                raise ValueError(
+                    f"signature {_clip(text)!r}: the factor {_clip(as_written)!r} ({where}) has dimension "
+                    f"{_clip(digits, 24)}; the limit is {MAX_AMBIENT_DIM:,} ambient coordinates per row"
+                )
+            dim = int(digits)
             if dim < 1:
                 raise ValueError(
-                    f"malformed signature {text!r}: factor {as_written!r} has dimension 0; expected at least 1"
+                    f"malformed signature {text!r}: factor {as_written!r} ({where}) has dimension 0; expected at "
+                    "least 1"
                 )
+            so_far = f"signature {_clip(text)!r} up to the factor {_clip(as_written)!r} ({where})"
+            if len(parsed) + repeat > MAX_SIGNATURE_COMPONENTS:
+                raise ValueError(_too_many_components(len(parsed) + repeat, so_far))
+            ambient += repeat * (dim if kind == "E" else dim + 1)
+            if ambient > MAX_AMBIENT_DIM:
+                raise ValueError(_too_wide(ambient, so_far))
             curvature = float(match.group("curv")) if match.group("curv") else _DEFAULT_CURVATURE[kind]
             parsed.extend([(kind, dim, curvature)] * repeat)
         return parsed
