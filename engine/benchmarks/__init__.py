@@ -17,6 +17,11 @@ Public API
 Command line: ``python -m curvedtrees.benchmarks --preset NAME --trials N --out DIR``.
 """
 
+from ..utils import require
+
+# Fail on import with the extra to install, not with a bare ModuleNotFoundError deep inside.
+require("pandas", "curvedtrees.benchmarks (tables of results)")
+
 from .datasets import gaussian_mixture
 from .models import MODELS, PAPER_MODELS, get_models
 from .paper import load_paper_table5

@@ -38,6 +38,7 @@ from ._base import (
 from .geo import TEMPERATURE_ATTRIBUTION, is_land, load_city_temperatures, load_landmasses
 from .graphs import load_graph, load_graph_embedding, load_link_prediction
 from .images import load_digits_latents
+from .link_prediction import make_link_prediction
 from .periodic import load_el_nino, load_neuron, load_traffic
 
 __all__ = [
@@ -59,4 +60,5 @@ __all__ = [
     "load_link_prediction",
     "load_neuron",
     "load_traffic",
+    "make_link_prediction",
 ]

@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 
 from ..manifolds.signature import Signature
+from ..utils import EXTRAS, as_generator, require
 
 __all__ = [
     "TASKS",
     "Dataset",
     "DatasetInfo",
     "ParamInfo",
-    "check_random_state",
     "get_dataset_info",
     "list_datasets",
     "load_dataset",
@@ -223,17 +223,6 @@ def _as_seed(random_state):
     raise ValueError(f"random_state must be None, an int, a Generator or a RandomState, got {random_state!r}")
 
 
-def check_random_state(random_state) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from None, an int, a Generator or a RandomState."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(2**31 - 1))
-    if random_state is None or isinstance(random_state, (int, np.integer)):
-        return np.random.default_rng(random_state)
-    raise ValueError(f"random_state must be None, an int, a Generator or a RandomState, got {random_state!r}")
-
-
 def random_test_mask(n: int, test_size: float = 0.25, random_state=None) -> np.ndarray:
     """A random boolean mask of ``round(test_size * n)`` test items, shape (n,).
 
@@ -245,40 +234,10 @@ def random_test_mask(n: int, test_size: float = 0.25, random_state=None) -> np.n
     if n < 4:
         raise ValueError(f"a train/test split needs at least 4 items, got {n}")
     n_test = min(max(2, round(test_size * n)), n - 2)
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     mask = np.zeros(n, dtype=bool)
     mask[rng.choice(n, size=n_test, replace=False)] = True
     return mask
-
-
-# ---------------------------------------------------------------- optional packages
-_PIP_NAMES = {
-    "networkx": "networkx",
-    "statsmodels": "statsmodels",
-    "world_temperature_data": "world-temperature-data==0.1.0",
-    "torch": "torch",
-    "geoopt": "geoopt",
-}
-
-
-def require(module: str, purpose: str):
-    """Import an optional package or raise an ImportError that says how to install it.
-
-    Parameters
-    ----------
-    module : str
-        Importable module name, such as ``"networkx"``.
-    purpose : str
-        What needs it, for the message ("the Karate Club graph").
-    """
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        pip_name = _PIP_NAMES.get(module, module)
-        raise ImportError(
-            f"{purpose} needs the optional package {module!r}, which is not installed; "
-            f"install it with: pip install {pip_name}"
-        ) from exc
 
 
 # ---------------------------------------------------------------- registry
@@ -394,10 +353,15 @@ class DatasetInfo:
         return {p.name: p.default for p in self.parameters}
 
     def available(self) -> tuple[bool, str]:
-        """``(True, "")`` when every optional package imports, else ``(False, pip hint)``."""
+        """``(True, "")`` when every optional package imports, else ``(False, pip hint)``.
+
+        The hint names the extras that install the missing packages, e.g.
+        ``pip install 'curvedtrees[datasets]'``.
+        """
         missing = [m for m in self.requires if not _importable(m)]
         if missing:
-            return False, "pip install " + " ".join(_PIP_NAMES.get(m, m) for m in missing)
+            extras = sorted({EXTRAS.get(m.split(".")[0], m) for m in missing})
+            return False, f"pip install 'curvedtrees[{','.join(extras)}]'"
         return True, ""
 
 

@@ -8,12 +8,11 @@ from importlib import resources
 import numpy as np
 
 from ..coords import angle_to_circle, latlon_to_sphere
+from ..utils import as_generator, require
 from ._base import (
     Dataset,
     ParamInfo,
-    check_random_state,
     register,
-    require,
 )
 
 __all__ = ["TEMPERATURE_ATTRIBUTION", "is_land", "load_city_temperatures", "load_landmasses"]
@@ -129,7 +128,7 @@ def load_landmasses(
         raise ValueError(f"n_grid must be at least 2, got {n_grid}")
     if not 1 <= n_samples <= n_grid * n_grid:
         raise ValueError(f"n_samples must be in [1, n_grid**2 = {n_grid * n_grid}], got {n_samples}")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     pick = np.sort(rng.choice(n_grid * n_grid, size=n_samples, replace=False))
     lat_index, lon_index = np.divmod(pick, n_grid)
     lon = -180.0 + (lon_index + 0.5) * 360.0 / n_grid
@@ -203,7 +202,7 @@ def load_city_temperatures(n_cities: int = 270, random_state=None) -> Dataset:
     if not 1 <= n_cities <= len(records):
         raise ValueError(f"n_cities must be in [1, {len(records)}], got {n_cities}")
     if n_cities < len(records):
-        rng = check_random_state(random_state)
+        rng = as_generator(random_state)
         keep = np.sort(rng.choice(len(records), size=n_cities, replace=False))
         records = [records[i] for i in keep]
     months = list(records[0]["monthly"])  # "jan".."dec" in calendar order

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import Dataset, ParamInfo, check_random_state, register, require
+from ..utils import as_generator, require
+from ._base import Dataset, ParamInfo, register
 
 __all__ = [
     "GRAPHS",
@@ -66,7 +67,7 @@ def random_recursive_tree(n_nodes: int, random_state=None):
         Distance of every node from the root.
     """
     nx = require("networkx", "The random tree graph")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     parent = np.zeros(n_nodes, dtype=np.int64)
     depth = np.zeros(n_nodes, dtype=np.int64)
     graph = nx.Graph()
@@ -149,7 +150,7 @@ def load_graph(name: str, n_nodes: int = 64, random_state=None) -> GraphData:
         p_in, p_out = 0.3, 0.02
         probs = np.full((n_blocks, n_blocks), p_out)
         np.fill_diagonal(probs, p_in)
-        seed = int(check_random_state(random_state).integers(2**31 - 1))
+        seed = int(as_generator(random_state).integers(2**31 - 1))
         graph = nx.stochastic_block_model(sizes, probs.tolist(), seed=seed)
         return GraphData(
             graph=graph,
@@ -202,7 +203,7 @@ def load_graph_embedding(
     """
     from ..embeddings import embed_graph
 
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     data = load_graph(graph, n_nodes=n_nodes, random_state=rng)
     result = embed_graph(
         data.graph,
@@ -254,12 +255,13 @@ def load_link_prediction(
 
     The graph is embedded in ``signature`` (= P), then the nodes are split into
     train and test nodes and crossing pairs are dropped
-    (:func:`curvedtrees.embeddings.make_link_prediction`). The returned dataset's
+    (:func:`curvedtrees.datasets.make_link_prediction`). The returned dataset's
     ``test_mask`` holds the test pairs; :meth:`Dataset.split` uses it.
     """
-    from ..embeddings import embed_graph, make_link_prediction
+    from ..embeddings import embed_graph
+    from .link_prediction import make_link_prediction
 
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     data = load_graph(graph, n_nodes=n_nodes, random_state=rng)
     result = embed_graph(
         data.graph,

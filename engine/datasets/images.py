@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Dataset, ParamInfo, check_random_state, random_test_mask, register
+from ..utils import as_generator
+from ._base import Dataset, ParamInfo, random_test_mask, register
 
 __all__ = ["load_digits_latents"]
 
@@ -63,7 +64,7 @@ def load_digits_latents(
 
     digits = load_digits()
     images = digits.data / 16.0  # intensities 0..16 -> [0, 1]
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     test_mask = random_test_mask(len(images), test_size=test_size, random_state=rng)
     vae = MixedCurvatureVAE(signature=signature, n_epochs=n_epochs, random_state=rng, callback=callback)
     vae.fit(images[~test_mask])

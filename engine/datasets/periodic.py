@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..coords import angle_to_circle
+from ..utils import as_generator, require
 from ._base import (
     Dataset,
     ParamInfo,
-    check_random_state,
     register,
-    require,
 )
 
 __all__ = ["fourier_features", "load_el_nino", "load_neuron", "load_traffic", "simulate_izhikevich"]
@@ -51,7 +50,7 @@ def simulate_izhikevich(
     v : ndarray, shape (n_steps,)
         Membrane potential in millivolts (spike peaks clipped at 30 mV).
     """
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     t = np.arange(n_steps) * dt
     current = 10.0 + 4.0 * np.sin(2.0 * np.pi * t / 1000.0) + 2.0 * rng.standard_normal(n_steps)
     v_trace = np.empty(n_steps)
@@ -144,7 +143,7 @@ def load_neuron(
         raise ValueError(f"n_samples must be in [1, {n_steps}], got {n_samples}")
     if not 1 <= n_frequencies <= 100:
         raise ValueError(f"n_frequencies must be in [1, 100], got {n_frequencies}")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     t, v = simulate_izhikevich(n_steps=n_steps, random_state=rng)
     X, freqs = fourier_features(t, v, n_frequencies)
     if label not in ("above_median", "spiking"):
@@ -225,7 +224,7 @@ def load_traffic(n_samples: int = 2000, random_state=None) -> Dataset:
     n_samples = int(n_samples)
     if n_samples < 1:
         raise ValueError(f"n_samples must be positive, got {n_samples}")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     minutes_in_year = 365 * 24 * 60
     start = np.datetime64("2017-01-01T00:00")
     offset = rng.integers(0, minutes_in_year // 5, size=n_samples) * 5

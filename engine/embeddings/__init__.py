@@ -3,8 +3,6 @@
 - :func:`embed_graph`, :func:`search_signatures`: graph embeddings by distortion
   minimisation (Gu et al. 2018) with Riemannian Adam (geoopt);
   :func:`average_distortion`, :func:`mean_average_precision` measure them.
-- :func:`make_link_prediction`: the paper's link-prediction rows
-  ``(x_i, x_j, dist(x_i, x_j))`` on ``P x P x E1`` with a node-level split.
 - :class:`KappaGCNClassifier`: kappa-GCN node classifier (Bachmann et al. 2020).
 - :class:`MixedCurvatureVAE`: a VAE with a wrapped-normal posterior on a product
   latent space (Skopek et al. 2020 style), trained on scikit-learn's digits.
@@ -25,7 +23,8 @@ _EXPORTS = {
     "embedding_distances": "curvedtrees.embeddings.graph",
     "graph_distances": "curvedtrees.embeddings.graph",
     "search_signatures": "curvedtrees.embeddings.graph",
-    "make_link_prediction": "curvedtrees.embeddings.link_prediction",
+    # Moved to curvedtrees.datasets (it builds a Dataset); kept here until the tests follow.
+    "make_link_prediction": "curvedtrees.datasets.link_prediction",
     "KappaGCNClassifier": "curvedtrees.embeddings.kappa_gcn",
     "MixedCurvatureVAE": "curvedtrees.embeddings.vae",
 }

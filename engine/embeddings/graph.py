@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..datasets._base import check_random_state, require
 from ..manifolds.signature import Signature
+from ..utils import as_generator, require
 from ._progress import ProgressCallback, report, torch_single_thread
 from .metrics import average_distortion, mean_average_precision
 
@@ -265,7 +265,7 @@ def embed_graph(
     """
     signature = _check_inputs(signature, n_epochs, n_restarts, lr, burn_in)
     nodes, D, A, diameter = _prepare_graph(graph)
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     seeds = rng.integers(0, 2**62, size=int(n_restarts))
     best = None
     distortions = []
@@ -444,7 +444,7 @@ def search_signatures(
     candidates = [Signature.parse(c) for c in candidates]
     if not candidates:
         raise ValueError("candidates must list at least one signature")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     seeds = rng.integers(0, 2**62, size=len(candidates))
     per_candidate = int(embed_params.get("n_epochs", 1000)) * int(embed_params.get("n_restarts", 1))
     results = []

@@ -32,8 +32,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..datasets._base import check_random_state, require
 from ..manifolds.signature import Signature
+from ..utils import as_generator, require
 from ._progress import report, torch_single_thread
 
 __all__ = ["KappaGCNClassifier", "normalized_adjacency"]
@@ -207,7 +207,7 @@ class KappaGCNClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"n_epochs must be at least 1, got {self.n_epochs}")
         self.n_features_in_ = X.shape[1]
 
-        seed = int(check_random_state(self.random_state).integers(2**62))
+        seed = int(as_generator(self.random_state).integers(2**62))
         generator = torch.Generator().manual_seed(seed)
         with torch_single_thread(torch):
             signature, manifolds, layers, head = self._build(

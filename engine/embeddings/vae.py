@@ -28,8 +28,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..datasets._base import check_random_state, require
 from ..manifolds.signature import Signature
+from ..utils import as_generator, require
 from ._progress import report, torch_single_thread
 
 __all__ = ["MixedCurvatureVAE"]
@@ -251,7 +251,7 @@ class MixedCurvatureVAE(TransformerMixin, BaseEstimator):
         if int(self.n_epochs) < 1 or int(self.batch_size) < 1:
             raise ValueError("n_epochs and batch_size must be positive integers")
         self.signature_ = Signature.parse(self.signature)
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
         hidden = [int(h) for h in self.hidden_dims]
         with torch_single_thread(torch):
@@ -312,7 +312,7 @@ class MixedCurvatureVAE(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "encoder_")
         torch = require("torch", "MixedCurvatureVAE")
         X = self._check_X(X, reset=False)
-        seed = int(check_random_state(random_state).integers(2**62))
+        seed = int(as_generator(random_state).integers(2**62))
         with torch.no_grad(), torch_single_thread(torch):
             generator = torch.Generator().manual_seed(seed)
             return float(self._elbo(torch, torch.as_tensor(X), generator, n_samples=int(n_samples)).mean())

@@ -11,6 +11,11 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
   node details.
 """
 
+from ..utils import require
+
+# Fail on import with the extra to install, not with a bare ModuleNotFoundError deep inside.
+require("plotly", "curvedtrees.viz (Plotly figures)")
+
 from .boundaries import BoundaryCurve, boundary_curves, goes_left, reaches_node, split_plane
 from .figures import PointLayer, confusion_figure, region_figure, subsample
 from .palette import class_colors

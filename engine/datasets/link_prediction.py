@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..datasets._base import Dataset, random_test_mask
 from ..manifolds.signature import Signature
+from ._base import Dataset, random_test_mask
 
 __all__ = ["make_link_prediction"]
 
