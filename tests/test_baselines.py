@@ -145,7 +145,7 @@ def test_perceptron_separates_separable_data_with_and_without_gram(monkeypatch):
     model = ProductPerceptronClassifier(signature="H2 x E1", max_iter=200, random_state=0).fit(X, y)
     assert model.n_iter_ < 200  # converged: an epoch without mistakes
     assert model.score(X, y) == 1.0
-    import curvedtrees.baselines as baselines
+    import curvedtrees.baselines._perceptron as baselines
 
     monkeypatch.setattr(baselines, "_GRAM_MAX_ROWS", 10)  # kernel rows on demand
     streamed = ProductPerceptronClassifier(signature="H2 x E1", max_iter=200, random_state=0).fit(X, y)
