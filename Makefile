@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint bench browser-deps clean
+.PHONY: run test test-fast lint format bench browser-deps clean
 
 # The stamp file is rebuilt whenever a requirements file changes, so repeated
 # runs reuse the virtual environment and only reinstall when needed.
@@ -31,8 +31,18 @@ browser-deps:
 test: $(VENV)/.installed browser-deps
 	$(BIN)/python -m pytest
 
+# The inner loop: no browser, nothing marked slow (about a third of the suite's time).
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest -q -m "not browser and not slow"
+
+# CI runs this beside the tests: lint and formatting (the doctests are part of the suite).
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
 
 bench: $(VENV)/.installed
 	for script in perf/bench_*.py; do $(BIN)/python $$script || exit 1; done

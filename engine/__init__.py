@@ -28,6 +28,8 @@ _EXPORTS = {
     "ProductPerceptronClassifier": "curvedtrees.baselines",
     "ProductSVMClassifier": "curvedtrees.baselines",
     "ProductSVMRegressor": "curvedtrees.baselines",
+    "dumps": "curvedtrees.io",
+    "loads": "curvedtrees.io",
     "load_dataset": "curvedtrees.datasets",
     "list_datasets": "curvedtrees.datasets",
 }
