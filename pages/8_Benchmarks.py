@@ -3,6 +3,14 @@
 import streamlit as st
 from curvedtrees.benchmarks import PRESETS, load_paper_table5, run_preset, summarize
 from curvedtrees.benchmarks.figures import score_figure, timing_figure
+from curvedtrees.benchmarks.reference import (
+    REFERENCE_PATH,
+    REFERENCE_SECTIONS,
+    agreement_counts,
+    compare_with_reference,
+    load_reference,
+    reference_markdown,
+)
 from curvedtrees.benchmarks.report import comparison_markdown, rank_markdown, table5_markdown
 from curvedtrees.benchmarks.statistics import ROW_KEYS
 from curvedtrees.benchmarks.stored import list_runs, load_run
@@ -28,13 +36,19 @@ st.title("Benchmarks")
 st.markdown(
     "Results of the paper's protocol (many seeded trials, paired significance tests) run with this project's "
     "models, stored in `results/` by `python -m curvedtrees.benchmarks`, beside the numbers the paper reports in its "
-    "Table 5. BENCHMARKS.md explains every difference."
+    "Table 5, and beside the authors' own stored per-trial results (10 trials, their mixture, depth 5). "
+    "BENCHMARKS.md explains every difference."
 )
 
 
 @st.cache_data(show_spinner=False)
 def _paper():
     return load_paper_table5()
+
+
+@st.cache_data(show_spinner=False)
+def _reference():
+    return load_reference() if REFERENCE_PATH.exists() else None
 
 
 @st.cache_data(show_spinner=False)
@@ -78,6 +92,27 @@ def _show(summary, paper, models, key):
         st.plotly_chart(timing_figure(summary), key=f"{key}_times", config=PLOTLY_CONFIG)
 
 
+def _show_reference(summary):
+    """The run's cells beside the authors' stored results, if it has any of their rows."""
+    reference = _reference()
+    if reference is None:
+        return
+    summary = summary[summary["section"].isin(REFERENCE_SECTIONS.values())]
+    if summary.empty:
+        return
+    table = compare_with_reference(summary, reference)
+    if table.empty:
+        return
+    total = agreement_counts(table).iloc[-1]
+    with st.expander(f"Beside the authors' stored results: {total.agree} of {total.cells} cells agree"):
+        st.markdown(reference_markdown(table))
+        st.caption(
+            "Means ± one standard error: ours over this run's trials, the authors' over their 10 stored trials "
+            "(their notebooks' mixture, trees of depth 5). A cell agrees when the difference is at most 2 combined "
+            "standard errors. Runs at another depth or with another mixture are not expected to agree."
+        )
+
+
 paper = _paper()
 runs = list_runs()
 st.header("Stored results")
@@ -97,14 +132,19 @@ else:
     with friendly("read the stored run"):
         run = _run(stem, by_stem[stem]["modified"])
         meta = run["meta"]
-        if meta.get("description"):
-            st.markdown(meta["description"])
+        # A stored run keeps its preset's description from the day it ran; the preset's current text
+        # carries later corrections (such as what the depth-3 presets are), so it wins for the preset's own runs.
+        preset = PRESETS.get(stem) if meta.get("preset") == stem else None
+        description = preset.description if preset is not None else meta.get("description")
+        if description:
+            st.markdown(description)
         st.caption(
             f"{meta.get('n_trials', '?')} trials, seed {meta.get('random_state', '?')}, test share "
             f"{meta.get('test_size', '?')}, backend {meta.get('backend', '?')}"
             + (f", {meta['wall_seconds']:.0f} s wall time" if meta.get("wall_seconds") else "")
         )
         _show(run["summary"], paper, meta.get("models"), "stored")
+        _show_reference(run["summary"])
 
 st.header("Rerun a small preset")
 st.markdown(
