@@ -228,3 +228,46 @@ def test_comparison_with_the_paper_flags_cells_outside_its_interval():
     assert not joined.drop("k-NN")["outside_paper_ci"].any()
     text = comparison_markdown(summary, paper)
     assert "49.5 ± .5 ▲!" in text and "47.5 ± .5" in text
+
+
+def _family_less(values_by_model):
+    """Tidy rows for models without a family (one comparison set, "all"), trials given per model."""
+    rows = []
+    for name, values in values_by_model.items():
+        for trial, value in values.items():
+            rows.append(
+                dict(section="S", dataset="D", task="classification", signature="H2", model=name, group=name,
+                     family="", trial=trial, seed=trial, metric="f1_micro", value=value, fit_seconds=0.01,
+                     predict_seconds=0.001, n_train=80, n_test=20, error="")
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("n_trials", "significant"), [(7, True), (6, False)])
+def test_bonferroni_counts_every_pair_including_untestable_ones(n_trials, significant):
+    # B beats A on every trial: the exact two-sided Wilcoxon p is 2 / 2^n, 0.0156 for 7 trials
+    # and 0.03125 for 6. C shares no trial with them, so two of the three pairs have no p-value,
+    # yet m = 3 and the threshold is 0.05 / 3 = 0.0167: 7 trials pass it, 6 do not (they would
+    # without the correction).
+    a = {t: 0.5 for t in range(n_trials)}
+    b = {t: 0.5 + 0.01 * (t + 1) for t in range(n_trials)}
+    c = {100 + t: 0.4 for t in range(5)}
+    pairs = pairwise_tests(_family_less({"A": a, "B": b, "C": c})).set_index(["model_a", "model_b"])
+    assert (pairs["comparison"] == "all").all() and (pairs["n_comparisons"] == 3).all()
+    p = 2 / 2**n_trials
+    assert pairs.loc[("A", "B"), "p_value"] == pytest.approx(p)
+    assert pairs.loc[("A", "B"), "p_adjusted"] == pytest.approx(3 * p)
+    assert pairs.loc[("A", "B"), "significant"] == significant
+    assert pairs.loc[("A", "B"), "winner"] == ("B" if significant else "")
+    untestable = pairs.drop(("A", "B"))
+    assert untestable["p_value"].isna().all() and untestable["p_adjusted"].isna().all()
+    assert not untestable["significant"].any() and (untestable["n"] == 0).all()
+
+
+def test_bonferroni_adjusted_p_values_are_capped_at_one():
+    means = {name: 0.30 for name, _, _ in PAPER_MODELS}
+    pairs = pairwise_tests(_results(means, noise=0.05))
+    expected = np.minimum(1.0, pairs["p_value"] * pairs["n_comparisons"])
+    np.testing.assert_allclose(pairs["p_adjusted"], expected)
+    assert (pairs["p_adjusted"] == 1.0).any()  # equal means: some pairs' m p exceeds 1
+    assert (pairs["significant"] == (pairs["p_adjusted"] <= 0.05)).all()

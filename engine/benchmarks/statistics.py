@@ -8,7 +8,8 @@ The protocol is the paper's (section 4.1):
 - comparisons are made among models of the same type (trees with trees,
   forests with forests; k-NN and the perceptron take part in both), and the
   significance level .05 is divided by the number of comparisons in that set
-  (Bonferroni: 5 models, 10 pairs, threshold .005);
+  (Bonferroni: 5 models, 10 pairs, threshold .005; statsmodels'
+  ``multipletests``);
 - a model carries the mark of every model group it beats significantly
   (``*`` product, ``†`` ambient, ``‡`` tangent, ``§`` k-NN, ``¶`` perceptron);
 - per dataset row, models are ranked by mean; top-1/top-2 counts follow.
@@ -195,14 +196,19 @@ def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     For each dataset row and each comparison set (``"tree"``: tree models plus
     family-less ones such as k-NN; ``"forest"``: likewise; ``"all"`` when no model
     has a family), every pair of models is tested on the trials both completed.
-    The threshold is ``alpha / m`` with ``m`` the number of pairs in that set.
+    The Bonferroni correction (statsmodels' ``multipletests``) runs over the
+    ``m`` pairs of each set: a pair is significant when ``p <= alpha / m``, i.e.
+    when its adjusted p-value ``min(1, m p)`` is at most ``alpha``. A pair
+    without common trials has no p-value (NaN), is never significant, and still
+    counts in ``m``.
 
     Returns
     -------
     pandas.DataFrame
         Columns: row keys, comparison, model_a, model_b, n (paired trials),
-        mean_a, mean_b, p_value, n_comparisons, threshold, significant (bool),
-        winner (the better model by mean when significant, else "").
+        mean_a, mean_b, p_value, p_adjusted (Bonferroni), n_comparisons,
+        threshold (``alpha / m``), significant (bool), winner (the better model
+        by mean when significant, else "").
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha}")
@@ -218,12 +224,15 @@ def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         for comparison, members in _comparison_sets(models, info).items():
             pairs = list(itertools.combinations(members, 2))
             m = len(pairs)
+            tests = []
             for model_a, model_b in pairs:
                 both = wide[[model_a, model_b]].dropna()
                 a, b = both[model_a].to_numpy(), both[model_b].to_numpy()
                 p = wilcoxon_p_value(a, b) if len(both) else math.nan
                 mean_a, mean_b = (float(a.mean()), float(b.mean())) if len(both) else (math.nan, math.nan)
-                significant = bool(p < alpha / m) if not math.isnan(p) else False
+                tests.append((model_a, model_b, len(both), mean_a, mean_b, p))
+            reject, adjusted = _bonferroni([t[-1] for t in tests], alpha)
+            for (model_a, model_b, n, mean_a, mean_b, p), significant, p_adjusted in zip(tests, reject, adjusted):
                 winner = ""
                 if significant and mean_a != mean_b:
                     winner = model_a if sign * (mean_a - mean_b) > 0 else model_b
@@ -233,22 +242,52 @@ def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
                         comparison=comparison,
                         model_a=model_a,
                         model_b=model_b,
-                        n=len(both),
+                        n=n,
                         mean_a=mean_a,
                         mean_b=mean_b,
                         p_value=p,
+                        p_adjusted=p_adjusted,
                         n_comparisons=m,
                         threshold=alpha / m,
                         significant=significant,
                         winner=winner,
                     )
                 )
-    columns = [*keys, "comparison", "model_a", "model_b", "n", "mean_a", "mean_b", "p_value"]
+    columns = [*keys, "comparison", "model_a", "model_b", "n", "mean_a", "mean_b", "p_value", "p_adjusted"]
     columns += ["n_comparisons", "threshold", "significant", "winner"]
     pairs = pd.DataFrame(out, columns=columns)
     # Remember the models' groups so significance_marks needs nothing else.
     pairs.attrs["groups"] = info["group"].to_dict()
     return pairs
+
+
+def _bonferroni(p_values, alpha: float) -> tuple[list[bool], list[float]]:
+    """Bonferroni over all of ``p_values`` (statsmodels): which are significant, and the adjusted p-values.
+
+    Parameters
+    ----------
+    p_values : list of float, length m
+        NaN for a test that could not be made; it counts in ``m`` but is never significant.
+
+    Returns
+    -------
+    significant : list of bool, length m
+    adjusted : list of float, length m
+        ``min(1, m p)``; NaN where ``p`` is NaN.
+    """
+    if not p_values:
+        return [], []
+    try:
+        from statsmodels.stats.multitest import multipletests
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the Bonferroni correction needs statsmodels: pip install 'curvedtrees[benchmarks]'") from exc
+
+    p = np.asarray(p_values, dtype=np.float64)
+    missing = np.isnan(p)
+    # A missing test enters as p = 1, so it keeps its place in m without comparisons on NaN.
+    reject, adjusted, _, _ = multipletests(np.where(missing, 1.0, p), alpha=alpha, method="bonferroni")
+    adjusted = np.where(missing, np.nan, adjusted)
+    return [bool(r) and not gap for r, gap in zip(reject, missing)], [float(a) for a in adjusted]
 
 
 def significance_marks(pairs: pd.DataFrame, results: pd.DataFrame | None = None, marks: dict | None = None):
