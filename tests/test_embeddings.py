@@ -66,6 +66,59 @@ def test_average_distortion_and_map_on_exact_embedding():
         average_distortion(D[:2], D[:2])
 
 
+def _map_by_definition(A, D):
+    """Mean average precision straight from its definition: loops, no sorting."""
+    n = len(A)
+    per_node = []
+    for a in range(n):
+        neighbours = [b for b in range(n) if b != a and A[a, b]]
+        if not neighbours:
+            continue
+        precisions = []
+        for b in neighbours:
+            no_farther = [c for c in range(n) if c != a and D[a, c] <= D[a, b]]
+            precisions.append(sum(bool(A[a, c]) for c in no_farther) / len(no_farther))
+        per_node.append(sum(precisions) / len(precisions))
+    return sum(per_node) / len(per_node)
+
+
+def test_map_counts_ties_as_no_farther_than():
+    # Edge 0-1; node 2 sits exactly as far from 0 as 1 does. Node 0's neighbour is
+    # then preceded-or-tied by a non-neighbour: precision 1/2 (a sort by position
+    # would put node 1 first and say 1). Node 1: precision 1. Node 2 has no neighbours.
+    A = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    D = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 2.0], [1.0, 2.0, 0.0]])
+    assert mean_average_precision(A, D) == pytest.approx(0.75)
+    assert _map_by_definition(A, D) == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_map_matches_its_definition_with_many_ties(seed):
+    rng = np.random.default_rng(seed)
+    n = 15
+    upper = np.triu(rng.random((n, n)) < 0.3, k=1)
+    A = upper | upper.T
+    levels = np.triu(rng.integers(1, 4, size=(n, n)).astype(float), k=1)  # three distances: ties everywhere
+    D = levels + levels.T
+    assert mean_average_precision(A, D) == pytest.approx(_map_by_definition(A, D), rel=1e-12)
+    # The diagonal is ignored whatever it holds.
+    A_loops, D_loops = A.copy(), D.copy()
+    np.fill_diagonal(A_loops, True)
+    np.fill_diagonal(D_loops, 5.0)
+    assert mean_average_precision(A_loops, D_loops) == mean_average_precision(A, D)
+
+
+def test_map_rejects_graphs_without_edges_and_bad_shapes():
+    with pytest.raises(ValueError, match="no edges"):
+        mean_average_precision(np.zeros((3, 3)), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="no edges"):
+        mean_average_precision(np.zeros((1, 1)), np.zeros((1, 1)))
+    with pytest.raises(ValueError, match="shape"):
+        mean_average_precision(np.zeros((3, 3)), np.ones((4, 4)))
+    with pytest.raises(ValueError, match="non-finite"):
+        mean_average_precision(np.ones((2, 2)), np.array([[0.0, np.inf], [np.inf, 0.0]]))
+
+
 # ---------------------------------------------------------------- graph embedding
 def test_karate_h2_distortion_decreases_to_documented_level(karate_h2):
     history = karate_h2.distortion_history

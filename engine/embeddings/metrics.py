@@ -44,32 +44,49 @@ def mean_average_precision(adjacency, D_embedding) -> float:
 
     For a node ``a`` with neighbours ``N_a``, rank the other nodes by embedded
     distance to ``a``; for each neighbour ``b``, precision = the fraction of
-    neighbours among the nodes no farther than ``b``. Average over ``N_a``, then
-    over the nodes that have neighbours. 1 means every node's neighbours are its
-    nearest embedded points.
+    neighbours among the nodes no farther than ``b`` (ties count as no farther,
+    so a non-neighbour at exactly ``b``'s distance lowers ``b``'s precision).
+    Average over ``N_a``, then over the nodes that have neighbours. 1 means every
+    node's neighbours are strictly nearer than its other nodes.
+
+    This is scikit-learn's label ranking average precision with one sample per
+    node, its neighbours as relevant labels and ``-distance`` as the score; the
+    node itself is left out of its own ranking.
 
     Parameters
     ----------
     adjacency : ndarray of bool or 0/1, shape (n_nodes, n_nodes)
         Symmetric adjacency matrix (the diagonal is ignored).
     D_embedding : ndarray, shape (n_nodes, n_nodes)
+        Distances between the embedded nodes.
+
+    Returns
+    -------
+    float
+        In (0, 1].
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ or are not square, non-finite distances, or a graph
+        without edges.
     """
+    from sklearn.metrics import label_ranking_average_precision_score
+
     A = np.array(adjacency) != 0
-    D = _check_square("D_embedding", D_embedding).copy()
+    D = _check_square("D_embedding", D_embedding)
     if A.shape != D.shape:
         raise ValueError(f"adjacency has shape {A.shape} but D_embedding has shape {D.shape}")
     n = D.shape[0]
-    np.fill_diagonal(A, False)
-    np.fill_diagonal(D, np.inf)  # a node is never its own neighbour candidate
-    order = np.argsort(D, axis=1, kind="stable")
-    scores = []
-    for a in range(n):
-        hits = A[a, order[a]][: n - 1]
-        n_neighbours = hits.sum()
-        if n_neighbours == 0:
-            continue
-        ranks = np.flatnonzero(hits) + 1.0  # 1-based rank of each neighbour
-        scores.append(np.mean(np.arange(1, n_neighbours + 1) / ranks))
-    if not scores:
+    if n < 2:
         raise ValueError("the graph has no edges, so mean average precision is undefined")
-    return float(np.mean(scores))
+    # Drop the diagonal: a node is never a candidate in its own ranking. Each row keeps
+    # the n - 1 other nodes in their original order.
+    off_diagonal = ~np.eye(n, dtype=bool)
+    relevant = A[off_diagonal].reshape(n, n - 1)
+    scores = -D[off_diagonal].reshape(n, n - 1)
+    # Nodes without neighbours have no average precision; scikit-learn would score them 1.
+    has_neighbours = relevant.any(axis=1)
+    if not has_neighbours.any():
+        raise ValueError("the graph has no edges, so mean average precision is undefined")
+    return float(label_ranking_average_precision_score(relevant[has_neighbours], scores[has_neighbours]))
