@@ -1,7 +1,6 @@
 """The benchmark runner, presets and CLI (small, scikit-learn-only runs)."""
 
 import importlib.util
-import io
 import json
 
 import numpy as np
@@ -19,7 +18,7 @@ from curvedtrees.benchmarks import (
     score,
     trial_seeds,
 )
-from curvedtrees.benchmarks.cli import TextProgress, main
+from curvedtrees.benchmarks.cli import main
 from curvedtrees.benchmarks.datasets import blobs, gaussian_mixture
 from curvedtrees.benchmarks.presets import MULTI_CURVATURE_SIGNATURES, Preset
 from curvedtrees.manifolds.signature import Signature
@@ -248,18 +247,8 @@ def test_cli_list_and_errors(capsys):
     assert main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert "multi-curvature" in listed and "product_rf" in listed
-    with pytest.raises(SystemExit):
-        main(["--preset", "no-such-preset", "--quiet"])
-
-
-def test_text_progress_writes_lines_when_not_a_terminal():
-    stream = io.StringIO()
-    progress = TextProgress(stream, step=50)
-    for done in range(5):
-        progress(done, 4)
-    lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("[....") and lines[-1].startswith("[####") and "4/4 jobs" in lines[-1]
-    assert len(lines) == 3  # 0 %, 50 %, 100 %
+    assert main(["--preset", "no-such-preset", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: unknown preset")
 
 
 @pytest.mark.parametrize("signature", ["H2(-4) x E2", "S2(0.25) x S2", "H4"])

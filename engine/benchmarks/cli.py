@@ -6,16 +6,41 @@ Examples
 
     python -m curvedtrees.benchmarks --list
     python -m curvedtrees.benchmarks --preset multi-curvature --trials 100 --out results/ --n-jobs 2
+    python -m curvedtrees.benchmarks --preset multi-curvature --trials 100 --out results/ --n-jobs 2 --resume
     python -m curvedtrees.benchmarks --preset tiny --trials 3 --out /tmp/bench --scheduler tcp://10.0.0.5:8786
+
+Before any work, ``--out`` is created and a probe file written and removed there,
+and ``--name`` must be a plain file name stem, so no result is lost to an
+unusable folder and nothing is written outside ``--out``. While the run goes,
+every finished (dataset, trial) job is appended to ``OUT/NAME.partial.jsonl``
+(flushed job by job, with the run's parameters in its first line). After an
+interruption (Ctrl-C, a crash, a lost machine) the same command with
+``--resume`` runs only the missing jobs and writes exactly the reports an
+uninterrupted run writes (timings aside); a resume with other parameters is
+refused. The log is removed once the reports are written.
+
+Every failure is one line on stderr, and the exit code says which kind:
+0 done; 1 the run or its reports failed; 2 bad arguments, an unusable
+``--out`` or ``--name``, a trial log that does not fit, or a Dask scheduler that
+cannot be reached (within ``--connect-timeout`` seconds); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-__all__ = ["TextProgress", "main"]
+__all__ = ["ProgressBar", "main", "prepare_out_dir"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A problem with the command's arguments or its files: exit code 2."""
 
 
 def _duration(seconds: float) -> str:
@@ -29,43 +54,71 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-class TextProgress:
-    """A plain-text progress bar on a stream (stderr by default).
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line of text (messages of wrapped errors may span lines)."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, (UsageError, ValueError, RuntimeError, ImportError, OSError)):
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
-    On a terminal the bar redraws in place; otherwise (logs, CI) a line is
-    written every ``step`` percent.
+
+class ProgressBar:
+    """``progress(done, total)`` for :func:`~curvedtrees.benchmarks.run_benchmark`, drawn by tqdm.
+
+    The bar starts at the first call's ``done`` (the jobs a resumed run read
+    back), so its rate and time left count only the jobs run now. On a
+    terminal it redraws in place; on other streams (logs, CI) it writes a line
+    at most every ``mininterval`` seconds (10 unless given) and at the end.
+
+    Parameters
+    ----------
+    stream : file-like, optional
+        Where to draw (default: stderr, so that stdout keeps the list of written files).
+    **options
+        More keyword arguments for ``tqdm.tqdm``.
+
+    Raises
+    ------
+    ImportError
+        When tqdm is not installed.
     """
 
-    def __init__(self, stream=None, width: int = 30, step: int = 10):
+    def __init__(self, stream=None, **options):
+        from tqdm import tqdm
+
+        self._tqdm = tqdm
         self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.step = step
-        self.started = None
-        self._last_percent = -1
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        if not bool(getattr(self.stream, "isatty", lambda: False)()):
+            # A log gets a line per update: every 10 s keeps an hour's run to a few hundred lines.
+            options.setdefault("mininterval", 10.0)
+        self.options = options
+        self.bar = None
 
     def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if self.started is None or done == 0:
-            self.started = now
-        elapsed = now - self.started
-        fraction = done / total if total else 1.0
-        filled = int(self.width * fraction)
-        eta = f", about {_duration(elapsed / done * (total - done))} left" if 0 < done < total else ""
-        text = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} jobs, {_duration(elapsed)}{eta}"
-        percent = int(100 * fraction)
-        if self._tty:
-            self.stream.write("\r" + text.ljust(79))
-            if done == total:
-                self.stream.write("\n")
-        elif done == total or percent // self.step > self._last_percent // self.step or done == 0:
-            self.stream.write(text + "\n")
-        self._last_percent = percent
-        self.stream.flush()
+        if self.bar is None:
+            self.bar = self._tqdm(
+                total=total, initial=done, file=self.stream, unit="job", desc="jobs", dynamic_ncols=True, **self.options
+            )
+        else:
+            self.bar.update(done - self.bar.n)
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """Finish the bar's line (also after an interruption)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One line, not argparse's usage block followed by the message.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def _parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m curvedtrees.benchmarks",
         description="Benchmark product-space trees against the paper's baselines on a preset.",
     )
@@ -73,9 +126,23 @@ def _parser():
     parser.add_argument("--list", action="store_true", help="list presets and models, then exit")
     parser.add_argument("--trials", type=int, help="trials per dataset (default: the preset's)")
     parser.add_argument("--out", default="benchmark-results", help="output directory (default: %(default)s)")
-    parser.add_argument("--name", help="file name stem for the outputs (default: the preset name)")
+    parser.add_argument(
+        "--name", help="file name stem for the outputs, no path (default: the preset name); files go in --out"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted run from OUT/NAME.partial.jsonl (same arguments), running only missing trials",
+    )
     parser.add_argument("--n-jobs", type=int, default=None, help="parallel jobs (-1: all cores; default: 1)")
     parser.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (needs dask[distributed])")
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on an unreachable --scheduler after this long (default: 5)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="master random seed (default: %(default)s)")
     parser.add_argument("--models", help="comma-separated model ids or names (default: the preset's)")
     parser.add_argument("--n-samples", type=int, help="override the number of generated points per dataset")
@@ -85,6 +152,7 @@ def _parser():
     parser.add_argument("--no-paper", action="store_true", help="leave out the comparison with the paper's Table 5")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--gzip", action="store_true", help="write the per-trial results as NAME.csv.gz")
+    parser.add_argument("--traceback", action="store_true", help="show the traceback of an unexpected error")
     parser.add_argument(
         "--update-doc",
         metavar="MARKDOWN",
@@ -96,6 +164,38 @@ def _parser():
         help="parse Table 5 out of the paper's text into OUT/paper_table5.csv, then exit",
     )
     return parser
+
+
+def prepare_out_dir(out) -> Path:
+    """Create the output folder if needed and prove that files can be written there.
+
+    Parameters
+    ----------
+    out : str or path-like
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    UsageError
+        The path is a file, cannot be created, or a file cannot be created in it.
+    """
+    path = Path(out).expanduser()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".curvedtrees-write-probe-", dir=path)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write files there ({exc.strerror or exc})") from None
+    return path
 
 
 def _list(stream):
@@ -111,43 +211,117 @@ def _list(stream):
 
 
 def main(argv=None) -> int:
-    """Entry point; returns the process exit code."""
+    """Entry point; returns the process exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except UsageError as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if args.traceback:
+            raise
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _dispatch(args) -> int:
     if args.list:
         _list(sys.stdout)
-        return 0
+        return EXIT_OK
     if args.update_doc:
-        from pathlib import Path
-
-        from .document import fill_document
-
-        path = Path(args.update_doc)
-        path.write_text(fill_document(path.read_text(encoding="utf-8"), args.out), encoding="utf-8")
-        print(f"updated {path} from the runs in {args.out}")
-        return 0
+        return _update_doc(args)
     if args.parse_paper:
-        from pathlib import Path
+        return _parse_paper(args)
+    return _run(args)
 
-        from .paper import parse_table5
 
-        table = parse_table5(Path(args.parse_paper).read_text(encoding="utf-8"))
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        target = Path(args.out) / "paper_table5.csv"
-        table.to_csv(target, index=False)
-        print(f"wrote {len(table)} cells of Table 5 to {target}")
-        return 0
+def _update_doc(args) -> int:
+    from .document import fill_document
+
+    path = Path(args.update_doc)
+    if not Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} is not a folder of stored runs")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--update-doc {path}: cannot read it ({exc.strerror or exc})") from None
+    filled = fill_document(text, args.out)
+    path.write_text(filled, encoding="utf-8")
+    print(f"updated {path} from the runs in {args.out}")
+    return EXIT_OK
+
+
+def _parse_paper(args) -> int:
+    from .paper import parse_table5
+
+    source = Path(args.parse_paper)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--parse-paper {source}: cannot read it ({exc.strerror or exc})") from None
+    out = prepare_out_dir(args.out)
+    table = parse_table5(text)
+    target = out / "paper_table5.csv"
+    table.to_csv(target, index=False)
+    print(f"wrote {len(table)} cells of Table 5 to {target}")
+    return EXIT_OK
+
+
+def _make_progress(quiet: bool):
+    if quiet:
+        return None
+    try:
+        return ProgressBar()
+    except ImportError:
+        print("note: no progress bar (tqdm is not installed: pip install 'curvedtrees[benchmarks]')", file=sys.stderr)
+        return None
+
+
+def _run(args) -> int:
+    from .report import check_run_name
+    from .runner import DEFAULT_CONNECT_TIMEOUT, TrialLog, TrialLogError
+
     if not args.preset:
-        _parser().error("--preset is required (see --list)")
-
-    from .paper import PAPER_TABLE5_PATH, load_paper_table5
-    from .presets import get_preset, run_preset
-    from .report import write_report
+        raise UsageError("--preset is required (see --list)")
+    from .presets import get_preset
 
     try:
         preset = get_preset(args.preset)
     except ValueError as exc:
-        _parser().error(str(exc))
-    progress = None if args.quiet else TextProgress()
+        raise UsageError(str(exc)) from None
+    name = preset.name if args.name is None else args.name
+    try:
+        check_run_name(name)
+    except ValueError as exc:
+        raise UsageError(f"--name {exc}") from None
+    if args.trials is not None and args.trials < 1:
+        raise UsageError(f"--trials must be at least 1, got {args.trials}")
+    connect_timeout = DEFAULT_CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
+    if not connect_timeout > 0:
+        raise UsageError(f"--connect-timeout must be a positive number of seconds, got {args.connect_timeout}")
+    out = prepare_out_dir(args.out)
+    log_path = out / f"{name}.partial.jsonl"
+    if args.resume and not log_path.exists():
+        finished = (out / f"{name}.json").exists()
+        raise UsageError(
+            f"nothing to resume: {log_path} does not exist"
+            + (f" (the run {name!r} in {out} is finished)" if finished else "")
+        )
+    if not args.resume and log_path.exists():
+        raise UsageError(
+            f"{log_path} holds {TrialLog.count(log_path)} finished jobs of an interrupted run: add --resume "
+            "to finish it, or delete the file to start over"
+        )
+
+    from .paper import PAPER_TABLE5_PATH, load_paper_table5
+    from .presets import run_preset
+    from .report import write_report
+
+    progress = _make_progress(args.quiet)
     started = time.perf_counter()
     try:
         results = run_preset(
@@ -162,16 +336,49 @@ def main(argv=None) -> int:
             on_error="record" if args.keep_going else "raise",
             skip_unavailable=args.skip_missing,
             tree_params={"max_depth": args.max_depth} if args.max_depth is not None else None,
+            checkpoint=log_path,
+            resume=args.resume,
+            checkpoint_params={"preset": preset.name},
+            connect_timeout=connect_timeout,
         )
-    except (ImportError, ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    wall = time.perf_counter() - started
+    except KeyboardInterrupt:
+        _close(progress)
+        if _discard_empty_log(log_path, args.resume):
+            print("interrupted before any job finished; nothing to resume", file=sys.stderr)
+        else:
+            print(
+                f"interrupted: {TrialLog.count(log_path)} finished jobs are kept in {log_path}; "
+                "run the same command with --resume to finish",
+                file=sys.stderr,
+            )
+        return EXIT_INTERRUPTED
+    except (TrialLogError, ConnectionError) as exc:
+        _close(progress)
+        raise UsageError(str(exc)) from None
+    except (ImportError, ValueError, RuntimeError, OSError) as exc:
+        _close(progress)
+        _discard_empty_log(log_path, args.resume)
+        kept = TrialLog.count(log_path)
+        hint = f" ({kept} finished jobs are kept in {log_path}: fix the problem, then add --resume)" if kept else ""
+        print(f"error: {_one_line(exc)}{hint}", file=sys.stderr)
+        return EXIT_FAILED
+    _close(progress)
+    resumed = results.attrs.get("resumed_jobs", 0)
+    wall = time.perf_counter() - started + results.attrs.get("resumed_wall_seconds", 0.0)
     results.attrs["wall_seconds"] = wall
     paper = None
     if preset.paper and not args.no_paper and PAPER_TABLE5_PATH.exists():
         paper = load_paper_table5()
-    written = write_report(results, args.out, args.name or preset.name, preset.description, paper, compress=args.gzip)
+    try:
+        written = write_report(results, out, name, preset.description, paper, compress=args.gzip)
+    except OSError as exc:
+        print(
+            f"error: cannot write the reports into {out} ({exc.strerror or exc}); the finished jobs are kept in "
+            f"{log_path}: fix the problem, then add --resume",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    log_path.unlink(missing_ok=True)
     for kind in ("results", "summary", "pairs", "markdown", "meta"):
         print(f"wrote {written[kind]}")
     skipped = results.attrs.get("skipped_models") or {}
@@ -182,5 +389,21 @@ def main(argv=None) -> int:
         print(f"warning: {failures} fits failed; see the 'error' column of {written['results']}", file=sys.stderr)
     n_jobs = len(results[["dataset", "task", "signature", "trial"]].drop_duplicates())
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"n_jobs={args.n_jobs or 1}"
-    print(f"total wall time: {wall:.1f} s ({_duration(wall)}) for {n_jobs} (dataset, trial) jobs, {where}")
-    return 0
+    again = f", {resumed} of them read back from the trial log" if resumed else ""
+    print(f"total wall time: {wall:.1f} s ({_duration(wall)}) for {n_jobs} (dataset, trial) jobs{again}, {where}")
+    return EXIT_OK
+
+
+def _discard_empty_log(log_path: Path, resumed: bool) -> bool:
+    """Remove a trial log this command started if no job finished (it would only block the next run)."""
+    from .runner import TrialLog
+
+    if resumed or not log_path.exists() or TrialLog.count(log_path):
+        return False
+    log_path.unlink(missing_ok=True)
+    return True
+
+
+def _close(progress) -> None:
+    if progress is not None:
+        progress.close()

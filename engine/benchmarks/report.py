@@ -9,12 +9,14 @@ zeros dropped; the best model of a row in bold, the second best underlined
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
 from .statistics import ROW_KEYS, group_top_counts, rank_counts
 
 __all__ = [
+    "check_run_name",
     "comparison_frame",
     "comparison_markdown",
     "format_value",
@@ -23,6 +25,38 @@ __all__ = [
     "table5_markdown",
     "timing_markdown",
 ]
+
+# A run's files are NAME.csv, NAME_summary.csv, ... inside the output folder, so a name is
+# one plain file name stem: word characters, dots, plus and minus signs, starting with a
+# word character (no separators, no hidden files, no leading "-" read as an option). At
+# most 200 bytes in UTF-8 leaves room for the longest suffix (".partial.jsonl") under the
+# usual 255-byte limit of a file name.
+_RUN_NAME = re.compile(r"\w[\w.+-]*")
+_RUN_NAME_BYTES = 200
+
+
+def check_run_name(name) -> str:
+    """Return ``name`` if it is a plain file name stem for a run's files, else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+        For example ``"multi-curvature"`` or ``"datasets-depth3"``. Path separators,
+        ``..``, absolute paths, a leading ``.`` or ``-`` and more than 200 bytes
+        are refused, so the files are always written inside the output folder.
+    """
+    if (
+        not isinstance(name, str)
+        or not _RUN_NAME.fullmatch(name)
+        or ".." in name
+        or len(name.encode("utf-8")) > _RUN_NAME_BYTES
+    ):
+        raise ValueError(
+            f"{name!r} is not a plain file name stem (letters, digits, '_', '.', '+', '-', at most "
+            f"{_RUN_NAME_BYTES} bytes; no path separators or '..')"
+        )
+    return name
+
 
 _TASK_SHORT = {"classification": "C", "regression": "R", "link_prediction": "LP"}
 
@@ -293,6 +327,7 @@ def write_report(
 
     from .statistics import pairwise_tests, summarize
 
+    check_run_name(name)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     summary = summarize(results, alpha=alpha)
