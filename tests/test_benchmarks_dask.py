@@ -1,6 +1,7 @@
-"""The same benchmark on a local Dask cluster gives exactly the local results."""
+"""The same benchmark on a local Dask cluster gives exactly the local results, and the cluster did the work."""
 
 import importlib.util
+import re
 
 import pandas as pd
 import pytest
@@ -20,6 +21,26 @@ def _models():
     return get_models(["ambient_dt", "ambient_rf", "ambient_knn"])
 
 
+def _calls_on_cluster(records, cluster, function):
+    """How many calls of ``function`` the task stream saw run on the cluster's workers.
+
+    joblib's Dask backend submits batches named ``batch_of_<function>_<n>_calls-<id>``.
+    """
+    workers = {worker.address for worker in cluster.workers.values()}
+    calls = 0
+    for record in records:
+        match = re.fullmatch(rf"batch_of_{function}_(\d+)_calls-\w+", str(record["key"]))
+        if match:
+            assert record["worker"] in workers, f"{record['key']} ran outside the cluster, on {record['worker']}"
+            calls += int(match.group(1))
+    return calls
+
+
+def _executed(cluster):
+    """Tasks the cluster's workers have run so far."""
+    return sum(worker.state.executed_count for worker in cluster.workers.values())
+
+
 @pytest.fixture(scope="module")
 def cluster():
     # In-process workers (threads): no worker processes to spawn, yet every job still goes
@@ -33,19 +54,23 @@ def cluster():
 def test_dask_client_matches_local_run(cluster):
     local = run_benchmark(_datasets(), _models(), n_trials=4, random_state=3)
     calls = []
-    with distributed.Client(cluster) as client:
+    with distributed.Client(cluster) as client, distributed.get_task_stream(client=client) as stream:
         remote = run_benchmark(
             _datasets(), _models(), n_trials=4, random_state=3, client=client, progress=lambda d, t: calls.append(d)
         )
     pd.testing.assert_frame_equal(local[STABLE], remote[STABLE])
     assert remote.attrs["backend"] == "dask"
     assert calls == list(range(9))
+    # Every one of the 2 x 4 (dataset, trial) jobs ran on the cluster's workers.
+    assert _calls_on_cluster(stream.data, cluster, "_run_keyed") == 8
 
 
 def test_dask_scheduler_address_matches_local_run(cluster):
     local = run_benchmark(_datasets(), _models(), n_trials=2, random_state=4)
+    before = _executed(cluster)
     remote = run_benchmark(_datasets(), _models(), n_trials=2, random_state=4, scheduler=cluster.scheduler_address)
     pd.testing.assert_frame_equal(local[STABLE], remote[STABLE])
+    assert _executed(cluster) > before  # the runner's own client sent the jobs to the cluster
 
 
 def test_dask_backend_without_client_says_what_is_missing():
@@ -64,5 +89,8 @@ def test_product_forest_trains_through_the_dask_backend(cluster):
     params = dict(signature="E2", n_estimators=6, max_depth=4, random_state=1)
     local = ProductRandomForestClassifier(**params, n_jobs=1).fit(X, y)
     with distributed.Client(cluster) as client, parallel_config(backend="dask", client=client):
-        remote = ProductRandomForestClassifier(**params, n_jobs=2).fit(X, y)
+        with distributed.get_task_stream(client=client) as stream:
+            remote = ProductRandomForestClassifier(**params, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(local.predict_proba(X), remote.predict_proba(X))
+    # The six trees were grown on the cluster's workers, not in local threads.
+    assert _calls_on_cluster(stream.data, cluster, "_grow_tree") == 6
