@@ -86,7 +86,7 @@ def test_registry_describes_every_parameter():
 def test_load_dataset_rejects_bad_parameters():
     with pytest.raises(ValueError, match="no parameter 'n_points'"):
         load_dataset("landmasses", n_points=10)
-    with pytest.raises(ValueError, match=r"'n_samples'.*must be in"):
+    with pytest.raises(ValueError, match=r"'n_samples'.*must be between"):
         load_dataset("landmasses", n_samples=0)
     with pytest.raises(ValueError, match="True or False"):
         load_dataset("landmasses", antarctica_as_water="yes")

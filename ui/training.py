@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from curvedtrees.datasets import ParamInfo
 
 __all__ = [
     "FAMILIES",
     "ModelFamily",
     "ModelRecord",
-    "ParamSpec",
     "adopt_model",
     "evaluate",
     "families_for",
@@ -30,49 +30,6 @@ __all__ = [
     "split_rows",
     "train_from_recipe",
 ]
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """One hyperparameter, described well enough to render a form field.
-
-    ``kind``: "int", "float", "bool", "choice", "optional_int" (0 means None:
-    "no limit"), "optional_float" (0 means None).
-    """
-
-    name: str
-    kind: str
-    default: Any
-    help: str
-    min: float | None = None
-    max: float | None = None
-    choices: tuple = ()
-    step: float | None = None
-    label: str | None = None
-
-    def coerce(self, value):
-        """The value the estimator receives (or ValueError naming the parameter)."""
-        if self.kind == "choice":
-            if value not in self.choices:
-                raise ValueError(f"{self.name} must be one of {list(self.choices)}, got {value!r}")
-            return None if value == "all" and self.name == "max_features" else value
-        if self.kind == "bool":
-            return bool(value)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{self.name} must be a number, got {value!r}") from None
-        if not np.isfinite(number):
-            raise ValueError(f"{self.name} must be finite, got {value!r}")
-        if self.kind.startswith("optional") and number == 0:
-            return None
-        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
-            raise ValueError(f"{self.name} must be between {self.min} and {self.max}, got {value!r}")
-        if self.kind.endswith("int"):
-            if number != int(number):
-                raise ValueError(f"{self.name} must be a whole number, got {value!r}")
-            return int(number)
-        return number
 
 
 @dataclass(frozen=True)
@@ -85,7 +42,7 @@ class ModelFamily:
     module: str
     classifier: str | None
     regressor: str | None
-    params: tuple[ParamSpec, ...] = ()
+    params: tuple[ParamInfo, ...] = ()
     seeded: bool = True  # takes random_state
     forest: bool = False
     tree: bool = False
@@ -137,35 +94,35 @@ def _criterion_for(value, task):
     return value if value in ("gini", "entropy") else "gini"
 
 
-def _default_for(spec: ParamSpec, task: str):
+def _default_for(spec: ParamInfo, task: str):
     if spec.name == "criterion":
         return "gini" if task == "classification" else "squared_error"
     return spec.default
 
 
 _TREE_PARAMS = (
-    ParamSpec("max_depth", "optional_int", 6, "Deepest level a split may sit at. 0 = grow until leaves are pure "
+    ParamInfo("max_depth", "optional_int", 6, "Deepest level a split may sit at. 0 = grow until leaves are pure "
               "(or too small to split).", 0, 40, step=1, label="max_depth (0 = no limit)"),
-    ParamSpec("pairs", "choice", "base", "Which coordinate planes a split may use. 'base': x0 with each other "
+    ParamInfo("pairs", "choice", "base", "Which coordinate planes a split may use. 'base': x0 with each other "
               "coordinate of a component (the papers' splits; for H, a Klein-coordinate threshold). 'all': every "
               "pair of coordinates inside a component (more, rotated splits; slower).", choices=("base", "all")),
-    ParamSpec("criterion", "choice", "gini", "Impurity to minimise: Gini or entropy for classification; "
+    ParamInfo("criterion", "choice", "gini", "Impurity to minimise: Gini or entropy for classification; "
               "regression always uses squared error.", choices=("gini", "entropy", "squared_error")),
-    ParamSpec("min_samples_split", "int", 2, "A node with fewer training rows is not split.", 2, 10_000, step=1),
-    ParamSpec("min_samples_leaf", "int", 1, "Every leaf keeps at least this many training rows (smooths the "
+    ParamInfo("min_samples_split", "int", 2, "A node with fewer training rows is not split.", 2, 10_000, step=1),
+    ParamInfo("min_samples_leaf", "int", 1, "Every leaf keeps at least this many training rows (smooths the "
               "regions).", 1, 10_000, step=1),
-    ParamSpec("min_impurity_decrease", "float", 0.0, "A split must lower the weighted impurity by at least "
+    ParamInfo("min_impurity_decrease", "float", 0.0, "A split must lower the weighted impurity by at least "
               "this much.", 0.0, 1.0, step=0.001),
 )
 _FOREST_PARAMS = (
-    ParamSpec("n_estimators", "int", 50, "Number of trees; their votes (or means) are averaged.", 1, 500, step=1),
+    ParamInfo("n_estimators", "int", 50, "Number of trees; their votes (or means) are averaged.", 1, 500, step=1),
     *[p for p in _TREE_PARAMS if p.name != "max_depth"],
-    ParamSpec("max_depth", "optional_int", 0, "Deepest level of each tree; 0 = no limit (usual for forests).", 0,
+    ParamInfo("max_depth", "optional_int", 0, "Deepest level of each tree; 0 = no limit (usual for forests).", 0,
               40, step=1, label="max_depth (0 = no limit)"),
-    ParamSpec("max_features", "choice", "sqrt", "Split planes each node may try: a random subset of sqrt or "
-              "log2 of them, or all.", choices=("sqrt", "log2", "all")),
-    ParamSpec("bootstrap", "bool", True, "Grow each tree on a bootstrap sample of the training rows."),
-    ParamSpec("max_samples", "optional_float", 0.0, "Size of each bootstrap sample as a fraction of the training "
+    ParamInfo("max_features", "choice", "sqrt", "Split planes each node may try: a random subset of sqrt or "
+              "log2 of them, or all.", choices=("sqrt", "log2", "all"), none_choice="all"),
+    ParamInfo("bootstrap", "bool", True, "Grow each tree on a bootstrap sample of the training rows."),
+    ParamInfo("max_samples", "optional_float", 0.0, "Size of each bootstrap sample as a fraction of the training "
               "rows; 0 = as many as there are rows.", 0.0, 1.0, step=0.05, label="max_samples (0 = all)"),
 )
 
@@ -184,8 +141,8 @@ FAMILIES = {
         ModelFamily("knn", "Geodesic k nearest neighbours (baseline)",
                     "Vote (or mean) of the k nearest training points under the product geodesic distance.",
                     "curvedtrees.baselines", "GeodesicKNNClassifier", "GeodesicKNNRegressor",
-                    (ParamSpec("n_neighbors", "int", 5, "How many neighbours vote.", 1, 200, step=1),
-                     ParamSpec("weights", "choice", "uniform", "'distance' weighs near neighbours more.",
+                    (ParamInfo("n_neighbors", "int", 5, "How many neighbours vote.", 1, 200, step=1),
+                     ParamInfo("weights", "choice", "uniform", "'distance' weighs near neighbours more.",
                                choices=("uniform", "distance"))), seeded=False),
         ModelFamily("ambient", "Ambient-coordinates tree (baseline)",
                     "scikit-learn's decision tree on the raw ambient coordinates, ignoring the geometry.",
@@ -196,11 +153,11 @@ FAMILIES = {
         ModelFamily("perceptron", "Product perceptron (baseline)",
                     "The product-space-form kernel perceptron of Tabaghi et al. (2021), one-vs-rest.",
                     "curvedtrees.baselines", "ProductPerceptronClassifier", None,
-                    (ParamSpec("max_iter", "int", 50, "Passes over the training rows.", 1, 1000, step=1),)),
+                    (ParamInfo("max_iter", "int", 50, "Passes over the training rows.", 1, 1000, step=1),)),
         ModelFamily("svm", "Product-kernel SVM (baseline)",
                     "scikit-learn's SVM on a positive semi-definite product kernel.",
                     "curvedtrees.baselines", "ProductSVMClassifier", "ProductSVMRegressor",
-                    (ParamSpec("C", "float", 1.0, "Inverse regularisation strength.", 1e-4, 1e4, step=0.1),),
+                    (ParamInfo("C", "float", 1.0, "Inverse regularisation strength.", 1e-4, 1e4, step=0.1),),
                     seeded=False),
     )
 }
@@ -223,9 +180,9 @@ def _register_klein_families():
         "A stock Euclidean tree library on Klein coordinates (x_j / x_0 for H), thresholds moved to geodesic "
         "maximum-margin boundaries. H and E components only.",
         "curvedtrees.klein", "KleinTreeClassifier", "KleinTreeRegressor",
-        (ParamSpec("estimator", "choice", "decision_tree", "Which library model to wrap (library defaults, "
+        (ParamInfo("estimator", "choice", "decision_tree", "Which library model to wrap (library defaults, "
                    "random_state=0).", choices=tuple(names)),
-         ParamSpec("max_margin", "bool", True, "Move thresholds to the geodesic maximum-margin boundary; off keeps "
+         ParamInfo("max_margin", "bool", True, "Move thresholds to the geodesic maximum-margin boundary; off keeps "
                    "the library's thresholds (the ablation).")),
         seeded=False, kinds="HE")
 

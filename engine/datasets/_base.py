@@ -243,14 +243,18 @@ def random_test_mask(n: int, test_size: float = 0.25, random_state=None) -> np.n
 # ---------------------------------------------------------------- registry
 @dataclass(frozen=True)
 class ParamInfo:
-    """One loader parameter, described well enough to render a form field.
+    """One parameter of a loader or an estimator, described well enough to render a form field.
+
+    The app draws every form (datasets, models, embeddings) from these records, and
+    :meth:`coerce` checks values that arrive from a form, a recipe or a share link.
 
     Parameters
     ----------
     name : str
-        Keyword of the loader.
-    kind : {"int", "float", "bool", "choice", "signature", "seed"}
-        ``"seed"`` is an int or None (``random_state``).
+        Keyword of the loader or estimator.
+    kind : {"int", "float", "bool", "choice", "signature", "seed", "optional_int", "optional_float"}
+        ``"seed"`` is an int or None (``random_state``). ``"optional_int"`` and
+        ``"optional_float"`` are numbers where 0 stands for None ("no limit").
     default : object
     help : str
     min, max : float, optional
@@ -259,6 +263,18 @@ class ParamInfo:
         Allowed values for ``"choice"`` (and suggestions for ``"signature"``).
     step : float, optional
         A sensible widget step for numbers.
+    label : str, optional
+        What a form shows instead of ``name``.
+    none_choice : str, optional
+        For ``"choice"``: the choice that stands for None (``"all"`` features).
+
+    Examples
+    --------
+    >>> ParamInfo("max_depth", "optional_int", 6, "Deepest level.", 0, 64).coerce(0)
+    >>> ParamInfo("max_depth", "optional_int", 6, "Deepest level.", 0, 64).coerce(65.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_depth must be between 0 and 64, got 65.0
     """
 
     name: str
@@ -269,10 +285,20 @@ class ParamInfo:
     max: float | None = None
     choices: tuple | None = None
     step: float | None = None
+    label: str | None = None
+    none_choice: str | None = None
 
-    def validate(self, value, dataset: str):
-        """Coerce ``value`` to this parameter's type or raise ValueError naming it."""
-        where = f"parameter {self.name!r} of dataset {dataset!r}"
+    def coerce(self, value, where: str | None = None):
+        """``value`` as the loader or estimator receives it, or ValueError naming the parameter.
+
+        Parameters
+        ----------
+        value : object
+            From a form, a recipe or a link (so possibly of any type).
+        where : str, optional
+            How to name the parameter in a message (default: its name).
+        """
+        where = where or self.name
         if self.kind == "seed":
             if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
                 return value
@@ -284,29 +310,41 @@ class ParamInfo:
                 raise ValueError(f"{where} must be True or False, got {value!r}")
             return bool(value)
         if self.kind == "choice":
+            if value is None and self.none_choice is not None:
+                return None
             if value not in self.choices:
                 raise ValueError(f"{where} must be one of {list(self.choices)}, got {value!r}")
-            return value
+            return None if value == self.none_choice else value
         if self.kind == "signature":
             try:
                 return str(Signature.parse(value))
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: {exc}") from None
-        if self.kind in ("int", "float"):
+        if self.kind in ("int", "float", "optional_int", "optional_float"):
+            optional = self.kind.startswith("optional")
+            if value is None and optional:
+                return None
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise ValueError(f"{where} must be a number, got {value!r}")
-            if self.kind == "int":
-                if float(value) != int(value):
-                    raise ValueError(f"{where} must be an integer, got {value!r}")
-                value = int(value)
-            else:
-                value = float(value)
             if not np.isfinite(value):
                 raise ValueError(f"{where} must be finite, got {value!r}")
-            if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
-                raise ValueError(f"{where} must be in [{self.min}, {self.max}], got {value!r}")
-            return value
+            low, high = self.min, self.max
+            if (low is not None and value < low) or (high is not None and value > high):
+                bounds = (f"between {low:g} and {high:g}" if low is not None and high is not None
+                          else f"at least {low:g}" if low is not None else f"at most {high:g}")
+                raise ValueError(f"{where} must be {bounds}, got {value!r}")
+            if optional and value == 0:
+                return None
+            if self.kind.endswith("int"):
+                if float(value) != int(value):
+                    raise ValueError(f"{where} must be a whole number, got {value!r}")
+                return int(value)
+            return float(value)
         raise ValueError(f"{where} has an unknown kind {self.kind!r}")  # a registry bug, not user input
+
+    def validate(self, value, dataset: str):
+        """:meth:`coerce` for a loader parameter, naming the dataset in messages."""
+        return self.coerce(value, f"parameter {self.name!r} of dataset {dataset!r}")
 
 
 @dataclass(frozen=True)
