@@ -12,7 +12,9 @@ Public API
   :func:`rank_counts`, :func:`group_top_counts`, :func:`confidence_interval`:
   statistics;
 - :func:`table5_markdown`, :func:`comparison_markdown`, :func:`write_report`:
-  reports; :func:`load_paper_table5`: the paper's numbers.
+  reports; :func:`load_paper_table5`: the paper's numbers;
+- :mod:`.reference`: our stored runs beside the authors' stored per-trial results
+  (``compare_with_reference``, ``chance_disagreements``).
 
 Command line: ``python -m curvedtrees.benchmarks --preset NAME --trials N --out DIR``.
 """
