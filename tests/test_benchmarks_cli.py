@@ -136,6 +136,8 @@ def test_interrupted_run_resumes_to_the_uninterrupted_numbers(tmp_path, monkeypa
         resumed = _stable(pd.read_csv(parts / f"tiny{suffix}"))
         pd.testing.assert_frame_equal(resumed, expected, check_exact=True)
     assert json.loads((parts / "tiny.json").read_text())["resumed_jobs"] == k
+    assert f"resumed after an interruption ({k} jobs read back" in (parts / "tiny.md").read_text()
+    assert "resumed" not in (whole / "tiny.md").read_text()
 
 
 def test_resume_with_other_parameters_is_refused(tmp_path, monkeypatch, capsys):

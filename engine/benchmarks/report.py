@@ -272,6 +272,8 @@ def benchmark_markdown(
     ]
     if "wall_seconds" in attrs:
         info.append(f"wall time: {attrs['wall_seconds']:.1f} s")
+    if attrs.get("resumed_jobs"):
+        info.append(f"resumed after an interruption ({attrs['resumed_jobs']} jobs read back from the trial log)")
     errors = int((results["error"].fillna("") != "").sum()) if "error" in results else 0
     if errors:
         info.append(f"failed fits: {errors}")
