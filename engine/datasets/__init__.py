@@ -36,7 +36,8 @@ from ._base import (
     load_dataset,
 )
 from .geo import TEMPERATURE_ATTRIBUTION, is_land, load_city_temperatures, load_landmasses
-from .graphs import load_graph, load_graph_embedding, load_link_prediction
+from .graph_files import read_graph, read_node_labels
+from .graphs import GraphData, load_graph, load_graph_embedding, load_link_prediction
 from .images import load_digits_latents
 from .link_prediction import make_link_prediction
 from .periodic import load_el_nino, load_neuron, load_traffic
@@ -46,6 +47,7 @@ __all__ = [
     "TEMPERATURE_ATTRIBUTION",
     "Dataset",
     "DatasetInfo",
+    "GraphData",
     "ParamInfo",
     "get_dataset_info",
     "is_land",
@@ -61,4 +63,6 @@ __all__ = [
     "load_neuron",
     "load_traffic",
     "make_link_prediction",
+    "read_graph",
+    "read_node_labels",
 ]

@@ -36,21 +36,24 @@ class GraphData:
     Attributes
     ----------
     graph : networkx.Graph
-    y : dict
-        Target of every node.
-    task : {"classification", "regression"}
+    y : dict or None
+        Target of every node; None for a graph without labels (link prediction only).
+    task : {"classification", "regression", "link_prediction"}
     target_names : tuple of str or None
         Class names, indexed by the integer labels.
     title, description, provenance : str
+    notes : tuple of str
+        What reading the graph repaired or dropped (uploaded graphs).
     """
 
     graph: object
-    y: dict
+    y: dict | None
     task: str
     target_names: tuple | None
     title: str
     description: str
     provenance: str
+    notes: tuple = ()
 
 
 def random_recursive_tree(n_nodes: int, random_state=None):
@@ -167,8 +170,15 @@ def load_graph(name: str, n_nodes: int = 64, random_state=None) -> GraphData:
     raise ValueError(f"unknown graph {name!r}; choose one of {GRAPHS}")
 
 
+def _graph_data(graph, n_nodes, rng) -> tuple[GraphData, str]:
+    """(graph data, dataset name) of a bundled graph's name or of a GraphData."""
+    if isinstance(graph, GraphData):
+        return graph, "uploaded_graph"
+    return load_graph(graph, n_nodes=n_nodes, random_state=rng), graph
+
+
 def load_graph_embedding(
-    graph: str = "karate_club",
+    graph: str | GraphData = "karate_club",
     signature: str = "H2",
     n_nodes: int = 64,
     n_epochs: int = 1000,
@@ -181,7 +191,8 @@ def load_graph_embedding(
 
     Parameters
     ----------
-    graph : {"karate_club", "les_miserables", "random_tree", "sbm"}
+    graph : {"karate_club", "les_miserables", "random_tree", "sbm"} or GraphData
+        A bundled graph, or one read by :func:`curvedtrees.datasets.read_graph`.
     signature : str
         Signature to embed into; the dataset's signature carries the learned
         curvatures.
@@ -204,7 +215,9 @@ def load_graph_embedding(
     from ..embeddings import embed_graph
 
     rng = as_generator(random_state)
-    data = load_graph(graph, n_nodes=n_nodes, random_state=rng)
+    data, name = _graph_data(graph, n_nodes, rng)
+    if data.y is None:
+        raise ValueError(f"the graph {data.title!r} has no node labels; use it for link prediction")
     result = embed_graph(
         data.graph,
         signature,
@@ -220,7 +233,7 @@ def load_graph_embedding(
         y=y,
         signature=result.signature,
         task=data.task,
-        name=graph,
+        name=name,
         description=(
             f"{data.description} Each row is a node embedded in {result.signature} by minimising the distortion "
             f"of shortest-path distances (average distortion {result.distortion:.3f}, mean average precision "
@@ -241,7 +254,7 @@ def load_graph_embedding(
 
 
 def load_link_prediction(
-    graph: str = "karate_club",
+    graph: str | GraphData = "karate_club",
     signature: str = "S2 x E2 x H2",
     n_nodes: int = 64,
     test_size: float = 0.25,
@@ -256,13 +269,14 @@ def load_link_prediction(
     The graph is embedded in ``signature`` (= P), then the nodes are split into
     train and test nodes and crossing pairs are dropped
     (:func:`curvedtrees.datasets.make_link_prediction`). The returned dataset's
-    ``test_mask`` holds the test pairs; :meth:`Dataset.split` uses it.
+    ``test_mask`` holds the test pairs; :meth:`Dataset.split` uses it. ``graph`` is a
+    bundled graph's name or a :class:`GraphData` (an uploaded graph).
     """
     from ..embeddings import embed_graph
     from .link_prediction import make_link_prediction
 
     rng = as_generator(random_state)
-    data = load_graph(graph, n_nodes=n_nodes, random_state=rng)
+    data, graph = _graph_data(graph, n_nodes, rng)
     result = embed_graph(
         data.graph,
         signature,
