@@ -32,6 +32,13 @@ RERUN_PRESETS = [
 ]
 
 page_setup("Benchmarks")
+# A cell such as "31.0 ± .9" must not wrap over three lines; wide tables scroll sideways instead.
+st.markdown(
+    "<style>[data-testid='stMarkdownContainer']:has(> table), [data-testid='stMarkdownContainer'] > div:has(table)"
+    "{overflow-x: auto} [data-testid='stMarkdownContainer'] td, [data-testid='stMarkdownContainer'] th"
+    "{white-space: nowrap}</style>",
+    unsafe_allow_html=True,
+)
 st.title("Benchmarks")
 st.markdown(
     "Results of the paper's protocol (many seeded trials, paired significance tests) run with this project's "

@@ -333,7 +333,9 @@ def test_stored_runs_round_trip(tmp_path):
     assert figure.data[0].y[0] == pytest.approx(100 * one_row["mean"].iloc[0])
     with pytest.raises(ValueError, match="one metric"):
         score_figure(run["summary"])
-    assert len(timing_figure(run["summary"]).data) == 2
+    times = timing_figure(run["summary"])
+    assert len(times.data) == 2
+    assert times.layout.yaxis.type == "log" and times.layout.yaxis.dtick == 1  # decades only, no "2, 5" labels
 
 
 def test_tree_parameter_overrides_reach_trees_and_forests_only():
