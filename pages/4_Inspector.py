@@ -64,27 +64,31 @@ if row is not None:
 if pruned.newest is not None:
     styles[pruned.newest] = "newest"
 
+# A click on the diagram arrives as the chart's selection state, before this run draws anything:
+# read it first, so the diagram drawn below already rings the clicked node.
+points = ((st.session_state.get("insp_diagram") or {}).get("selection") or {}).get("points") or []
+try:
+    clicked = int(points[0]["customdata"])
+except (IndexError, KeyError, TypeError, ValueError):
+    clicked = None
+node_key = f"insp_node_{model.model_id}_{tree_index}_{k}"
+if clicked is not None and clicked != state.pref("clicked") and clicked in kept_ids:
+    st.session_state[node_key] = clicked  # a click selects the node once; the box may move on from it
+state.set_pref("clicked", clicked)
+if st.session_state.get(node_key) not in kept_ids:
+    saved = state.pref("node")
+    st.session_state[node_key] = saved if saved in kept_ids else kept_ids[0]
+
 left, right = st.columns(2)
 with left:
     st.markdown("**The tree**" + (f" (first {k} of {n_splits} splits)" if k < n_splits else f" ({n_splits} splits)"))
-    selected = state.pref("node")
+    selected = st.session_state[node_key]
     diagram_styles = dict(styles)
-    if selected in kept_ids:
-        diagram_styles.setdefault(int(selected), "selected")
+    diagram_styles.setdefault(int(selected), "selected")
     fig = viz.tree_figure(pruned.estimator, data.class_names, styles=diagram_styles, id_map=pruned.kept)
-    event = st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
-    points = getattr(getattr(event, "selection", None), "points", None) or []
-    try:
-        clicked = int(points[0]["customdata"])
-    except (IndexError, KeyError, TypeError, ValueError):
-        clicked = None
-    # A click selects a node once; afterwards the selectbox may move on from it.
-    if clicked is not None and clicked != state.pref("clicked") and clicked in kept_ids:
-        selected = clicked
-    state.set_pref("clicked", clicked)
-    node = st.selectbox("Node", kept_ids, index=kept_ids.index(selected) if selected in kept_ids else 0,
-                        key=f"insp_node_{model.model_id}_{tree_index}_{k}_{selected}",
-                        help="Click a node in the diagram, or pick its id here.")
+    st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
+    # The key stays the same while the tree does, so the first pick after a page load counts.
+    node = st.selectbox("Node", kept_ids, key=node_key, help="Click a node in the diagram, or pick its id here.")
     state.set_pref("node", int(node))
     details = viz.node_details(pruned.estimator, pruned.to_new(node), data.class_names, id_map=pruned.kept)
     if details["kind"] == "split":

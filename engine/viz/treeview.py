@@ -354,6 +354,8 @@ def tree_figure(
         text=[_short_label(estimator, v, class_names) if labelled[v] else "" for v in range(n)],
         textposition="bottom center", textfont={"size": 10}, hovertext=hover, hoverinfo="text",
         customdata=ids.astype(np.int64), showlegend=False, name="nodes",
+        # A click selects a node in the app; Plotly would dim every other node until the next click.
+        selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 1.0}},
     ))
     # Halo markers behind highlighted nodes, in the highlight colour.
     for style, color in _NODE_STYLE_COLORS.items():
@@ -362,6 +364,7 @@ def tree_figure(
             fig.add_trace(go.Scatter(x=x[picked], y=-depth[picked], mode="markers", hoverinfo="skip",
                                      marker={"size": sizes[picked] + 12, "color": color,
                                              "line": {"color": "#111111", "width": 1.5}},
+                                     unselected={"marker": {"opacity": 1.0}},
                                      name={"newest": "newest split", "path": "decision path",
                                            "selected": "selected node"}[style], showlegend=True))
             # Move the halo below the node markers.

@@ -1,0 +1,70 @@
+"""The Inspector's node selection: the Node box and clicks on the diagram pick a node at once."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _inspector() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.switch_page("pages/4_Inspector.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _diagram(at: AppTest) -> dict:
+    return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+
+def _array(value) -> np.ndarray:
+    """A trace's array as Plotly writes it: a list, or typed binary data."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value)
+
+
+def _ringed(at: AppTest) -> list[int]:
+    """Node ids under the 'selected node' halo of the diagram."""
+    spec = _diagram(at)
+    nodes = next(t for t in spec["data"] if t.get("name") == "nodes")
+    halo = next(t for t in spec["data"] if t.get("name") == "selected node")
+    x, y, ids = _array(nodes["x"]), _array(nodes["y"]), _array(nodes["customdata"])
+    hx, hy = _array(halo["x"]), _array(halo["y"])
+    return [int(c) for a, b, c in zip(x, y, ids) if np.any((np.abs(hx - a) < 1e-9) & (np.abs(hy - b) < 1e-9))]
+
+
+def test_the_first_pick_in_the_node_box_after_a_page_load_counts():
+    at = _inspector()
+    box = next(s for s in at.selectbox if s.label == "Node")
+    pick = box.options[2]
+    box.set_value(pick).run()
+    assert not at.exception
+    shown = [str(m.value) for m in at.markdown if str(m.value).startswith("**Node ")]
+    assert shown and shown[0].startswith(f"**Node {pick}:")
+    assert _ringed(at) == [int(pick)]
+
+
+def test_a_click_on_the_diagram_selects_the_node_and_rings_it_in_the_same_run():
+    at = _inspector()
+    nodes = next(t for t in _diagram(at)["data"] if t.get("name") == "nodes")
+    target = int(_array(nodes["customdata"])[3])
+    at.session_state["insp_diagram"] = {"selection": {"points": [{"customdata": target}], "point_indices": [3]}}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _ringed(at) == [target]
+    shown = [str(m.value) for m in at.markdown if str(m.value).startswith("**Node ")]
+    assert shown[0].startswith(f"**Node {target}:")
+
+
+def test_selecting_a_node_does_not_dim_the_others():
+    at = _inspector()
+    nodes = next(t for t in _diagram(at)["data"] if t.get("name") == "nodes")
+    assert nodes["unselected"]["marker"]["opacity"] == 1.0
