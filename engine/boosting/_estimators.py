@@ -1,0 +1,549 @@
+"""Gradient-boosted product trees: the scikit-learn estimators.
+
+Public API
+----------
+``ProductGradientBoostingClassifier(*, signature=None, pairs="base", loss="log_loss", learning_rate=0.1,
+max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20, l2_regularization=0.0, max_bins=255,
+early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, thresholds="margin",
+random_state=None)``
+
+``ProductGradientBoostingRegressor(...)``: the same with ``loss="squared_error"`` or ``"absolute_error"``.
+
+The vocabulary is scikit-learn's HistGradientBoosting; ``signature`` and ``pairs`` are
+the product trees'. Methods: ``fit(X, y, sample_weight=None, check_input=True)``,
+``predict``, ``predict_proba``, ``predict_log_proba``, ``decision_function`` (classifier),
+``staged_predict``, ``staged_predict_proba``, ``staged_decision_function`` (classifier),
+``score``. Fitted attributes: ``trees_`` (``n_iter_`` lists of
+``n_trees_per_iteration_`` :class:`curvedtrees.trees.Tree`), ``baseline_``, ``n_iter_``,
+``n_trees_per_iteration_``, ``do_early_stopping_``, ``train_score_``,
+``validation_score_``, ``feature_importances_`` (per split plane),
+``component_importances_`` (per signature component), ``bin_thresholds_``,
+``signature_``, ``split_features_``, ``classes_`` / ``n_classes_``, ``n_features_in_``.
+
+How a fit runs
+--------------
+1. The rows are validated as points of the signature; with early stopping a
+   validation set is split off exactly as scikit-learn does it (stratified, seeded
+   from ``random_state``).
+2. Every split plane's value (``SplitFeatures.values``) is binned once
+   (:class:`~curvedtrees.boosting._binning.PlaneBins`): ordered bins for lift (E) and
+   timelike (H) planes, circular bins for the others.
+3. Each iteration computes the loss's gradients and hessians
+   (:mod:`~curvedtrees.boosting._losses`) and grows one tree per class (softmax) or one
+   tree (binary, regression) leaf-wise on the histograms
+   (:mod:`~curvedtrees.boosting._grower`, :mod:`~curvedtrees.boosting._histogram`); each
+   chosen split gets its maximum-margin geodesic boundary.
+4. Predictions route rows through the stored boundaries (the product trees'
+   predicate), never through bins: a compiled loop over rows in threads.
+
+On all-Euclidean data with ``pairs="base"`` and ``thresholds="bins"`` the ensemble is
+scikit-learn's ``HistGradientBoosting{Classifier,Regressor}`` with the same
+parameters; with ``thresholds="margin"`` (the default) only the thresholds move,
+within the gaps between the training rows.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numba import njit, prange
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
+
+from ..manifolds import ProductManifold
+from ..trees._builder import _next_node, pack_nodes
+from ..trees._classes import resolve_signature, validate_points
+from ..trees._features import SplitFeatures
+from ._binning import PlaneBins
+from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree
+from ._losses import Loss
+
+__all__ = ["ProductGradientBoostingClassifier", "ProductGradientBoostingRegressor"]
+
+# scikit-learn turns early stopping on by itself ("auto") above this many rows.
+_AUTO_EARLY_STOPPING_ROWS = 10_000
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _predict_raw(X, int_part, float_part, values, roots, outputs, raw):
+    """Add every listed tree's leaf value to ``raw[outputs[t], row]`` (rows in threads)."""
+    for r in prange(X.shape[0]):
+        for t in range(roots.shape[0]):
+            node = roots[t]
+            while int_part[node, 0] != -1:
+                node = _next_node(X, r, node, int_part, float_part)
+            raw[outputs[t], r] += values[node]
+
+
+def _pack_trees(trees, features):
+    """One routing table for many trees: node records with child ids offset per tree."""
+    int_parts, float_parts, values, roots = [], [], [], []
+    offset = 0
+    for tree in trees:
+        int_part, float_part = pack_nodes(tree.children_left, tree.children_right, tree.feature, features.kind,
+                                          features.col_i, features.col_j, tree.threshold, tree.normal)
+        internal = int_part[:, 0] != -1
+        int_part[internal, :2] += offset
+        int_parts.append(int_part)
+        float_parts.append(float_part)
+        values.append(tree.value[:, 0])
+        roots.append(offset)
+        offset += tree.node_count
+    return (np.concatenate(int_parts), np.concatenate(float_parts), np.concatenate(values),
+            np.asarray(roots, dtype=np.int64))
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+class BaseProductGradientBoosting(BaseEstimator):
+    """Shared machinery of the boosted product trees (not public)."""
+
+    _is_classifier = True
+    _losses: tuple = ()
+
+    def __init__(
+        self,
+        *,
+        signature=None,
+        pairs="base",
+        loss="log_loss",
+        learning_rate=0.1,
+        max_iter=100,
+        max_leaf_nodes=31,
+        max_depth=None,
+        min_samples_leaf=20,
+        l2_regularization=0.0,
+        max_bins=255,
+        early_stopping="auto",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        thresholds="margin",
+        random_state=None,
+    ):
+        self.signature = signature
+        self.pairs = pairs
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_bins = max_bins
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.thresholds = thresholds
+        self.random_state = random_state
+
+    # --------------------------------------------------------------- checks
+    def _check_params(self):
+        if self.loss not in self._losses:
+            raise ValueError(f"loss must be one of {self._losses}, got {self.loss!r}")
+        if not _is_real(self.learning_rate) or not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be a float > 0, got {self.learning_rate!r}")
+        if not _is_int(self.max_iter) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
+        if self.max_leaf_nodes is not None and (not _is_int(self.max_leaf_nodes) or self.max_leaf_nodes < 2):
+            raise ValueError(f"max_leaf_nodes must be None or an integer >= 2, got {self.max_leaf_nodes!r}")
+        if self.max_depth is not None and (not _is_int(self.max_depth) or self.max_depth < 1):
+            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        if not _is_int(self.min_samples_leaf) or self.min_samples_leaf < 1:
+            raise ValueError(f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}")
+        if not _is_real(self.l2_regularization) or not self.l2_regularization >= 0:
+            raise ValueError(f"l2_regularization must be a float >= 0, got {self.l2_regularization!r}")
+        if not _is_int(self.max_bins) or not 2 <= self.max_bins <= 255:
+            raise ValueError(f"max_bins must be an integer in [2, 255], got {self.max_bins!r}")
+        if self.early_stopping not in ("auto", True, False):
+            raise ValueError(f"early_stopping must be 'auto', True or False, got {self.early_stopping!r}")
+        fraction = self.validation_fraction
+        if fraction is not None and not (
+            (_is_int(fraction) and fraction >= 1) or (_is_real(fraction) and not _is_int(fraction) and 0 < fraction < 1)
+        ):
+            raise ValueError(
+                f"validation_fraction must be None, an integer >= 1 or a float in (0, 1), got {fraction!r}"
+            )
+        if not _is_int(self.n_iter_no_change) or self.n_iter_no_change < 1:
+            raise ValueError(f"n_iter_no_change must be an integer >= 1, got {self.n_iter_no_change!r}")
+        if not _is_real(self.tol) or not self.tol >= 0:
+            raise ValueError(f"tol must be a float >= 0, got {self.tol!r}")
+        if self.thresholds not in ("margin", "bins"):
+            raise ValueError(f"thresholds must be 'margin' or 'bins', got {self.thresholds!r}")
+        if self.pairs not in ("base", "all"):
+            raise ValueError(f"pairs must be 'base' or 'all', got {self.pairs!r}")
+
+    def _encode_y(self, y):
+        return np.ascontiguousarray(y, dtype=np.float64), 1
+
+    # --------------------------------------------------------------- fitting
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """Boost trees on the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ambient_dim)
+            Points in ambient coordinates of ``signature``.
+        y : array-like of shape (n_samples,)
+            Class labels or regression targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; they scale each row's gradient and hessian.
+        check_input : bool, default=True
+            Check that every row lies on the manifold (shape and finiteness are
+            always checked).
+
+        Returns
+        -------
+        self
+        """
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        self._check_params()
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not self._is_classifier,
+        )
+        self.signature_ = resolve_signature(self.signature, X.shape[1])
+        X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.any(sample_weight < 0):
+                raise ValueError("sample_weight must be non-negative")
+        y_fit, n_classes = self._encode_y(y)
+        loss = Loss(self.loss, n_classes)
+        n_samples = X.shape[0]
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(np.iinfo(np.uint32).max, dtype="u8")  # scikit-learn's: one seed for split and bins
+
+        self.do_early_stopping_ = (
+            n_samples > _AUTO_EARLY_STOPPING_ROWS if self.early_stopping == "auto" else bool(self.early_stopping)
+        )
+        validation = self.do_early_stopping_ and self.validation_fraction is not None
+        if validation:
+            stratify = y_fit if self._is_classifier else None
+            try:
+                train, val = train_test_split(np.arange(n_samples), test_size=self.validation_fraction,
+                                              stratify=stratify, random_state=seed)
+            except ValueError as exc:
+                raise ValueError(f"cannot split off validation_fraction={self.validation_fraction!r}: {exc}") from None
+            train.sort(), val.sort()  # row order does not change a fit; sorted rows read memory in order
+        else:
+            train = np.arange(n_samples)
+        X_train, y_train = X[train], y_fit[train]
+        w_train = None if sample_weight is None else sample_weight[train]
+        if w_train is not None and not np.any(w_train > 0):
+            raise ValueError("every sample has zero weight: nothing to fit")
+
+        self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
+        features = self.split_features_
+        V = features.values(X_train)
+        bins = PlaneBins.fit(V, features.kind, self.max_bins, np.random.RandomState(seed), w_train)
+        self.bin_thresholds_ = bins
+        data = GrowthData(X_train, V, bins.transform(V), features, bins)
+        options = GrowerOptions(self.max_leaf_nodes, self.max_depth, self.min_samples_leaf,
+                                float(self.l2_regularization), float(self.learning_rate), self.thresholds == "margin")
+
+        n_trees = loss.n_trees_per_iteration
+        self.n_trees_per_iteration_ = n_trees
+        self.baseline_ = loss.baseline(y_train, w_train)
+        raw = np.repeat(self.baseline_[:, None], X_train.shape[0], axis=1)
+        gradients = np.empty((n_trees, X_train.shape[0]), dtype=np.float32)
+        hessians = np.empty_like(gradients)
+        constant_hessian = loss.constant_hessian and w_train is None
+        self.trees_ = []
+        train_scores, val_scores = [], []
+        if validation:
+            X_val, y_val = X[val], y_fit[val]
+            w_val = None if sample_weight is None else sample_weight[val]
+            raw_val = np.repeat(self.baseline_[:, None], X_val.shape[0], axis=1)
+            val_scores.append(-loss(y_val, raw_val, w_val))
+        if self.do_early_stopping_:
+            train_scores.append(-loss(y_train, raw, w_train))
+
+        for _ in range(self.max_iter):
+            loss.gradients(y_train, raw, w_train, gradients, hessians)
+            iteration = []
+            for k in range(n_trees):
+                tree, leaves = grow_tree(data, gradients[k], hessians[k], constant_hessian, options)
+                if loss.needs_leaf_update:
+                    for start, end, node in leaves:
+                        median = loss.leaf_update(y_train, raw[k], data.rows[start:end], w_train)
+                        tree.value[node, 0] = self.learning_rate * median
+                add_leaf_values(raw[k], data.rows, leaves[:, 0].copy(), leaves[:, 1].copy(),
+                                tree.value[leaves[:, 2], 0].copy())
+                iteration.append(tree)
+            self.trees_.append(iteration)
+            if not self.do_early_stopping_:
+                continue
+            train_scores.append(-loss(y_train, raw, w_train))
+            if validation:
+                int_part, float_part, values, roots = _pack_trees(iteration, features)
+                _predict_raw(X_val, int_part, float_part, values, roots, np.arange(n_trees), raw_val)
+                val_scores.append(-loss(y_val, raw_val, w_val))
+            if self._should_stop(val_scores if validation else train_scores):
+                break
+        self.n_iter_ = len(self.trees_)
+        self.train_score_ = np.asarray(train_scores)
+        self.validation_score_ = np.asarray(val_scores)
+        self._pack()
+        return self
+
+    def _should_stop(self, scores) -> bool:
+        """scikit-learn's rule: none of the last ``n_iter_no_change`` scores beats the one before by ``tol``."""
+        reference = self.n_iter_no_change + 1
+        if len(scores) < reference:
+            return False
+        reference_score = scores[-reference] + self.tol
+        return not any(score > reference_score for score in scores[-reference + 1:])
+
+    # ------------------------------------------------------------- inference
+    def _pack(self):
+        """One routing table for the whole ensemble (built at the end of a fit or a load)."""
+        flat = [tree for iteration in self.trees_ for tree in iteration]
+        int_part, float_part, values, roots = _pack_trees(flat, self.split_features_)
+        outputs = np.tile(np.arange(self.n_trees_per_iteration_, dtype=np.int64), len(self.trees_))
+        self._packed = (int_part, float_part, values, roots, outputs)
+
+    def _add_raw(self, X, raw, first_iteration, end_iteration):
+        """Add iterations ``first_iteration .. end_iteration - 1`` to ``raw`` (n_trees_per_iteration, n)."""
+        int_part, float_part, values, roots, outputs = self._packed
+        k = self.n_trees_per_iteration_
+        sel = slice(first_iteration * k, end_iteration * k)
+        _predict_raw(X, int_part, float_part, values, roots[sel], outputs[sel], raw)
+
+    def _raw_predict(self, X, check_input=True):
+        """Raw scores of shape (n_samples, n_trees_per_iteration)."""
+        check_is_fitted(self, "trees_")
+        X = validate_points(self, X, reset=False, check_input=check_input)
+        raw = np.repeat(self.baseline_[:, None], X.shape[0], axis=1)
+        self._add_raw(X, raw, 0, self.n_iter_)
+        return raw.T
+
+    def _staged_raw_predict(self, X, check_input=True):
+        check_is_fitted(self, "trees_")
+        X = validate_points(self, X, reset=False, check_input=check_input)
+        raw = np.repeat(self.baseline_[:, None], X.shape[0], axis=1)
+        for i in range(self.n_iter_):
+            self._add_raw(X, raw, i, i + 1)
+            yield raw.T.copy()
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total gain per split plane over all trees, shape (n_split_features,).
+
+        The planes are listed by ``split_features_.names()``.
+        """
+        check_is_fitted(self, "trees_")
+        total = np.zeros(self.split_features_.n_features)
+        for iteration in self.trees_:
+            for tree in iteration:
+                total += tree.feature_importances(normalize=False)
+        s = total.sum()
+        return total / s if s > 0 else total
+
+    @property
+    def component_importances_(self) -> np.ndarray:
+        """Normalised total gain per signature component, shape (n_components,)."""
+        importances = self.feature_importances_
+        out = np.zeros(len(self.signature_))
+        np.add.at(out, self.split_features_.component, importances)
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoosting):
+    """Gradient-boosted product trees for classification (log loss; softmax for 3+ classes).
+
+    Each iteration fits one tree (two classes) or one tree per class (softmax) to the
+    gradients and hessians of the log loss, leaf-wise on histograms of the split
+    planes' values, as scikit-learn's HistGradientBoostingClassifier does. Splits are
+    the product trees' geodesically convex cuts (a line through the origin of one
+    coordinate plane of one component), and each stored boundary is the one with the
+    largest geodesic margin between the node's training rows on its two sides.
+
+    Parameters
+    ----------
+    signature : str, Signature, list of (curvature, dim) or None, default=None
+        The product manifold, e.g. ``"H2 x S2 x E2"``. ``None``: Euclidean with one
+        dimension per column.
+    pairs : {"base", "all"}, default="base"
+        Split planes per component, as in the product trees.
+    loss : {"log_loss"}, default="log_loss"
+    learning_rate : float, default=0.1
+        Multiplies every leaf value.
+    max_iter : int, default=100
+        Boosting iterations (trees per class).
+    max_leaf_nodes : int or None, default=31
+    max_depth : int or None, default=None
+        Depth of the deepest leaf (the root has depth 0).
+    min_samples_leaf : int, default=20
+    l2_regularization : float, default=0.0
+        Added to each leaf's hessian sum.
+    max_bins : int, default=255
+        Ordered bins of a linear plane, and axial bins of a circular plane (which then
+        has ``2 * max_bins`` codes round the circle).
+    early_stopping : "auto" or bool, default="auto"
+        ``"auto"``: on when there are more than 10,000 rows.
+    validation_fraction : int, float or None, default=0.1
+        Rows held out (stratified) to score early stopping; ``None``: score the training rows.
+    n_iter_no_change : int, default=10
+    tol : float, default=1e-7
+        Stop when none of the last ``n_iter_no_change`` scores beats the one before by ``tol``.
+    thresholds : {"margin", "bins"}, default="margin"
+        Where a chosen split's boundary goes: the maximum-margin geodesic boundary
+        between the node's nearest training rows, or the bin edge (scikit-learn's).
+    random_state : int, RandomState instance or None, default=None
+        Draws the validation split and the binning subsample (more than 200,000 rows).
+
+    Attributes
+    ----------
+    trees_ : list of list of Tree
+        ``n_iter_`` iterations of ``n_trees_per_iteration_`` trees; ``value`` holds each
+        leaf's contribution to the raw score (learning rate included) and
+        ``weighted_n_node_samples`` the node's hessian sum.
+    baseline_ : ndarray of shape (n_trees_per_iteration_,)
+        The raw score before the first tree.
+    n_iter_ : int
+    n_trees_per_iteration_ : int
+    do_early_stopping_ : bool
+    train_score_, validation_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
+        Negative loss before the first and after each iteration (empty without early
+        stopping; ``validation_score_`` is empty without a validation set).
+    bin_thresholds_ : PlaneBins
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    signature_ : Signature
+    split_features_ : SplitFeatures
+
+    Examples
+    --------
+    >>> from curvedtrees.boosting import ProductGradientBoostingClassifier
+    >>> from curvedtrees import make_classification
+    >>> X, y = make_classification("H2 x S2", n_samples=300, random_state=0)
+    >>> model = ProductGradientBoostingClassifier(signature="H2 x S2", max_iter=20).fit(X, y)
+    >>> model.n_iter_
+    20
+    """
+
+    _is_classifier = True
+    _losses = ("log_loss",)
+
+    def _encode_y(self, y):
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes")
+        return codes.astype(np.float64), self.n_classes_
+
+    def decision_function(self, X, check_input=True):
+        """Raw scores: shape (n_samples,) for two classes, (n_samples, n_classes) otherwise."""
+        raw = self._raw_predict(X, check_input)
+        return raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def staged_decision_function(self, X, check_input=True):
+        """``decision_function`` after each iteration (a generator)."""
+        for raw in self._staged_raw_predict(X, check_input):
+            yield raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def _proba(self, raw):
+        if raw.shape[1] == 1:
+            p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+            return np.column_stack([1.0 - p, p])
+        top = raw.max(axis=1, keepdims=True)
+        e = np.exp(raw - top)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, X, check_input=True):
+        """Class probabilities, shape (n_samples, n_classes)."""
+        return self._proba(self._raw_predict(X, check_input))
+
+    def predict_log_proba(self, X):
+        """Logarithm of ``predict_proba``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def staged_predict_proba(self, X, check_input=True):
+        """``predict_proba`` after each iteration (a generator)."""
+        for raw in self._staged_raw_predict(X, check_input):
+            yield self._proba(raw)
+
+    def predict(self, X, check_input=True):
+        """Most probable class, shape (n_samples,)."""
+        raw = self._raw_predict(X, check_input)
+        return self.classes_[np.argmax(raw, axis=1) if raw.shape[1] > 1 else (raw[:, 0] > 0).astype(np.intp)]
+
+    def staged_predict(self, X, check_input=True):
+        """``predict`` after each iteration (a generator)."""
+        for raw in self._staged_raw_predict(X, check_input):
+            yield self.classes_[np.argmax(raw, axis=1) if raw.shape[1] > 1 else (raw[:, 0] > 0).astype(np.intp)]
+
+
+class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosting):
+    """Gradient-boosted product trees for regression.
+
+    Same parameters as :class:`ProductGradientBoostingClassifier`, with
+    ``loss="squared_error"`` (half squared error, the default) or
+    ``"absolute_error"`` (each leaf then predicts the median residual of its rows,
+    as scikit-learn does); ``thresholds``, ``signature`` and ``pairs`` as there.
+    """
+
+    _is_classifier = False
+    _losses = ("squared_error", "absolute_error")
+
+    def __init__(
+        self,
+        *,
+        signature=None,
+        pairs="base",
+        loss="squared_error",
+        learning_rate=0.1,
+        max_iter=100,
+        max_leaf_nodes=31,
+        max_depth=None,
+        min_samples_leaf=20,
+        l2_regularization=0.0,
+        max_bins=255,
+        early_stopping="auto",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        thresholds="margin",
+        random_state=None,
+    ):
+        super().__init__(
+            signature=signature, pairs=pairs, loss=loss, learning_rate=learning_rate, max_iter=max_iter,
+            max_leaf_nodes=max_leaf_nodes, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+            l2_regularization=l2_regularization, max_bins=max_bins, early_stopping=early_stopping,
+            validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change, tol=tol,
+            thresholds=thresholds, random_state=random_state,
+        )
+
+    def _encode_y(self, y):
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or inf")
+        return y, 1
+
+    def predict(self, X, check_input=True):
+        """Predicted targets, shape (n_samples,)."""
+        return self._raw_predict(X, check_input)[:, 0]
+
+    def staged_predict(self, X, check_input=True):
+        """``predict`` after each iteration (a generator)."""
+        for raw in self._staged_raw_predict(X, check_input):
+            yield raw[:, 0]

@@ -1,0 +1,372 @@
+"""Leaf-wise growth of one boosted tree on the binned split planes.
+
+As scikit-learn's HistGradientBoosting grower: the root's histogram is built from
+all rows, then the leaf whose best split has the largest gain is split next, until
+``max_leaf_nodes`` leaves exist, no leaf has a split with a positive gain, or the
+leaves reach ``max_depth`` or hold fewer than ``2 * min_samples_leaf`` rows. Of two
+new children only the smaller one's histogram is built from its rows; the larger
+one's is the parent's minus the smaller's.
+
+A split chosen on bins is then given its geometric boundary
+(:func:`place_boundary`): by default the maximum-margin boundary between the node's
+nearest training rows on the two sides (``curvedtrees.trees._margin``, the product
+trees' rule), so predictions do not depend on where bin edges fell; or, with
+``thresholds="bins"``, the bin edge itself (scikit-learn's threshold). Both send
+every training row of the node to the side its code says.
+
+The fitted tree is a :class:`curvedtrees.trees.Tree` (one output: the leaf's
+contribution to the raw score, learning rate included), so routing, importances and
+the JSON format's structural checks are the product trees' own.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..trees._features import CIRCULAR, LIFT, TIMELIKE
+from ..trees._margin import circular_direction, geodesic_margin, hyperbolic_threshold, lift_threshold
+from ..trees._tree import Tree
+from ._binning import rotated_axial
+from ._histogram import build_histograms, find_split, node_value, subtract_histograms
+
+__all__ = ["GrowerOptions", "grow_tree"]
+
+# scikit-learn's min_hessian_to_split: a child whose hessians sum to less is not
+# created (with log loss, a nearly pure child would get a huge Newton step).
+MIN_HESSIAN_TO_SPLIT = 1e-3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _code_goes_left(code, circular, half, position):
+    """Side of a code: ordered ``code <= position``; circular: outside the half-turn window."""
+    if circular:
+        if code == 2 * half:
+            return True  # the plane's origin lies on every line through it
+        return (code + 2 * half - position) % (2 * half) >= half
+    return code <= position
+
+
+@njit(cache=True, nogil=True)
+def partition_rows(codes, rows, start, end, f, circular, half, position, buffer):
+    """Stable partition of ``rows[start:end]`` by a split on bins; returns the first right position."""
+    n_left = 0
+    n_right = 0
+    code = codes[f]
+    for i in range(start, end):
+        r = rows[i]
+        if _code_goes_left(code[r], circular, half, position):
+            rows[start + n_left] = r  # never ahead of the read position i
+            n_left += 1
+        else:
+            buffer[n_right] = r
+            n_right += 1
+    for k in range(n_right):
+        rows[start + n_left + k] = buffer[k]
+    return start + n_left
+
+
+@njit(cache=True, nogil=True)
+def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cut, half, position, thresholds,
+                   thr_lo, max_margin):
+    """Boundary of a split whose left rows are ``rows[start:mid]`` and right rows ``rows[mid:end]``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, ambient_dim)
+    V : ndarray of shape (n_features, n_samples)
+        Plane values (``SplitFeatures.values``).
+    codes : ndarray of shape (n_features, n_samples), uint16
+    f, kind, col_i, col_j : int
+        The plane and its kind and ambient columns.
+    cut : float
+        The plane's rotation before binning (circular planes).
+    half, position : int
+        The plane's ordered (or axial) bin count and the split's bin (or window start).
+    thresholds : ndarray
+        The plane's inner bin thresholds start at ``thresholds[thr_lo]``.
+    max_margin : bool
+        Maximum-margin boundary (True) or the bin edge (False).
+
+    Returns
+    -------
+    threshold, normal_i, normal_j, plane_margin : float
+        As the product trees store them: ``threshold`` on ``x_j`` (lift) or ``x_j / x_0``
+        (timelike), NaN for circular planes; the unit normal of the line in the plane;
+        the smallest ``|<x, n>|`` over the node's rows (see ``_margin.geodesic_margin``).
+    """
+    m = end - start
+    if kind == LIFT:
+        lo = -np.inf
+        hi = np.inf
+        for i in range(start, mid):
+            lo = max(lo, V[f, rows[i]])
+        for i in range(mid, end):
+            hi = min(hi, V[f, rows[i]])
+        if max_margin:
+            t, margin = lift_threshold(lo, hi)
+        else:
+            t = thresholds[thr_lo + position]
+            margin = min(t - lo, hi - t)
+        scale = math.hypot(t, 1.0)
+        return t, -t / scale, 1.0 / scale, margin
+    if kind == TIMELIKE:
+        x0 = np.empty(m)
+        xj = np.empty(m)
+        go_left = np.empty(m, dtype=np.bool_)
+        for q in range(m):
+            x0[q] = X[rows[start + q], col_i]
+            xj[q] = X[rows[start + q], col_j]
+            go_left[q] = start + q < mid
+        if max_margin:
+            t, margin = hyperbolic_threshold(x0, xj, go_left)
+        else:
+            t = thresholds[thr_lo + position]
+            smallest = np.inf
+            for q in range(m):
+                smallest = min(smallest, abs(xj[q] - t * x0[q]))
+            margin = smallest / math.sqrt(1.0 - t * t)
+        scale = math.hypot(t, 1.0)
+        return t, -t / scale, 1.0 / scale, margin
+    # Circular: the feasible directions lie between the largest axial key below the
+    # split's boundary and the smallest one above it (across the cut if a side is empty).
+    xi = np.empty(m)
+    xj = np.empty(m)
+    go_left = np.empty(m, dtype=np.bool_)
+    below = -np.inf
+    above = np.inf
+    smallest = np.inf
+    largest = -np.inf
+    for q in range(m):
+        r = rows[start + q]
+        xi[q] = X[r, col_i]
+        xj[q] = X[r, col_j]
+        go_left[q] = start + q < mid
+        theta = V[f, r]
+        if theta < 0.0:
+            continue
+        h, v = rotated_axial(theta, cut)
+        smallest = min(smallest, v)
+        largest = max(largest, v)
+        if codes[f, r] - half * h < position:
+            below = max(below, v)
+        else:
+            above = min(above, v)
+    if below == -np.inf:
+        below = largest - math.pi
+    if above == np.inf:
+        above = smallest + math.pi
+    if max_margin:
+        phi, margin = circular_direction(xi, xj, go_left, below + cut, above + cut)
+    else:
+        phi = cut + (0.0 if position == 0 else thresholds[thr_lo + position - 1])
+        n_i = -math.sin(phi)
+        n_j = math.cos(phi)
+        margin = np.inf
+        for q in range(m):
+            if xi[q] != 0.0 or xj[q] != 0.0:
+                margin = min(margin, abs(n_i * xi[q] + n_j * xj[q]))
+    return np.nan, -math.sin(phi), math.cos(phi), margin
+
+
+@njit(cache=True, nogil=True)
+def add_leaf_values(raw, rows, starts, ends, values):
+    """``raw[rows[starts[k]:ends[k]]] += values[k]`` for every leaf ``k``."""
+    for k in range(starts.shape[0]):
+        for i in range(starts[k], ends[k]):
+            raw[rows[i]] += values[k]
+
+
+class GrowerOptions:
+    """The tree-shape parameters, resolved (see the estimators for their meaning)."""
+
+    def __init__(self, max_leaf_nodes, max_depth, min_samples_leaf, l2_regularization, learning_rate, max_margin):
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.learning_rate = learning_rate
+        self.max_margin = max_margin
+
+
+class GrowthData:
+    """What every tree of a fit reads: rows, plane values, codes and bins.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, ambient_dim), float64
+    V : ndarray of shape (n_features, n_samples), float64
+    codes : ndarray of shape (n_features, n_samples), uint16
+    features : SplitFeatures
+    bins : PlaneBins
+    """
+
+    def __init__(self, X, V, codes, features, bins):
+        self.X = X
+        self.V = V
+        self.codes = codes
+        self.features = features
+        self.bins = bins
+        self.rows = np.arange(X.shape[0], dtype=np.int64)
+        self.buffer = np.empty(X.shape[0], dtype=np.int64)
+
+
+class _Node:
+    __slots__ = ("depth", "end", "gain", "hist", "id", "split", "start", "sum_g", "sum_h", "value")
+
+    def __init__(self, node_id, start, end, depth, sum_g, sum_h, value):
+        self.id = node_id
+        self.start = start
+        self.end = end
+        self.depth = depth
+        self.sum_g = sum_g
+        self.sum_h = sum_h
+        self.value = value
+        self.hist = None
+        self.split = None
+        self.gain = -1.0
+
+
+def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, constant_hessian: bool,
+              options: GrowerOptions):
+    """Grow one tree on the gradients and hessians of every row.
+
+    Parameters
+    ----------
+    data : GrowthData
+    gradients, hessians : ndarray of shape (n_samples,), float32
+    constant_hessian : bool
+        Every hessian is 1 (``hessians`` is not read).
+    options : GrowerOptions
+
+    Returns
+    -------
+    tree : Tree
+        Values at the leaves are ``learning_rate`` times the Newton step.
+    leaves : ndarray of shape (n_leaves, 3), int64
+        ``(start, end, node)`` of each leaf: its training rows are
+        ``data.rows[start:end]`` (valid until the next tree is grown).
+    """
+    bins, features, codes = data.bins, data.features, data.codes
+    rows = data.rows
+    rows[:] = np.arange(rows.shape[0])
+    n = rows.shape[0]
+    n_bins = int(bins.bin_offsets[-1])
+    msl = options.min_samples_leaf
+    l2 = options.l2_regularization
+    arrays = {name: [] for name in ("left", "right", "feature", "threshold", "normal", "n", "h", "value", "margin",
+                                    "gain")}
+
+    def new_node(start, end, depth, sum_g, sum_h, value):
+        node = _Node(len(arrays["left"]), start, end, depth, sum_g, sum_h, value)
+        for name, item in (("left", -1), ("right", -1), ("feature", -1), ("threshold", np.nan),
+                           ("normal", (0.0, 0.0)), ("n", end - start), ("h", sum_h), ("value", value),
+                           ("margin", np.nan), ("gain", 0.0)):
+            arrays[name].append(item)
+        return node
+
+    splittable: list[_Node] = []
+    leaves: list[_Node] = []
+
+    def consider(node, hist):
+        node.hist = hist
+        result = find_split(hist, bins.kind, bins.half, bins.bin_offsets, node.sum_g, node.sum_h,
+                            node.end - node.start, l2, msl, MIN_HESSIAN_TO_SPLIT)
+        if result[0] <= 0.0:
+            node.hist = None
+            leaves.append(node)
+        else:
+            node.gain = result[0]
+            node.split = result
+            splittable.append(node)
+
+    hist = np.empty((n_bins, 3))
+    build_histograms(codes, rows, 0, n, gradients, hessians, constant_hessian, bins.bin_offsets, hist)
+    first = slice(bins.bin_offsets[0], bins.bin_offsets[1])
+    sum_g = float(hist[first, 0].sum())
+    sum_h = float(n if constant_hessian else hist[first, 1].sum())
+    # scikit-learn gives the root the value 0: a tree that cannot split adds nothing.
+    root = new_node(0, n, 0, sum_g, sum_h, 0.0)
+    if n < 2 * msl or sum_h < MIN_HESSIAN_TO_SPLIT:
+        leaves.append(root)
+    else:
+        consider(root, hist)
+
+    while splittable:
+        k = max(range(len(splittable)), key=lambda i: splittable[i].gain)  # first of equal gains
+        node = splittable.pop(k)
+        gain, f, position, g_left, h_left, _n_left = node.split
+        circular = bins.kind[f] == CIRCULAR
+        half = int(bins.half[f])
+        mid = partition_rows(codes, rows, node.start, node.end, f, circular, half, position, data.buffer)
+        threshold, normal_i, normal_j, plane_margin = place_boundary(
+            data.X, data.V, codes, rows, node.start, mid, node.end, f, int(features.kind[f]), int(features.col_i[f]),
+            int(features.col_j[f]), float(bins.cut[f]), half, position, bins.thresholds, int(bins.thr_offsets[f]),
+            options.max_margin,
+        )
+        depth = node.depth + 1
+        left = new_node(node.start, mid, depth, g_left, h_left, node_value(g_left, h_left, l2))
+        g_right, h_right = node.sum_g - g_left, node.sum_h - h_left
+        right = new_node(mid, node.end, depth, g_right, h_right, node_value(g_right, h_right, l2))
+        i = node.id
+        arrays["left"][i], arrays["right"][i], arrays["feature"][i] = left.id, right.id, f
+        arrays["threshold"][i], arrays["normal"][i] = threshold, (normal_i, normal_j)
+        arrays["margin"][i], arrays["gain"][i] = plane_margin, gain
+        parent_hist, node.hist = node.hist, None
+
+        n_leaf_nodes = len(leaves) + len(splittable) + 2
+        if options.max_leaf_nodes is not None and n_leaf_nodes == options.max_leaf_nodes:
+            leaves.extend([left, right, *splittable])
+            for other in splittable:
+                other.hist = None
+            splittable.clear()
+            continue
+        if options.max_depth is not None and depth == options.max_depth:
+            leaves.extend([left, right])
+            continue
+        split_left = left.end - left.start >= 2 * msl
+        split_right = right.end - right.start >= 2 * msl
+        if not split_left:
+            leaves.append(left)
+        if not split_right:
+            leaves.append(right)
+        if split_left or split_right:
+            small, large = (left, right) if left.end - left.start < right.end - right.start else (right, left)
+            small_hist = np.empty((n_bins, 3))
+            build_histograms(codes, rows, small.start, small.end, gradients, hessians, constant_hessian,
+                             bins.bin_offsets, small_hist)
+            subtract_histograms(parent_hist, small_hist, parent_hist)  # the parent's buffer becomes the sibling's
+            hists = {small.id: small_hist, large.id: parent_hist}
+            if split_left:
+                consider(left, hists[left.id])
+            if split_right:
+                consider(right, hists[right.id])
+
+    count = len(arrays["left"])
+    internal = np.asarray(arrays["left"], dtype=np.int64) != -1
+    feature = np.asarray(arrays["feature"], dtype=np.int64)
+    f_safe = np.where(internal, feature, 0)
+    plane_margin = np.asarray(arrays["margin"], dtype=np.float64)
+    margin = np.where(
+        internal,
+        geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f_safe], features.radius[f_safe]),
+        np.nan,
+    )
+    tree_arrays = {
+        "children_left": np.asarray(arrays["left"], dtype=np.int64),
+        "children_right": np.asarray(arrays["right"], dtype=np.int64),
+        "feature": feature,
+        "threshold": np.asarray(arrays["threshold"], dtype=np.float64),
+        "normal": np.asarray(arrays["normal"], dtype=np.float64).reshape(count, 2),
+        "impurity": np.zeros(count),
+        "n_node_samples": np.asarray(arrays["n"], dtype=np.int64),
+        "weighted_n_node_samples": np.asarray(arrays["h"], dtype=np.float64),
+        "value": options.learning_rate * np.asarray(arrays["value"], dtype=np.float64).reshape(count, 1),
+        "margin": margin,
+        "improvement": np.asarray(arrays["gain"], dtype=np.float64),
+    }
+    tree = Tree(features, tree_arrays, 1, check=False)
+    leaf_table = np.array([(leaf.start, leaf.end, leaf.id) for leaf in leaves], dtype=np.int64).reshape(-1, 3)
+    return tree, leaf_table

@@ -1,0 +1,363 @@
+"""Gradient-boosted product trees: scikit-learn's HistGradientBoosting on E, circular
+splits on S, maximum-margin thresholds, JSON model files and scikit-learn's checks."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import curvedtrees.boosting  # noqa: F401  (registers the serialiser before curvedtrees.io needs it)
+import numba
+import numpy as np
+import pytest
+from curvedtrees import io
+from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
+from curvedtrees.boosting._binning import PlaneBins, circular_cut
+from curvedtrees.boosting._histogram import brute_force_split, build_histograms, find_split
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.sampling import make_classification
+from curvedtrees.trees._features import CIRCULAR, LIFT, TIMELIKE
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+
+@parametrize_with_checks([ProductGradientBoostingClassifier(random_state=0),
+                          ProductGradientBoostingRegressor(random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ------------------------------------------------------- Euclidean = scikit-learn
+def _euclidean_data(n=1500, d=4, seed=0, n_classes=2, integer=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if integer:
+        X = np.round(X * 20)  # fewer distinct values than max_bins: midpoint bins
+    score = X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.3 * X[:, 2] * X[:, 3] + 0.5 * rng.normal(size=n)
+    if n_classes == 0:
+        return X, score
+    edges = np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1])
+    return X, np.searchsorted(edges, score)
+
+
+HGB_CASES = [
+    ("binary", dict(), 2, False),
+    ("multiclass", dict(), 3, False),
+    ("binary-integer", dict(max_depth=3, l2_regularization=1.0), 2, True),
+    ("binary-shape", dict(max_leaf_nodes=7, min_samples_leaf=5, learning_rate=0.3, max_bins=32), 2, False),
+    ("squared_error", dict(), 0, False),
+    ("absolute_error", dict(loss="absolute_error"), 0, False),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "n_classes", "integer"), HGB_CASES, ids=[c[0] for c in HGB_CASES])
+def test_euclidean_ensemble_is_histgradientboosting(name, params, n_classes, integer):
+    X, y = _euclidean_data(n_classes=n_classes, integer=integer)
+    X_new, _ = _euclidean_data(n=800, seed=1, n_classes=n_classes, integer=integer)
+    common = dict(max_iter=15, early_stopping=False, random_state=0, **params)
+    if n_classes:
+        ours_cls, ref = ProductGradientBoostingClassifier, HistGradientBoostingClassifier(**common)
+        output = "decision_function"
+    else:
+        ours_cls, ref = ProductGradientBoostingRegressor, HistGradientBoostingRegressor(**common)
+        output = "predict"
+    ref.fit(X, y)
+    edges = ours_cls(thresholds="bins", **common).fit(X, y)
+    margin = ours_cls(**common).fit(X, y)
+    for f in range(X.shape[1]):
+        assert_array_equal(edges.bin_thresholds_.plane_thresholds(f), ref._bin_mapper.bin_thresholds_[f])
+    # Bin-edge thresholds: scikit-learn's model, everywhere.
+    assert_allclose(getattr(edges, output)(X_new), getattr(ref, output)(X_new), rtol=1e-9, atol=1e-9)
+    # Maximum-margin thresholds: the same partitions of the training rows, so the same
+    # ensemble on them; new rows between a bin edge and a training row may differ.
+    assert_allclose(getattr(margin, output)(X), getattr(ref, output)(X), rtol=1e-9, atol=1e-9)
+    for ours_iter, ref_iter in zip(margin.trees_, ref._predictors, strict=True):
+        for tree, predictor in zip(ours_iter, ref_iter, strict=True):
+            nodes = predictor.nodes
+            assert tree.node_count == nodes.shape[0]
+            assert sorted(tree.feature[tree.feature >= 0]) == sorted(nodes["feature_idx"][nodes["is_leaf"] == 0])
+
+
+def test_early_stopping_matches_histgradientboosting_and_stops():
+    X, y = _euclidean_data(n=3000, n_classes=2)
+    y = np.where(np.random.default_rng(5).random(y.size) < 0.3, 1 - y, y)  # noisy labels: overfitting comes soon
+    common = dict(max_iter=300, early_stopping=True, n_iter_no_change=5, validation_fraction=0.2, random_state=3)
+    ours = ProductGradientBoostingClassifier(thresholds="bins", **common).fit(X, y)
+    ref = HistGradientBoostingClassifier(**common).fit(X, y)
+    assert ours.n_iter_ < 300
+    assert ours.n_iter_ == ref.n_iter_
+    assert ours.validation_score_.shape == (ours.n_iter_ + 1,)
+    assert_allclose(ours.validation_score_, ref.validation_score_, rtol=1e-9)
+    assert_allclose(ours.train_score_, ref.train_score_, rtol=1e-9)
+    # The rule itself: the last n_iter_no_change scores do not beat the one before them by tol.
+    scores = ours.validation_score_
+    assert not np.any(scores[-5:] > scores[-6] + ours.tol)
+
+
+def test_scores_are_empty_without_early_stopping():
+    X, y = _euclidean_data(n=300)
+    model = ProductGradientBoostingClassifier(max_iter=4).fit(X, y)
+    assert not model.do_early_stopping_ and model.n_iter_ == 4
+    assert model.train_score_.shape == (0,) and model.validation_score_.shape == (0,)
+
+
+# ------------------------------------------------------------ split search
+def test_histogram_split_search_equals_brute_force():
+    rng = np.random.default_rng(0)
+    n = 400
+    kinds = np.array([LIFT, CIRCULAR, TIMELIKE, CIRCULAR], dtype=np.int8)
+    half = np.array([7, 5, 3, 4], dtype=np.int64)
+    n_codes = np.where(kinds == CIRCULAR, 2 * half + 1, half)
+    codes = np.stack([rng.integers(0, k, n) for k in n_codes]).astype(np.uint16)
+    offsets = np.concatenate([[0], np.cumsum(n_codes)]).astype(np.int64)
+    for trial in range(20):
+        gradients = rng.normal(size=n).astype(np.float32)
+        hessians = rng.uniform(0.01, 1.0, size=n).astype(np.float32)
+        # A signal on an arc of the circular plane that wraps past its last code.
+        gradients[np.isin(codes[1], [8, 9, 0, 1])] -= 1.5 * (trial % 2)
+        rows = np.sort(rng.choice(n, 300, replace=False)).astype(np.int64)
+        hist = np.empty((offsets[-1], 3))
+        build_histograms(codes, rows, 0, rows.size, gradients, hessians, False, offsets, hist)
+        sum_g = float(gradients[rows].astype(np.float64).sum())
+        sum_h = float(hessians[rows].astype(np.float64).sum())
+        fast = find_split(hist, kinds, half, offsets, sum_g, sum_h, rows.size, 0.5, 10, 1e-3)
+        slow = brute_force_split(codes, rows, gradients, hessians, kinds, half, 0.5, 10, 1e-3)
+        assert fast[1:3] == slow[1:3]
+        assert_allclose(fast[0], slow[0], rtol=1e-6)
+        assert fast[5] == slow[5]
+
+
+def test_circular_bins_are_half_turn_symmetric_and_turn_with_the_data():
+    rng = np.random.default_rng(1)
+    theta = rng.uniform(0, 2 * np.pi, 3000)
+    V = theta[None, :]
+    bins = PlaneBins.fit(V, np.array([CIRCULAR], dtype=np.int8), 40, np.random.RandomState(0))
+    codes = bins.transform(V)[0].astype(np.int64)
+    B = int(bins.half[0])
+    assert B == 40 and codes.max() < 2 * B
+    # A point and its antipode get codes B apart.
+    antipode = bins.transform(((theta + np.pi) % (2 * np.pi))[None, :])[0].astype(np.int64)
+    assert np.mean((codes + B) % (2 * B) == antipode) > 0.99
+    # The cut sits in the widest gap of the axial keys, so it turns with the data.
+    assert circular_cut(np.array([0.1, 0.2, 2.5])) == pytest.approx((0.2 + 2.5) / 2)
+    assert circular_cut(np.array([0.1 + np.pi, 0.2, 2.5])) == pytest.approx((0.2 + 2.5) / 2)  # antipodes fold
+    assert circular_cut(np.array([0.1, 0.2, 1.0])) == pytest.approx((1.0 + 0.1 + np.pi) / 2)  # across v = 0
+
+
+# ----------------------------------------------------------------- circles
+def _circle(n, seed, centre, half_width, gap=0.05):
+    """S1 points; class 1 on the arc ``|theta - centre| < half_width``, none within ``gap`` of its ends."""
+    rng = np.random.default_rng(seed)
+    theta = rng.uniform(-np.pi, np.pi, 4 * n)
+    offset = np.angle(np.exp(1j * (theta - centre)))
+    keep = np.abs(np.abs(offset) - half_width) > gap
+    theta, offset = theta[keep][:n], offset[keep][:n]
+    X = np.column_stack([np.cos(theta), np.sin(theta)])
+    return X, (np.abs(offset) < half_width).astype(int)
+
+
+@pytest.mark.parametrize("centre", [np.pi, 0.0, 2.0], ids=["across-pi", "across-0", "inside"])
+def test_an_arc_across_the_seam_is_learnt_exactly(centre):
+    X, y = _circle(1500, 0, centre, 0.6)
+    # New rows keep further from the arc's ends than the training rows do: the boundary
+    # lies somewhere in the training rows' gap there.
+    X_new, y_new = _circle(3000, 1, centre, 0.6, gap=0.15)
+    model = ProductGradientBoostingClassifier(signature="S1", max_iter=30, max_leaf_nodes=3).fit(X, y)
+    assert np.all(model.predict(X) == y)
+    assert np.all(model.predict(X_new) == y_new)
+
+
+def _rotate(X, angles, starts):
+    X = X.copy()
+    for alpha, s in zip(angles, starts, strict=True):
+        c, s_ = math.cos(alpha), math.sin(alpha)
+        x, y = X[:, s].copy(), X[:, s + 1].copy()
+        X[:, s], X[:, s + 1] = c * x - s_ * y, s_ * x + c * y
+    return X
+
+
+@pytest.mark.parametrize("thresholds", ["margin", "bins"])
+def test_rotating_every_circle_leaves_predictions_unchanged(thresholds):
+    signature = "S1 x S1 x E1"
+    X, y = make_classification(signature, n_samples=1500, n_classes=4, random_state=0)
+    X_new, _ = make_classification(signature, n_samples=1000, n_classes=4, random_state=1)
+    params = dict(signature=signature, max_iter=10, max_bins=16, thresholds=thresholds, random_state=0)
+    model = ProductGradientBoostingClassifier(**params).fit(X, y)
+    for angles in ([2.0, -1.0], [np.pi, 0.5], [0.3, 3.0]):
+        turned = ProductGradientBoostingClassifier(**params).fit(_rotate(X, angles, [0, 2]), y)
+        assert_allclose(turned.predict_proba(_rotate(X_new, angles, [0, 2])), model.predict_proba(X_new),
+                        atol=1e-9)
+
+
+# ----------------------------------------------------------- margins
+@pytest.mark.parametrize("signature", ["E1", "H1", "S1"])
+def test_maximum_margin_thresholds_do_not_depend_on_bin_edges(signature):
+    # Two groups with a wide gap between them: every bin count finds the same split.
+    rng = np.random.default_rng(2)
+    u = np.concatenate([rng.uniform(-1.2, -0.4, 150), rng.uniform(0.5, 1.1, 150)])
+    y = (u > 0).astype(int)
+    if signature == "E1":
+        X = u[:, None]
+    elif signature == "H1":
+        X = np.column_stack([np.cosh(u), np.sinh(u)])
+    else:
+        X = np.column_stack([np.cos(u), np.sin(u)])
+    stumps = {}
+    for thresholds in ("margin", "bins"):
+        for max_bins in (4, 255):
+            model = ProductGradientBoostingClassifier(signature=signature, max_iter=1, max_depth=1,
+                                                      max_bins=max_bins, thresholds=thresholds).fit(X, y)
+            tree = model.trees_[0][0]
+            stumps[thresholds, max_bins] = (tree.threshold[0], tree.normal[0].copy(), tree.margin[0])
+    assert_allclose(stumps["margin", 4][1], stumps["margin", 255][1], rtol=0, atol=1e-12)
+    # The margin is half the gap between the groups, measured along the geodesic (u is
+    # arc length on H1 and S1).
+    half_gap = (u[u > 0].min() - u[u < 0].max()) / 2
+    assert stumps["margin", 4][2] == pytest.approx(half_gap, rel=1e-9)
+    if signature != "S1":
+        # scikit-learn's edges: a percentile with 255 bins (a training value), the
+        # average of the two middle values with 4.
+        assert not np.allclose(stumps["bins", 4][1], stumps["bins", 255][1], rtol=0, atol=1e-6)
+        assert stumps["bins", 255][2] < 1e-12
+
+
+def test_product_data_and_importances():
+    signature = "H2 x S2 x E2"
+    X, y = make_classification(signature, n_samples=1200, n_classes=4, random_state=3)
+    for pairs in ("base", "all"):
+        model = ProductGradientBoostingClassifier(signature=signature, pairs=pairs, max_iter=20, random_state=0)
+        model.fit(X[:900], y[:900])
+        assert model.score(X[900:], y[900:]) > 0.5
+        assert model.component_importances_.shape == (3,)
+        assert model.component_importances_.sum() == pytest.approx(1.0)
+        assert model.feature_importances_.shape == (model.split_features_.n_features,)
+        assert len(model.trees_) == 20 and all(len(it) == 4 for it in model.trees_)
+    # Only the sphere carries the label: it gets nearly all the gain.
+    X, _ = make_classification(signature, n_samples=800, random_state=4)
+    y = (X[:, 3] > 0).astype(int)
+    model = ProductGradientBoostingClassifier(signature=signature, max_iter=10).fit(X, y)
+    assert model.component_importances_[1] > 0.9
+
+
+def test_staged_predictions_end_at_the_model():
+    X, y = _euclidean_data(n=600, n_classes=3)
+    model = ProductGradientBoostingClassifier(max_iter=7).fit(X, y)
+    stages = list(model.staged_predict_proba(X))
+    assert len(stages) == 7
+    assert_allclose(stages[-1], model.predict_proba(X))
+    assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
+    assert_allclose(list(model.staged_decision_function(X))[-1], model.decision_function(X))
+    Xr, yr = _euclidean_data(n=600, n_classes=0)
+    reg = ProductGradientBoostingRegressor(max_iter=5).fit(Xr, yr)
+    staged = list(reg.staged_predict(Xr))
+    assert len(staged) == 5 and np.allclose(staged[-1], reg.predict(Xr))
+    # Each stage fits the training rows better than the one before.
+    errors = [np.mean((s - yr) ** 2) for s in staged]
+    assert all(a > b for a, b in itertools.pairwise(errors))
+
+
+def test_results_do_not_depend_on_the_number_of_threads():
+    X, y = make_classification("H2 x S2", n_samples=2000, n_classes=3, random_state=0)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = ProductGradientBoostingClassifier(signature="H2 x S2", max_iter=5).fit(X, y).decision_function(X)
+        numba.set_num_threads(before)
+        many = ProductGradientBoostingClassifier(signature="H2 x S2", max_iter=5).fit(X, y).decision_function(X)
+    finally:
+        numba.set_num_threads(before)
+    assert_array_equal(one, many)
+
+
+# -------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (dict(loss="squared_error"), "loss must be one of"),
+        (dict(max_bins=256), "max_bins"),
+        (dict(max_leaf_nodes=1), "max_leaf_nodes"),
+        (dict(thresholds="edges"), "thresholds must be"),
+        (dict(validation_fraction=1.5), "validation_fraction"),
+        (dict(pairs="some"), "pairs must be"),
+        (dict(early_stopping="yes"), "early_stopping"),
+    ],
+)
+def test_bad_parameters_are_named(params, message):
+    X, y = _euclidean_data(n=100)
+    with pytest.raises(ValueError, match=message):
+        ProductGradientBoostingClassifier(**params).fit(X, y)
+
+
+def test_off_manifold_rows_and_single_class_are_refused():
+    X = ProductManifold("H2").random_normal(50, random_state=0)
+    X[7, 0] = 0.5  # below the hyperboloid
+    with pytest.raises(ValueError, match="row 7"):
+        ProductGradientBoostingClassifier(signature="H2").fit(X, np.arange(50) % 2)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        ProductGradientBoostingClassifier().fit(np.zeros((10, 2)), np.ones(10))
+
+
+# ------------------------------------------------------------- JSON files
+@pytest.fixture(scope="module")
+def fitted_models():
+    signature = "S2 x H2(-0.5) x E1"
+    X, y = make_classification(signature, n_samples=600, n_classes=3, random_state=0)
+    labels = np.array(["north", "south", "east"])[y]
+    return X, [
+        ProductGradientBoostingClassifier(signature=signature, pairs="all", max_iter=6, random_state=1).fit(X, labels),
+        ProductGradientBoostingClassifier(signature=signature, max_iter=6, early_stopping=True,
+                                          n_iter_no_change=2).fit(X, labels == "north"),
+        ProductGradientBoostingRegressor(signature=signature, loss="absolute_error", max_iter=6).fit(X, X[:, 0]),
+    ]
+
+
+def test_json_round_trip_is_exact(fitted_models):
+    X, models = fitted_models
+    for model in models:
+        same = io.loads(io.dumps(model))
+        assert type(same) is type(model) and same.get_params() == model.get_params()
+        assert_array_equal(same.predict(X), model.predict(X))
+        if hasattr(model, "predict_proba"):
+            assert_array_equal(same.predict_proba(X), model.predict_proba(X))
+        assert_array_equal(same.train_score_, model.train_score_)
+        assert same.n_iter_ == model.n_iter_
+        assert_array_equal(same.bin_thresholds_.thresholds, model.bin_thresholds_.thresholds)
+    unfitted = io.loads(io.dumps(ProductGradientBoostingRegressor(max_iter=3)))
+    assert unfitted.max_iter == 3 and not hasattr(unfitted, "trees_")
+
+
+def _edit(document, path, value):
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+
+
+TREE = ("fitted", "trees", 0, 0)
+HOSTILE = [
+    ("child points back", (*TREE, "children_left", "data", 1), 0, "child ids must point forward"),
+    ("leaf value NaN", (*TREE, "value", "data", 2), "nan", "value must be finite"),
+    ("wrong array set", (*TREE, "extra"), {"dtype": "int64", "shape": [0], "data": []}, "exactly the arrays"),
+    ("feature out of range", (*TREE, "feature", "data", 0), 99, "split features must lie"),
+    ("trees per iteration", ("fitted", "n_trees_per_iteration"), 1, "n_trees_per_iteration must be 3"),
+    ("baseline shape", ("fitted", "baseline", "shape"), [2], "data must be a list of 2"),
+    ("baseline infinite", ("fitted", "baseline", "data", 0), "inf", "baseline must hold 3 finite"),
+    ("iteration size", ("fitted", "trees", 0), [], "must be a list of 3 trees"),
+    ("no trees", ("fitted", "trees"), [], "list of 1 to"),
+    ("bins sizes", ("fitted", "bins", "sizes", "data", 0), 300, "sizes must lie in"),
+    ("scores", ("fitted", "train_score"), {"dtype": "float64", "shape": [2], "data": [0, 0]}, "n_iter \\+ 1"),
+    ("huge array", (*TREE, "margin", "shape"), [10**9], "exceed the limit"),
+    ("signature", ("fitted", "signature"), "H2 x Q3", "fitted"),
+    ("early flag", ("fitted", "do_early_stopping"), "yes", "do_early_stopping must be"),
+]
+
+
+@pytest.mark.parametrize(("name", "path", "value", "message"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_documents_are_refused_with_a_reason(fitted_models, name, path, value, message):
+    _, models = fitted_models
+    document = json.loads(io.dumps(models[0]))
+    _edit(document, path, value)
+    with pytest.raises(ValueError, match=message):
+        io.loads(json.dumps(document))
