@@ -92,17 +92,16 @@ with left:
     state.set_pref("node", int(node))
     details = viz.node_details(pruned.estimator, pruned.to_new(node), data.class_names, id_map=pruned.kept)
     if details["kind"] == "split":
-        st.markdown(f"**Node {node}: split** on {details['component']}, plane {details['plane']}  \n"
-                    f"boundary `{details['boundary']}`  \n"
-                    f"margin {details['margin']:.4g} · impurity {details['impurity']:.4g} · "
+        st.markdown(f"**Node {node}: split** on {details['geometry']}.  \n"
+                    f"Rule: `{details['boundary']}` · impurity {details['impurity']:.4g} · "
                     f"{details['samples']} training rows · children {details['left']} (left), {details['right']} "
                     "(right)")
     else:
-        st.markdown(f"**Node {node}: leaf** · impurity {details['impurity']:.4g} · {details['samples']} training rows")
+        st.markdown(f"**Node {node}: leaf** predicting {details['prediction']} · impurity "
+                    f"{details['impurity']:.4g} · {details['samples']} training rows")
     if "distribution" in details:
-        st.bar_chart({"fraction": details["distribution"]}, height=200, horizontal=True)
-    else:
-        st.markdown(f"mean target **{details['value']:.4g}**")
+        st.plotly_chart(viz.treeview.distribution_figure(details["distribution"]), key="insp_distribution",
+                        config=PLOTLY_CONFIG)
 
 with right:
     chosen = picture_picker(data, "insp", resolution=False)

@@ -292,7 +292,7 @@ def test_training_a_forest_reports_metrics_and_the_inspector_picks_a_tree():
     assert_clean(at)
     at.number_input(key="insp_tree").set_value(3).run()
     assert_clean(at)
-    assert len(charts(at)) == 2
+    assert len(charts(at)) == 3  # the diagram, the node's class fractions, the picture
 
 
 def test_baseline_model_regions_draw_without_boundaries_and_inspector_offers_a_tree():
@@ -387,7 +387,7 @@ def test_inspector_replays_splits_selects_nodes_and_explains_a_point():
     n_splits = at.slider(key="insp_k").max
     at.slider(key="insp_k").set_value(1).run()
     assert_clean(at)
-    diagram, picture = charts(at)
+    diagram, _, picture = charts(at)  # the diagram, the node's class fractions, the picture
     assert any(t.get("name") == "newest split" for t in diagram["data"])
     assert any(t.get("name") == "newest split" for t in picture["data"])
     nodes = next(t for t in diagram["data"] if t.get("name") == "nodes")
@@ -402,7 +402,7 @@ def test_inspector_replays_splits_selects_nodes_and_explains_a_point():
     assert_clean(at)
     page = text(at)
     assert "Path of row 4" in page and ("-> left" in page or "-> right" in page)
-    assert any(t.get("name") == "explained point" for t in charts(at)[1]["data"])
+    assert any(t.get("name") == "explained point" for t in charts(at)[-1]["data"])  # the picture
 
 
 # ------------------------------------------------------------------- links

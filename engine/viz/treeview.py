@@ -22,9 +22,11 @@ from .palette import class_colors
 __all__ = [
     "PrunedTree",
     "decision_path_nodes",
+    "distribution_figure",
     "explain_path",
     "first_splits",
     "node_details",
+    "split_geometry",
     "split_order",
     "tree_figure",
     "tree_layout",
@@ -230,8 +232,10 @@ def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
     dict
         ``node``, ``kind`` ("split" or "leaf"), ``samples``, ``impurity``,
         ``distribution`` (class -> fraction, classification) or ``value``
-        (regression), and for splits ``component``, ``plane``, ``boundary`` (the
-        equation), ``rule`` (engine's description), ``margin``, ``left``, ``right``.
+        (regression), ``prediction`` (the leaf's class with its fraction, or its mean),
+        and for splits ``component``, ``plane``, ``boundary`` (the equation),
+        ``geometry`` (:func:`split_geometry`), ``rule`` (engine's description),
+        ``margin``, ``left``, ``right``.
     """
     from ..trees import describe_split
 
@@ -245,8 +249,11 @@ def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
     if hasattr(estimator, "classes_"):
         names = class_names if class_names is not None else [str(c) for c in estimator.classes_]
         out["distribution"] = {str(n): float(v) for n, v in zip(names, value)}
+        best = int(np.argmax(value))
+        out["prediction"] = f"class {names[best]} ({value[best]:.0%} of the node's training rows)"
     else:
         out["value"] = float(value[0])
+        out["prediction"] = f"value {value[0]:.4g} (the mean of the node's training rows)"
     out["rule"] = _renumber(describe_split(estimator, node), node, id_map)
     if tree.children_left[node] < 0:
         out["kind"] = "leaf"
@@ -260,11 +267,95 @@ def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
         component=f"{comp} (component {comp.index + 1})",
         plane=f"({first}, x{j})",
         boundary=f"{n_i:+.4f}·{first} {n_j:+.4f}·x{j} = 0  (left: <= 0)",
+        geometry=split_geometry(estimator, node),
         margin=float(tree.margin[node]),
         left=int(tree.children_left[node]) if id_map is None else int(id_map[tree.children_left[node]]),
         right=int(tree.children_right[node]) if id_map is None else int(id_map[tree.children_right[node]]),
     )
     return out
+
+
+def _angle(degrees: float) -> str:
+    """An angle in (-180, 180], one decimal ("-0.0" shown as "0.0")."""
+    value = (degrees + 180.0) % 360.0 - 180.0
+    value = 180.0 if value == -180.0 else value
+    return f"{value + 0.0:.1f}°"
+
+
+def split_geometry(estimator, node: int) -> str:
+    """The split of ``node`` in its picture's own geometry, as one sentence.
+
+    H: the geodesic (the two points where it meets the rim of the disk, in degrees, for
+    H2) and the plane through the hyperboloid's origin it comes from; S1: the two angles
+    where the line meets the circle; S2: the great circle's pole as latitude and longitude;
+    E: the threshold or the line through the origin. The margin is in the units of
+    ``dist`` (geodesic distance to the nearest training row).
+
+    Parameters
+    ----------
+    estimator : fitted product tree
+    node : int
+        An internal node.
+    """
+    tree = estimator.tree_
+    comp = estimator.signature_.components[int(tree.component[node])]
+    i, j = (int(c) for c in tree.coords[node])
+    n_i, n_j = (float(v) for v in tree.normal[node])
+    first = "1" if i < 0 else f"x{i}"
+    plane = f"{n_i:+.3f}·{first} {n_j:+.3f}·x{j} = 0"
+    # Where n_i x_i + n_j x_j = 0 meets the unit circle of the (x_i, x_j) plane: the direction
+    # perpendicular to the normal, and its opposite.
+    phi = np.degrees(np.arctan2(-n_i, n_j))
+    if comp.kind == "E":
+        if i < 0:
+            text = f"{comp}: the hyperplane x{j} = {-n_i / n_j:.4g}"
+        else:
+            text = f"{comp}: the line through the origin at {_angle(phi)} in the (x{i}, x{j}) plane"
+    elif comp.kind == "H" and i == 0:
+        t = -n_i / n_j  # the Klein coordinate x_j / x_0 of the boundary
+        text = f"{comp}: the geodesic x{j}/x0 = {t:.4g} (a straight chord of the Klein disk)"
+        if comp.dim == 2 and abs(t) < 1.0:
+            # Ideal points (cos a, sin a) of the disk with the j-th disk coordinate equal to t.
+            a = np.degrees(np.arccos(t)) if j == 1 else np.degrees(np.arcsin(t))
+            ends = (a, -a) if j == 1 else (a, 180.0 - a)
+            text += f", meeting the rim at {_angle(ends[0])} and {_angle(ends[1])}"
+        text += f"; it is the hyperboloid's section by the plane {plane} through the origin"
+    elif comp.kind == "H":
+        text = (f"{comp}: a geodesic through the centre of the disk, meeting the rim at {_angle(phi)} and "
+                f"{_angle(phi + 180.0)}; it is the hyperboloid's section by the plane {plane} through the origin")
+    elif comp.dim == 1:
+        text = f"{comp}: the diameter meeting the circle at {_angle(phi)} and {_angle(phi + 180.0)}"
+    elif comp.dim == 2:
+        pole = np.zeros(3)
+        pole[i], pole[j] = n_i, n_j
+        pole /= np.linalg.norm(pole)
+        lat, lon = np.degrees(np.arcsin(np.clip(pole[2], -1.0, 1.0))), np.degrees(np.arctan2(pole[1], pole[0]))
+        text = f"{comp}: the great circle whose pole is at latitude {lat + 0.0:.1f}°, longitude {_angle(lon)}"
+    else:
+        text = f"{comp}: the great sphere {plane}"
+    return f"{text}; margin {float(tree.margin[node]):.3g} (geodesic distance, the units of dist)"
+
+
+def distribution_figure(distribution: dict, height: int = 200):
+    """Horizontal bars of a node's class fractions, each in its class colour.
+
+    Parameters
+    ----------
+    distribution : dict of str to float
+        Class name -> fraction, in the classes' order (``node_details(...)["distribution"]``).
+    height : int
+        Pixels.
+    """
+    names = list(distribution)
+    colors = class_colors(len(names))
+    fig = go.Figure(go.Bar(
+        x=[distribution[n] for n in names], y=names, orientation="h", marker_color=colors,
+        hovertemplate="%{y}: %{x:.1%}<extra></extra>", texttemplate="%{x:.0%}", textposition="auto",
+    ))
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="#FFFFFF",
+                      xaxis={"range": [0, 1], "tickformat": ".0%", "title": None},
+                      yaxis={"autorange": "reversed", "type": "category"}, showlegend=False)
+    return fig
 
 
 def tree_figure(
