@@ -12,15 +12,33 @@ from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
 from ui.training import DEFAULT_TREE, train_from_recipe
 
-__all__ = ["adopt_dataset", "load_demo", "page_setup", "rerun_with_note", "set_data", "set_model", "show_note",
-           "sidebar"]
+__all__ = ["adopt_dataset", "lecture_mode", "load_demo", "page_setup", "rerun_with_note", "set_data", "set_model",
+           "show_note", "sidebar"]
 
 APP_NAME = "Curved trees"
 
 
+# Lecture mode (``?lecture=1``): the sidebar starts collapsed and text is large enough for a
+# projector at the back of a room.
+LECTURE_CSS = """<style>
+[data-testid='stMainBlockContainer'] {max-width: 100%; padding-left: 2rem; padding-right: 2rem}
+[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {font-size: 1.35rem}
+[data-testid='stCaptionContainer'] {font-size: 1.05rem}
+</style>"""
+
+
+def lecture_mode() -> bool:
+    """Whether the page is shown for a lecture (``?lecture=1`` in the URL)."""
+    return st.query_params.get("lecture") == "1"
+
+
 def page_setup(title: str, icon: str = ":material/park:") -> None:
     """Page config, state restored (URL, else the default demo), sidebar status."""
-    st.set_page_config(page_title=f"{title} · {APP_NAME}", page_icon=icon, layout="wide")
+    lecture = lecture_mode()
+    st.set_page_config(page_title=f"{title} · {APP_NAME}", page_icon=icon, layout="wide",
+                       initial_sidebar_state="collapsed" if lecture else "auto")
+    if lecture:
+        st.markdown(LECTURE_CSS, unsafe_allow_html=True)
     if state.get(state.DATA) is None:
         _restore()
     sidebar()

@@ -1,0 +1,75 @@
+"""Every guided lesson loads from its URL and walks through its steps without an error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.lessons import LESSONS, get_lesson
+from ui.pictures import resolve_view
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _lesson_page(query: dict) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page("pages/5_Lessons.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_there_are_at_least_five_lessons_with_valid_pictures():
+    assert len(LESSONS) >= 5 and len({lesson.key for lesson in LESSONS}) == len(LESSONS)
+    from ui.data import build_dataset
+
+    for lesson in LESSONS:
+        signature = build_dataset(lesson.data).signature
+        for step in lesson.steps:
+            for view, model in [(step.view, step.model), *([step.compare] if step.compare else [])]:
+                assert resolve_view(signature, view).key == view, (lesson.key, view)
+                assert model in lesson.models
+
+
+def test_the_index_lists_every_lesson():
+    at = _lesson_page({})
+    shown = "\n".join(str(m.value) for m in at.markdown)
+    assert all(lesson.title in shown for lesson in LESSONS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", [lesson.key for lesson in LESSONS])
+def test_each_lesson_loads_from_its_url_and_steps_through(key):
+    lesson = get_lesson(key)
+    at = _lesson_page({"lesson": key, "step": "1"})
+    for k, step in enumerate(lesson.steps):
+        assert step.title in str(at.get("progress")[0].proto.text)
+        charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+        assert len(charts) == (2 if step.compare else 1)
+        if step.splits:  # the newest split is drawn on the picture
+            assert any(t.get("name") == "newest split" for t in charts[0]["data"]), (key, k)
+        if k < len(lesson.steps) - 1:
+            at.button(key="lesson_next").click().run()
+            assert not at.exception, [e.value for e in at.exception]
+            assert at.query_params["step"] == [str(k + 2)] or at.query_params["step"] == str(k + 2)
+
+
+def test_a_step_out_of_range_or_an_unknown_lesson_is_harmless():
+    at = _lesson_page({"lesson": "poincare-geodesics", "step": "99"})
+    assert "Step 4 of 4" in str(at.get("progress")[0].proto.text)
+    at = _lesson_page({"lesson": "no-such-lesson"})
+    assert any("Lessons" == str(t.value) for t in at.title)
+
+
+def test_lecture_mode_is_part_of_the_link_and_survives_the_steps():
+    at = _lesson_page({"lesson": "sphere-great-circles", "step": "1"})
+    at.button(key="lesson_lecture").click().run()
+    assert at.query_params["lecture"] in ("1", ["1"])
+    assert any("font-size: 1.35rem" in str(m.value) for m in at.markdown)
+    at.button(key="lesson_next").click().run()
+    assert at.query_params["lecture"] in ("1", ["1"]) and at.query_params["step"] in ("2", ["2"])
