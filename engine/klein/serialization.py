@@ -6,8 +6,9 @@ What is stored for the wrapped model:
   node arrays (children, feature, threshold, impurity, counts) and leaf values, which
   rebuild ``sklearn.tree._tree.Tree`` objects through their own state protocol after
   structural checks (children in range and after their parent, every internal node
-  with two children, features in range, finite thresholds), so a crafted file cannot
-  make the compiled tree code read out of bounds;
+  with two children, features in range, finite thresholds, finite values, class
+  weights non-negative with a positive sum at each leaf, non-negative counts), so a
+  crafted file cannot make the compiled tree code read out of bounds or predict NaN;
 * scikit-learn GradientBoosting: its regression trees (as above, one per stage and per
   class beyond binary), the initial prediction (the prior class probabilities or the
   constant of scikit-learn's dummy estimator, or ``init='zero'``), ``max_features_``,
@@ -19,7 +20,11 @@ What is stored for the wrapped model:
   mapper and the training / validation scores. Models with categorical features are
   refused (``TypeError`` when saving, ``ValueError`` when loading);
 * XGBoost: the model in XGBoost's own JSON format (``save_model`` / ``load_model``);
-* LightGBM: the model in LightGBM's own text format; after loading, the wrapped model
+* LightGBM: the model in LightGBM's own text format. Both libraries' loaders trust their
+  input (a cycle in the children segfaults, a wrong tree number aborts), so loading
+  checks every tree and re-emits a canonical model from the checked values
+  (:mod:`curvedtrees.klein._validate`); the file's own text never reaches them. After
+  loading LightGBM, the wrapped model
   is a :class:`LightGBMBoosterModel` (a ``lightgbm.Booster`` with the predict
   methods the wrapper needs), because LightGBM's scikit-learn classes have no public
   way to load a model.
@@ -64,6 +69,7 @@ from ..io import (
 )
 from ..manifolds import Signature
 from ._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor
+from ._validate import canonical_lightgbm, canonical_xgboost, check_links, check_sklearn_values
 
 __all__ = ["LightGBMBoosterModel", "dump_tree_model", "from_json_dict", "load_tree_model", "to_json_dict"]
 
@@ -195,20 +201,8 @@ def _dump_sklearn_tree(tree, params: dict | None = None) -> dict:
 
 
 def _check_tree_structure(left, right, feature, n_features, where):
-    n = len(left)
-    if n == 0:
-        raise ValueError(f"{where}: a tree needs at least one node")
+    check_links(left, right, where)
     internal = left != -1
-    if np.any((left == -1) != (right == -1)):
-        raise ValueError(f"{where}: every node needs either two children or none")
-    ids = np.arange(n)
-    if np.any(left[internal] <= ids[internal]) or np.any(right[internal] <= ids[internal]):
-        raise ValueError(f"{where}: children must come after their parent")
-    if np.any(left[internal] >= n) or np.any(right[internal] >= n):
-        raise ValueError(f"{where}: child index out of range")
-    children = np.concatenate([left[internal], right[internal]])
-    if len(np.unique(children)) != len(children) or len(children) != n - 1:
-        raise ValueError(f"{where}: every node except the root needs exactly one parent")
     if np.any(feature[internal] < 0) or np.any(feature[internal] >= n_features):
         raise ValueError(f"{where}: split feature out of range [0, {n_features})")
 
@@ -242,10 +236,16 @@ def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
     _check_tree_structure(arrays["left_child"], arrays["right_child"], arrays["feature"], n_features, where)
     if not np.all(np.isfinite(arrays["threshold"][arrays["left_child"] != -1])):
         raise ValueError(f"{where}.nodes.threshold must be finite at every split node")
+    if not np.all(np.isfinite(arrays["impurity"])):
+        raise ValueError(f"{where}.nodes.impurity must be finite")
+    for name in ("n_node_samples", "weighted_n_node_samples"):
+        if not np.all(np.isfinite(arrays[name])) or np.any(arrays[name] < 0):
+            raise ValueError(f"{where}.nodes.{name} must be non-negative finite counts")
     width = n_classes[0] if is_classifier else 1
     values = decode_array(state.get("values"), f"{where}.values", "float64", 3)
     if values.shape != (n_nodes, 1, width):
         raise ValueError(f"{where}.values must have shape {(n_nodes, 1, width)}")
+    check_sklearn_values(values, is_classifier, arrays["left_child"] == -1, where)
     nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
     for name, array in arrays.items():
         nodes[name] = array
@@ -778,10 +778,9 @@ def load_tree_model(state, template, is_classifier, n_features, n_classes, where
     if kind == "xgboost":
         if template is None or type(template).__name__ not in _XGBOOST:
             raise ValueError(f"{where}: the stored XGBoost model needs an XGBoost estimator parameter")
-        try:
-            json.loads(model)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}.model is not XGBoost JSON: {exc}") from None
+        # XGBoost's loader trusts its input (a cycle in the children segfaults): it only
+        # ever sees a model rebuilt from checked values.
+        model = canonical_xgboost(model, n_features, is_classifier, n_classes, f"{where}.model")
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "model.json")
             with open(path, "w", encoding="utf-8") as handle:
@@ -794,6 +793,9 @@ def load_tree_model(state, template, is_classifier, n_features, n_classes, where
     if kind == "lightgbm":
         from lightgbm import Booster
 
+        # LightGBM's parser trusts its input (a wrong tree number aborts the process): it
+        # only ever sees a model rebuilt from checked values.
+        model = canonical_lightgbm(model, n_features, is_classifier, n_classes, f"{where}.model")
         try:
             booster = Booster(model_str=model)
         except Exception as exc:  # LightGBMError: report as a bad file
