@@ -9,6 +9,7 @@ from curvedtrees.viz import confusion_figure
 from ui import state
 from ui.chrome import metrics_table, page_setup, rerun_with_note, set_model, show_note
 from ui.errors import friendly, message_for
+from ui.sandbox import check_against_dataset, load_model_isolated
 from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
 from ui.widgets import PLOTLY_CONFIG
 
@@ -86,15 +87,22 @@ show_note("train")
 if model is not None:
     st.subheader(f"{model.title}" + (" (uploaded)" if model.source == "uploaded" else ""))
     left, right = st.columns([1, 2])
+    uploaded_model = model.source == "uploaded"
     with left:
-        st.table({"metric": [r[0] for r in metrics_table(model)], "value": [r[1] for r in metrics_table(model)]})
-        if model.source == "uploaded":
-            st.caption("An uploaded model is scored on every row of the current dataset.")
+        rows = metrics_table(model)
+        if uploaded_model:
+            # An uploaded model was not trained here: its scores are on every row of the
+            # current dataset, and the labels say so (they are not test scores).
+            where = f"on all {model.metrics.get('n_test', 0):,} rows of the current dataset"
+            rows = [(label.replace("test ", "") + f" {where}", value) for label, value in rows
+                    if not label.startswith(("training", "rows (train"))]
+        st.table({"metric": [r[0] for r in rows], "value": [r[1] for r in rows]})
     with right:
         if "confusion" in model.metrics:
-            st.plotly_chart(confusion_figure(model.metrics["confusion"], data.class_names, title="Confusion matrix "
-                                             "(test rows)"), key="train_confusion", config=PLOTLY_CONFIG,
-                            width="content")
+            scope = "all rows" if uploaded_model else "test rows"
+            st.plotly_chart(confusion_figure(model.metrics["confusion"], data.class_names,
+                                             title=f"Confusion matrix ({scope})"),
+                            key="train_confusion", config=PLOTLY_CONFIG, width="content")
 
     st.subheader("Save or load a model")
     cache = state.get("model_json", {})
@@ -111,20 +119,35 @@ if model is not None:
                            mime="application/json", key="train_download",
                            help="Versioned JSON (no pickle): parameters and every tree array.")
 uploaded = st.file_uploader("Load a model (JSON saved by this app)", type=["json"], key="train_upload",
-                            help="Checked field by field before use; it must match the current dataset's signature.")
+                            help="Checked field by field in a separate process before use; it must match the current "
+                                 "dataset's signature, columns and labels.")
 if uploaded is not None:
     raw = uploaded.getvalue()
-    digest = hashlib.sha256(raw).hexdigest()[:16]
-    seen = state.get("model_upload", {})
-    if seen.get("hash") != digest:
-        seen = {"hash": digest, "error": None}
+    # The verdict on a file is kept per content and dataset: a failed upload is not
+    # retried on every rerun, and switching to another dataset checks the file again.
+    verdict_key = f"{hashlib.sha256(raw).hexdigest()[:16]}:{data.hash}"
+    verdicts = state.get("model_upload", {})
+    if verdict_key not in verdicts:
         try:
-            set_model(adopt_model(model_io.loads(raw), data))
-        except (ValueError, TypeError) as exc:
-            seen["error"] = message_for(exc)
-        state.put("model_upload", seen)
-        if seen["error"] is None:
-            st.rerun()
-    if seen.get("error"):
-        st.error(f"Could not load the model file: {seen['error']}", icon=":material/warning:")
+            with st.spinner("Checking the model file in a separate process..."):
+                estimator = load_model_isolated(raw, data.X, data.signature)
+                check_against_dataset(estimator, data)
+                record = adopt_model(estimator, data)
+        except Exception as exc:  # every failure of an upload is a message, none a traceback
+            error = message_for(exc)
+        else:
+            error = None
+            set_model(record)
+        # Only the latest verdicts are kept (a session uploads a handful of files).
+        verdicts = dict(list(verdicts.items())[-7:]) | {verdict_key: error}
+        state.put("model_upload", verdicts)
+        if error is None:
+            scores = record.metrics
+            score = (f"accuracy {scores['accuracy']:.3f}" if "accuracy" in scores
+                     else f"R² {scores['r2']:.3f}" if "r2" in scores else "not scored")
+            rerun_with_note("upload", f"Loaded {record.title} from {uploaded.name}: {score} on all "
+                            f"{len(data.X):,} rows of the current dataset.")
+    if verdicts.get(verdict_key):
+        st.error(f"Could not load the model file: {verdicts[verdict_key]}", icon=":material/warning:")
+show_note("upload")
 state.sync_url()
