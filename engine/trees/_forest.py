@@ -13,6 +13,7 @@ reads them: the data is never copied per tree.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -53,6 +54,12 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
     tree_seed = int(check_random_state(seed).randint(1, _MAX_INT))
     tree.tree_ = tree._grow(X, V, y_code, y_value, weight, params, max_features, tree_seed)
     return tree
+
+
+def _short(labels: np.ndarray) -> str:
+    """A class list for a message, cut after a few labels."""
+    shown = ", ".join(repr(label.item() if hasattr(label, "item") else label) for label in labels[:6])
+    return f"[{shown}{', ...' if labels.size > 6 else ''}] ({labels.size} classes)"
 
 
 class BaseProductForest(BaseEstimator):
@@ -133,6 +140,8 @@ class BaseProductForest(BaseEstimator):
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("max_samples applies to bootstrap samples only: set bootstrap=True or max_samples=None")
+        # Everything is validated and derived on a template tree first: the forest itself
+        # changes only once every tree has grown, so a refused fit leaves it as it was.
         template = self._make_tree(None)
         X, y_code, y_value, weight = template._prepare_fit(X, y, sample_weight, check_input)
         n_samples = X.shape[0]
@@ -140,33 +149,25 @@ class BaseProductForest(BaseEstimator):
         max_features = resolve_max_features(self.max_features, template.split_features_.n_features)
         n_draws = self._n_bootstrap(n_samples)
 
-        # Fitted attributes shared with every tree.
-        self.n_features_in_ = template.n_features_in_
-        if hasattr(template, "feature_names_in_"):
-            self.feature_names_in_ = template.feature_names_in_
-        self.signature_ = template.signature_
-        self.split_features_ = template.split_features_
-        if self._is_classifier:
-            if self.warm_start and hasattr(self, "classes_") and not np.array_equal(self.classes_, template.classes_):
-                raise ValueError("warm_start needs the same classes as the previous fit")
-            self.classes_ = template.classes_
-            self.n_classes_ = template.n_classes_
-
-        random_state = check_random_state(self.random_state)
-        if not self.warm_start or not hasattr(self, "estimators_"):
-            self.estimators_ = []
-        n_more = self.n_estimators - len(self.estimators_)
+        warm = self.warm_start and hasattr(self, "estimators_")
+        if warm:
+            self._check_warm_start(template)
+        kept = list(self.estimators_) if warm else []
+        n_more = self.n_estimators - len(kept)
         if n_more < 0:
             raise ValueError(
-                f"n_estimators={self.n_estimators} must be at least len(estimators_)={len(self.estimators_)} "
+                f"n_estimators={self.n_estimators} must be at least len(estimators_)={len(kept)} "
                 "when warm_start is True"
             )
         if n_more == 0:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.",
+                          UserWarning, stacklevel=2)
             return self
-        if self.estimators_:
+        random_state = check_random_state(self.random_state)
+        if kept:
             # Advance the stream past the seeds already used, so that growing in steps
             # gives the same trees as one fit.
-            random_state.randint(_MAX_INT, size=len(self.estimators_))
+            random_state.randint(_MAX_INT, size=len(kept))
         seeds = random_state.randint(_MAX_INT, size=n_more)
 
         V = template.split_features_.values(X)
@@ -176,8 +177,51 @@ class BaseProductForest(BaseEstimator):
             delayed(_grow_tree)(self, template, int(seed), X, V, y_code, y_value, weight, params, max_features, n_draws)
             for seed in seeds
         )
-        self.estimators_.extend(trees)
+
+        # Fitted attributes shared with every tree.
+        self.n_features_in_ = template.n_features_in_
+        if hasattr(template, "feature_names_in_"):
+            self.feature_names_in_ = template.feature_names_in_
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.signature_ = template.signature_
+        self.split_features_ = template.split_features_
+        if self._is_classifier:
+            self.classes_ = template.classes_
+            self.n_classes_ = template.n_classes_
+        self.estimators_ = kept + trees
         return self
+
+    def _check_warm_start(self, template) -> None:
+        """Refuse to add trees grown on different data to a fitted forest.
+
+        The kept trees route rows by their own ambient columns, split planes and
+        classes; trees of another width, signature, ``pairs`` or class set would read
+        other columns (out of bounds) or add up probabilities of other classes.
+        """
+        restart = "; the trees already grown cannot be combined with new ones (fit with warm_start=False to start over)"
+        if template.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"warm_start: X has {template.n_features_in_} columns, but the fitted forest's trees read "
+                f"{self.n_features_in_}{restart}"
+            )
+        if template.signature_ != self.signature_:
+            raise ValueError(
+                f"warm_start: the signature '{template.signature_}' differs from the fitted forest's "
+                f"'{self.signature_}'{restart}"
+            )
+        if template.split_features_.pairs != self.split_features_.pairs:
+            raise ValueError(
+                f"warm_start: pairs={template.split_features_.pairs!r} differs from the fitted forest's "
+                f"pairs={self.split_features_.pairs!r}{restart}"
+            )
+        if self._is_classifier and not (
+            template.classes_.shape == self.classes_.shape and np.array_equal(template.classes_, self.classes_)
+        ):
+            raise ValueError(
+                f"warm_start: y has the classes {_short(template.classes_)}, but the fitted forest was grown on "
+                f"{_short(self.classes_)}{restart}"
+            )
 
     # ------------------------------------------------------------- inference
     def _validate_X_predict(self, X, check_input=True):
@@ -217,6 +261,7 @@ class BaseProductForest(BaseEstimator):
     @property
     def component_importances_(self) -> np.ndarray:
         """Normalised importance per signature component, shape (n_components,)."""
+        check_is_fitted(self, "estimators_")
         out = np.zeros(len(self.signature_))
         np.add.at(out, self.split_features_.component, self.feature_importances_)
         return out
