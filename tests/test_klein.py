@@ -473,6 +473,7 @@ def test_pairwise_solver_matches_bisection():
     # The exact pairwise solve used for small candidate sets agrees with the product
     # trees' bisection, including points far from the origin (large x0).
     from curvedtrees.klein._correct import _timelike_threshold
+    from curvedtrees.klein._tuning import MAX_PAIRS
     from curvedtrees.trees._margin import hyperbolic_threshold
 
     rng = np.random.default_rng(3)
@@ -491,7 +492,7 @@ def test_pairwise_solver_matches_bisection():
             continue
         lefts_first = np.argsort(~go_left, kind="stable")  # the layout the pairwise solver takes
         kept = np.stack([ratio[lefts_first], x0[lefts_first]])
-        t_pairs = _timelike_threshold(kept, cut, cut, n)
+        t_pairs = _timelike_threshold(kept, cut, cut, n, MAX_PAIRS)
         t_bisect, _ = hyperbolic_threshold(x0, x1, go_left)
         np.testing.assert_allclose(t_pairs, t_bisect, rtol=1e-9, atol=1e-12)
 
@@ -526,9 +527,9 @@ def test_pruned_candidates_give_the_exhaustive_result(backend, monkeypatch):
     # origin (x0 up to ~1e6, where the window's bound matters most), deep and shallow
     # trees, '<=' and '<' rules, both must give the same thresholds and margins.
     from curvedtrees.klein._backends import backend_for
-    from curvedtrees.klein._correct import _DENSE_ROWS
+    from curvedtrees.klein._tuning import DENSE_ROWS
 
-    _, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * _DENSE_ROWS)
+    _, y, layout, features, HT = _far_mixture(random_state=1, n_samples=3 * DENSE_ROWS)
     model = clone(backend).fit(features, y)
     n_hyperbolic_nodes, n_windowed = _check_h_passes_against_the_exhaustive_path(
         model, layout, features, HT, monkeypatch
@@ -541,16 +542,16 @@ def test_large_nodes_above_two_leaves_give_the_exhaustive_result(monkeypatch):
     # A node whose children are both leaves is not partitioned into the row buffers
     # (nothing reads them); a large one's two-pass candidate search (its feature's
     # windows wide, or a scan that gave up) reads the partition, so it must make it.
-    from curvedtrees.klein._correct import _DENSE_ROWS
+    from curvedtrees.klein._tuning import DENSE_ROWS
 
-    _, y, layout, features, HT = _far_mixture(random_state=4, n_samples=6 * _DENSE_ROWS)
+    _, y, layout, features, HT = _far_mixture(random_state=4, n_samples=6 * DENSE_ROWS)
     features = features.copy()
     features[:, layout.feat_x0 < 0] = 0.0  # only H splits
     model = DecisionTreeClassifier(max_depth=2, random_state=0).fit(features, y)
     tree = model.tree_
     above_leaves = (tree.children_left != -1) & (tree.children_left[tree.children_left] == -1)
     above_leaves &= tree.children_left[np.maximum(tree.children_right, 0)] == -1
-    assert np.any(above_leaves & (tree.n_node_samples > _DENSE_ROWS))
+    assert np.any(above_leaves & (tree.n_node_samples > DENSE_ROWS))
     n_hyperbolic_nodes, _ = _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, monkeypatch)
     assert n_hyperbolic_nodes == 3
 
@@ -558,32 +559,32 @@ def test_large_nodes_above_two_leaves_give_the_exhaustive_result(monkeypatch):
 def _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, monkeypatch):
     """Route every tree of ``model`` with each H pass forced in turn; compare with the leaf-based path.
 
-    Returns the internal H nodes checked and those of more than ``_DENSE_ROWS`` rows.
+    Returns the internal H nodes checked and those of more than ``DENSE_ROWS`` rows.
     """
-    from curvedtrees.klein import _backends
+    from curvedtrees.klein import _tuning
     from curvedtrees.klein._backends import _route, _SortedRows, backend_for
-    from curvedtrees.klein._correct import _DENSE_ROWS, _FLOOR_BLOCK, correct_tree_from_leaves
+    from curvedtrees.klein._correct import KleinData, RouteHints, correct_tree_from_leaves
+    from curvedtrees.klein._tuning import DENSE_ROWS, kernel_tuning
 
+    tuning = kernel_tuning()
+    floor_block = 2**tuning.floor_shift
     n_samples = len(features)
     tables = _SortedRows(features, HT, layout.feat_x0)
     adapter = backend_for(model)
-    FT = np.ascontiguousarray(features.T)
-    args = (FT, HT, layout.feat_x0, layout.feat_radius, adapter.rule)
-    no_floors = np.zeros((HT.shape[0], -(-n_samples // _FLOOR_BLOCK)))
+    data = KleinData(np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, adapter.rule)
+    no_floors = np.zeros((HT.shape[0], -(-n_samples // floor_block)))
     floors_on = no_floors.copy()
     for h in np.unique(layout.feat_x0[layout.feat_x0 >= 0]):
-        padded = np.full(floors_on.shape[1] * _FLOOR_BLOCK, np.inf)
+        padded = np.full(floors_on.shape[1] * floor_block, np.inf)
         padded[:n_samples] = HT[h]
-        floors_on[h] = padded.reshape(-1, _FLOOR_BLOCK).min(axis=1)
+        floors_on[h] = padded.reshape(-1, floor_block).min(axis=1)
     leaves = _leaves(type("M", (), {"estimator_": model})(), features)
     leaves = np.asarray(leaves).reshape(n_samples, -1).astype(np.int64)
     jobs = adapter.jobs(features, None)
     assert len(jobs) == leaves.shape[1]
     n_hyperbolic_nodes = n_windowed = 0
     for t, job in enumerate(jobs):
-        exhaustive = correct_tree_from_leaves(
-            job.left, job.right, job.feature, job.threshold, leaves[:, t], job.rows, *args
-        )
+        exhaustive = correct_tree_from_leaves(job.nodes, leaves[:, t], job.rows, data, tuning)
         # Large nodes take the windowed pass unless their feature's last window was wide
         # (window_sizes): no window seen yet (windows of R, or of each row block's
         # smallest x0), and every window wide (all partitioned, then each side read
@@ -596,23 +597,41 @@ def _check_h_passes_against_the_exhaustive_path(model, layout, features, HT, mon
             (np.full(features.shape[1], np.inf), no_floors, tables, 1.0),
             (np.full(features.shape[1], np.inf), no_floors, tables, 0.0),
         ):
-            monkeypatch.setattr(_backends, "_SCAN_WORK_PER_ROW", scan_work)
-            _assert_same_correction(_route(job, *args, window_sizes, floors, sorted_rows), exhaustive)
+            monkeypatch.setattr(_tuning, "SCAN_WORK_PER_ROW", scan_work)
+            routed = _route(job, data, RouteHints(window_sizes, floors), tuning, sorted_rows)
+            _assert_same_correction(routed, exhaustive)
         hyperbolic = (job.left != -1) & (layout.feat_x0[np.maximum(job.feature, 0)] >= 0)
         n_hyperbolic_nodes += int(np.sum(hyperbolic))
-        n_windowed += int(np.sum(hyperbolic & (_rows_per_node(job.left, job.right, leaves[:, t]) > _DENSE_ROWS)))
+        n_windowed += int(np.sum(hyperbolic & (_rows_per_node(job.left, job.right, leaves[:, t]) > DENSE_ROWS)))
     return n_hyperbolic_nodes, n_windowed
+
+
+def _klein_data(features, HT, layout, rule):
+    from curvedtrees.klein._correct import KleinData
+
+    return KleinData(np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, rule)
+
+
+def _route_hints(features, HT, layout, tuning):
+    """Fresh window sizes and the x0 floors, as a fit starts with them."""
+    from curvedtrees.klein._correct import RouteHints, x0_floors
+
+    floors = x0_floors(HT, layout.feat_x0, layout.feat_radius, tuning.floor_shift, tuning.floor_pays)
+    return RouteHints(np.zeros(features.shape[1]), floors)
 
 
 def _route_plainly(job, features, HT, layout, rule):
     """``correct_tree`` with neither sorted rows nor a plan: the routing the other paths must reproduce."""
-    from curvedtrees.klein._backends import _NO_PLAN, _NO_SORTED_ROWS
-    from curvedtrees.klein._correct import correct_tree, x0_floors
+    from curvedtrees.klein._backends import _NO_TABLES, _NO_WEIGHTS
+    from curvedtrees.klein._correct import ScanPlan, correct_tree
+    from curvedtrees.klein._tuning import kernel_tuning
 
-    geometry = (np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, rule)
-    floors = x0_floors(HT, layout.feat_x0, layout.feat_radius)
-    window_sizes = np.zeros(features.shape[1])
-    return correct_tree(*job.nodes, job.rows, *geometry, window_sizes, _NO_SORTED_ROWS, floors, _NO_PLAN)[:3]
+    tuning = kernel_tuning()
+    data = _klein_data(features, HT, layout, rule)
+    plan = ScanPlan(1.0, _NO_WEIGHTS, 0.0, 0.0)
+    return correct_tree(
+        job.nodes, job.rows, data, _route_hints(features, HT, layout, tuning), _NO_TABLES, plan, tuning
+    )[:3]
 
 
 def _assert_same_correction(result, reference):
@@ -653,29 +672,21 @@ def test_sorted_scans_give_the_routed_result(backend):
     # rules, far points, and trees trained on a subset of the rows.
     from curvedtrees.klein._backends import _SortedRows, backend_for
     from curvedtrees.klein._correct import correct_tree_sorted
+    from curvedtrees.klein._tuning import kernel_tuning
 
     X, y, layout, features, HT = _far_mixture(random_state=2)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
-    geometry = (layout.feat_x0, layout.feat_radius, adapter.rule)
-    tables = _SortedRows(features, HT, layout.feat_x0, threads=2)
+    data = _klein_data(features, HT, layout, adapter.rule)
+    tuning = kernel_tuning()
+    tables = _SortedRows(features, HT, layout.feat_x0, threads=2).tables
     n_compared = 0
     for job in adapter.jobs(features, None):
         in_set = np.zeros(0, dtype=bool)
         if len(job.rows) != len(X):
             in_set = np.zeros(len(X), dtype=bool)
             in_set[job.rows] = True
-        tree = (
-            job.left,
-            job.right,
-            job.feature,
-            job.threshold,
-            in_set,
-            tables.order,
-            tables.by_feature,
-            tables.block_x0,
-        )
-        *scanned, ok, work = correct_tree_sorted(*tree, *geometry, 10.0**12)
+        *scanned, ok, work = correct_tree_sorted(job.nodes, in_set, tables, data, 10.0**12, tuning)
         assert work > 0
         routed = _route_plainly(job, features, HT, layout, adapter.rule)
         assert ok
@@ -683,7 +694,7 @@ def test_sorted_scans_give_the_routed_result(backend):
         n_compared += int(np.sum(routed[2] == 0))
         # A budget too small for the tree gives up rather than answer.
         if job.left[0] != -1:
-            assert not correct_tree_sorted(*tree, *geometry, 0.0)[3]
+            assert not correct_tree_sorted(job.nodes, in_set, tables, data, 0.0, tuning)[3]
     assert n_compared > 10
 
 
@@ -704,25 +715,23 @@ def test_subtree_scans_give_the_routed_result(backend):
     # choices: with the library's own and with random ones, scanning wherever the
     # budget allows, thresholds, margins and statuses must be those of routing alone.
     from curvedtrees.klein._backends import _SortedRows, backend_for
-    from curvedtrees.klein._correct import correct_tree, x0_floors
+    from curvedtrees.klein._correct import ScanPlan, correct_tree
+    from curvedtrees.klein._tuning import kernel_tuning
 
     _, y, layout, features, HT = _far_mixture(random_state=3)
     model = clone(backend).fit(features, y)
     adapter = backend_for(model)
-    geometry = (np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, adapter.rule)
-    tables = _SortedRows(features, HT, layout.feat_x0)
-    sorted_rows = (tables.order, tables.by_feature, tables.block_x0)
-    floors = x0_floors(HT, layout.feat_x0, layout.feat_radius)
+    data = _klein_data(features, HT, layout, adapter.rule)
+    tuning = kernel_tuning()
+    tables = _SortedRows(features, HT, layout.feat_x0).tables
     rng = np.random.default_rng(0)
     scan_units = 0.0
     for job in adapter.jobs(features, None):
-        window_sizes = np.zeros(features.shape[1])
+        hints = _route_hints(features, HT, layout, tuning)
         routed = _route_plainly(job, features, HT, layout, adapter.rule)
         for weight in (np.asarray(job.node_weight, dtype=np.float64), rng.uniform(0.01, 1.0, len(job.left))):
-            plan = (1.0, np.ascontiguousarray(weight), 0.0, np.inf)  # scan wherever the budget allows
-            *scanned, work, units = correct_tree(
-                *job.nodes, job.rows, *geometry, window_sizes, sorted_rows, floors, plan
-            )
+            plan = ScanPlan(1.0, np.ascontiguousarray(weight), 0.0, np.inf)  # scan wherever the budget allows
+            *scanned, work, units = correct_tree(job.nodes, job.rows, data, hints, tables, plan, tuning)
             _assert_same_correction(scanned, routed)
             assert (work > 0) == (units > 0)
             scan_units += units
@@ -760,7 +769,7 @@ def test_depth_bound_rules_out_only_trees_the_node_shares_rule_out(monkeypatch):
 def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     # The choice is made per tree from the library's node counts (and by a back-off
     # while scans do not pay); scanned or routed, the model is the same.
-    from curvedtrees.klein import _backends
+    from curvedtrees.klein import _backends, _tuning
 
     X, y = _mixture_far()
     shallow = lightgbm.LGBMClassifier(n_estimators=5, num_leaves=7, random_state=0, verbose=-1, n_jobs=1)
@@ -772,7 +781,7 @@ def test_wrapper_scans_shallow_trees_and_routes_deep_ones(monkeypatch):
     stump_like = DecisionTreeClassifier(max_depth=2, random_state=0).fit(features, y)
     assert _backends._scan_costs(_backends.backend_for(stump_like).jobs(features, None)[0]) is not None
     with monkeypatch.context() as patch:
-        patch.setattr(_backends, "_SCAN_PAYS", np.inf)  # scan every eligible tree
+        patch.setattr(_tuning, "SCAN_PAYS", np.inf)  # scan every eligible tree
         scanned = KleinTreeClassifier(clone(shallow), signature="H2 x E1").fit(X, y)
     with monkeypatch.context() as patch:
         patch.setattr(_backends._SortedRows, "fits", classmethod(lambda cls, F: False))  # route every tree
@@ -800,14 +809,14 @@ def test_rows_renumbered_for_locality_give_the_same_model(backend, monkeypatch):
     # The correction may renumber the rows along a space-filling curve so that a
     # node's rows sit close in memory; only the speed may change, never a threshold,
     # a margin or a leaf (the library's leaves, where it gives them, stay aligned).
-    from curvedtrees.klein import _backends
+    from curvedtrees.klein import _tuning
 
     X, y = _mixture_far()
     models = {}
     for renumber in (False, True):
         with monkeypatch.context() as patch:
-            patch.setattr(_backends, "_RENUMBER_BYTES", 0 if renumber else np.inf)
-            patch.setattr(_backends, "_RENUMBER_VISITS", 0.0)
+            patch.setattr(_tuning, "RENUMBER_BYTES", 0 if renumber else np.inf)
+            patch.setattr(_tuning, "RENUMBER_VISITS", 0.0)
             models[renumber] = KleinTreeClassifier(clone(backend), signature="H2 x E1").fit(X, y)
     plain, renumbered = models[False], models[True]
     assert plain.n_thresholds_moved_ == renumbered.n_thresholds_moved_ > 0
@@ -841,21 +850,23 @@ def test_locality_order_is_a_permutation_that_keeps_neighbours_together():
 def test_x0_floors_are_block_minima_of_far_components_only():
     # The windowed pass narrows a far-out component's windows with the smallest x0 of
     # each block of rows; near the origin the floors do not pay and are left out (zeros).
-    from curvedtrees.klein._correct import _FLOOR_BLOCK, _FLOOR_PAYS, x0_floors
+    from curvedtrees.klein._correct import x0_floors
+    from curvedtrees.klein._tuning import FLOOR_PAYS, FLOOR_SHIFT
 
+    floor_block = 2**FLOOR_SHIFT
     rng = np.random.default_rng(0)
-    n = 5 * _FLOOR_BLOCK + 7  # a last, partial block
-    far = 2.0 * _FLOOR_PAYS * (1.0 + rng.random(n))  # radius 1: every block floor >= 2 * _FLOOR_PAYS
+    n = 5 * floor_block + 7  # a last, partial block
+    far = 2.0 * FLOOR_PAYS * (1.0 + rng.random(n))  # radius 1: every block floor >= 2 * FLOOR_PAYS
     near = 1.0 + rng.random(n)
     HT = np.stack([far, rng.normal(size=n), near, rng.normal(size=n)])
-    floors = x0_floors(HT, np.array([0, 2, -1]), np.array([1.0, 1.0, 1.0]))
+    floors = x0_floors(HT, np.array([0, 2, -1]), np.array([1.0, 1.0, 1.0]), FLOOR_SHIFT, FLOOR_PAYS)
     assert floors.shape == (4, 6)
-    padded = np.full(6 * _FLOOR_BLOCK, np.inf)
+    padded = np.full(6 * floor_block, np.inf)
     padded[:n] = far
     np.testing.assert_array_equal(floors[0], padded.reshape(6, -1).min(axis=1))
     assert not floors[1:].any()
     # the same far component at a larger radius is no longer far
-    assert not x0_floors(HT, np.array([0]), np.array([2.0 * _FLOOR_PAYS])).any()
+    assert not x0_floors(HT, np.array([0]), np.array([2.0 * FLOOR_PAYS]), FLOOR_SHIFT, FLOOR_PAYS).any()
 
 
 def test_cutoff_reproduces_each_library_comparison_exactly():
@@ -904,7 +915,10 @@ def test_cutoff_reproduces_each_library_comparison_exactly():
 def test_scan_policy_learns_what_scans_cost_from_the_model_s_own_scans():
     import math
 
-    from curvedtrees.klein._backends import _SCAN_COST_LEARNING, _SCAN_COST_PRIOR, _SCAN_PAYS, _ScanPolicy
+    from curvedtrees.klein._backends import _ScanPolicy
+    from curvedtrees.klein._tuning import SCAN_COST_LEARNING as _SCAN_COST_LEARNING
+    from curvedtrees.klein._tuning import SCAN_COST_PRIOR as _SCAN_COST_PRIOR
+    from curvedtrees.klein._tuning import SCAN_PAYS as _SCAN_PAYS
 
     policy = _ScanPolicy(_SCAN_COST_PRIOR, _SCAN_PAYS)
     routing = 1000.0
@@ -959,5 +973,166 @@ def test_warm_up_compiles_every_way_of_finding_rows():
     curvedtrees.klein.warm_up()
     for kernel in (_correct.correct_tree, _correct.correct_tree_sorted, _correct.correct_tree_from_leaves):
         # scikit-learn's strided node arrays and the other libraries' contiguous ones
-        layouts = {signature[0].layout for signature in kernel.signatures}
+        layouts = {signature[0].types[0].layout for signature in kernel.signatures}  # TreeNodes' left
         assert {"A", "C"} <= layouts, (kernel.__name__, layouts)
+
+
+# ------------------------------------------------------------ the plain strategy
+# Off and extreme values of every tuned constant (curvedtrees.klein._tuning): each
+# sends nodes down other passes, scans or solvers, and none may change a result.
+_TUNINGS = {
+    "tuned": {},
+    "small": {
+        "TINY_ROWS": 0,
+        "DENSE_ROWS": 0,
+        "DENSE_WINDOW_SHARE": np.inf,  # windows never count as wide: windowed passes
+        "WARM_ROWS": 1,
+        "MAX_PAIRS": 0,  # every H boundary by bisection
+        "DIRECT_PAIRS": 0,  # every candidate set pruned
+        "FLOOR_PAYS": 0.0,  # x0 floors for every H component
+        "FLOOR_SHIFT": 2,
+        "BLOCK_SHIFT": 2,
+        "SCAN_PAYS": 0.0,
+        "SUBTREE_PAYS": 0.0,
+        "RENUMBER_BYTES": 0,  # rows renumbered
+        "RENUMBER_VISITS": 0.0,
+    },
+    "large": {
+        "TINY_ROWS": 40,
+        "DENSE_ROWS": 10**9,  # every H node partitioned first, then both sides read
+        "MAX_PAIRS": 10**6,  # pairs checked directly
+        "DIRECT_PAIRS": 10**6,
+        "BLOCK_SHIFT": 9,
+        "SCAN_PAYS": np.inf,  # every eligible tree and subtree scanned
+        "SUBTREE_PAYS": np.inf,
+        "SCAN_MAX_INVERSE": np.inf,
+        "SCAN_WORK_PER_ROW": 0.0,  # every candidate scan of a routed node gives up
+    },
+    "wide": {"DENSE_WINDOW_SHARE": 0.0, "SCAN_PAYS": np.inf, "SUBTREE_PAYS": np.inf, "SCAN_WORK_PER_ROW": 10.0},
+}
+
+_PLAIN_BACKENDS = [
+    DecisionTreeClassifier(random_state=0),
+    ExtraTreesClassifier(n_estimators=3, random_state=0),
+    RandomForestClassifier(n_estimators=3, max_depth=8, random_state=0),  # in-bag rows only
+    HistGradientBoostingClassifier(max_iter=4, random_state=0),
+    xgboost.XGBClassifier(n_estimators=4, max_depth=6, random_state=0, n_jobs=2),  # '<' on float32
+    lightgbm.LGBMClassifier(n_estimators=4, random_state=0, verbose=-1, n_jobs=2),
+]
+
+
+def _corrected_trees(model):
+    """Each corrected tree's thresholds as the library stores them, and the wrapper's margins."""
+    from curvedtrees.klein._backends import backend_for
+
+    arrays = backend_for(model.estimator_).tree_arrays()
+    thresholds = [np.asarray(tree[3], dtype=np.float64).copy() for tree in arrays]
+    return thresholds, [np.asarray(m) for m in model.margins_]
+
+
+def _mixture_of(signature):
+    if signature == "far":
+        X, y, *_ = _far_mixture(random_state=6, n_samples=6000)
+        return X, y, "H2 x E1 x H2(-4)"
+    X, y = make_classification(signature, n_samples=3000, n_classes=4, random_state=7)
+    return X, y, signature
+
+
+@pytest.mark.parametrize("signature", ["H2", "H4 x E2", "far"])
+@pytest.mark.parametrize("backend", _PLAIN_BACKENDS, ids=lambda e: type(e).__name__)
+def test_every_strategy_gives_the_plain_strategy_s_thresholds(backend, signature, monkeypatch):
+    # plain_strategy() walks every row to its leaf and solves every node from all of
+    # its rows: no renumbering, scans, windows, floors or pruning. The tuned fit, and
+    # fits with each tuned constant at an extreme (other passes, solvers, scans), must
+    # give the same thresholds (statuses exactly; to rounding, as the exhaustive path
+    # solves large candidate sets by bisection and the pruned ones pair by pair), the
+    # same margins (to the rounding a threshold's rounding makes at large x0) and the
+    # same leaf for every training row.
+    from curvedtrees.klein import _tuning
+
+    X, y, signature = _mixture_of(signature)
+    with _tuning.plain_strategy():
+        plain = KleinTreeClassifier(clone(backend), signature=signature).fit(X, y)
+    assert not _tuning.FORCE_PLAIN  # restored
+    plain_thresholds, plain_margins = _corrected_trees(plain)
+    features = plain.transform_features(X)
+    assert plain.n_thresholds_moved_ > 0 and plain.n_thresholds_kept_ == 0
+    for name, values in _TUNINGS.items():
+        with monkeypatch.context() as patch:
+            for constant, value in values.items():
+                assert hasattr(_tuning, constant), constant
+                patch.setattr(_tuning, constant, value)
+            tuned = KleinTreeClassifier(clone(backend), signature=signature).fit(X, y)
+        assert tuned.n_thresholds_moved_ == plain.n_thresholds_moved_, name
+        thresholds, margins = _corrected_trees(tuned)
+        assert len(thresholds) == len(plain_thresholds)
+        for t, (a, b, ma, mb) in enumerate(zip(thresholds, plain_thresholds, margins, plain_margins)):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=f"{name}, tree {t}")
+            # A threshold's rounding moves a far row's distance |x_j - t x_0| by x_0 times as much.
+            np.testing.assert_allclose(ma, mb, rtol=1e-8, equal_nan=True, err_msg=f"{name}, tree {t}")
+        np.testing.assert_array_equal(_leaves(tuned, features), _leaves(plain, features), err_msg=name)
+
+
+def test_plain_strategy_bypasses_every_tuned_path(monkeypatch):
+    # Under the switch, no routed pass, scan or renumbering runs (each replaced here
+    # by a trap): only the leaves walk and the exhaustive solve. Without it, the same
+    # traps are hit, so they sit where the tuned fit goes.
+    from curvedtrees.klein import _backends, _tuning
+
+    X, y = make_classification("H2 x E1", n_samples=20000, n_classes=3, random_state=4)
+    model = xgboost.XGBClassifier(n_estimators=3, max_depth=6, random_state=0, n_jobs=1)
+
+    def trap(*args, **kwargs):
+        raise AssertionError("a tuned path ran")
+
+    with monkeypatch.context() as patch:
+        for name in ("correct_tree", "correct_tree_sorted", "locality_order", "x0_floors"):
+            patch.setattr(_backends, name, trap)
+        with _tuning.plain_strategy():
+            plain = KleinTreeClassifier(clone(model), signature="H2 x E1").fit(X, y)
+        with pytest.raises(AssertionError, match="a tuned path ran"):
+            KleinTreeClassifier(clone(model), signature="H2 x E1").fit(X, y)
+    assert plain.n_thresholds_moved_ > 0
+    # plain_strategy restores the flag on errors too
+    with pytest.raises(RuntimeError), _tuning.plain_strategy():
+        raise RuntimeError("inside the block")
+    assert not _tuning.FORCE_PLAIN
+
+
+def test_plain_leaves_are_the_library_s_own():
+    # route_leaves, the plain strategy's routing, against each library's own leaves.
+    from curvedtrees.klein._backends import backend_for
+    from curvedtrees.klein._correct import KleinData, route_leaves
+
+    X, y, layout, features, HT = _far_mixture(random_state=8)
+    n_trees = 0
+    for backend in (
+        ExtraTreesClassifier(n_estimators=2, random_state=0),
+        xgboost.XGBClassifier(n_estimators=2, max_depth=6, random_state=0, n_jobs=1),
+        lightgbm.LGBMClassifier(n_estimators=2, random_state=0, verbose=-1, n_jobs=1),
+    ):
+        model = clone(backend).fit(features, y)
+        adapter = backend_for(model)
+        data = KleinData(np.ascontiguousarray(features.T), HT, layout.feat_x0, layout.feat_radius, adapter.rule)
+        leaves = np.asarray(_leaves(type("M", (), {"estimator_": model})(), features)).reshape(len(X), -1)
+        for t, job in enumerate(adapter.jobs(features, None)):
+            ours = route_leaves(job.nodes, np.arange(len(X), dtype=np.int64), data)
+            if hasattr(model, "booster_"):  # LightGBM numbers leaves after the internal nodes
+                ours = ours - (len(job.left) - 1) // 2
+            np.testing.assert_array_equal(ours, leaves[:, t])
+            n_trees += 1
+    assert n_trees == 2 + 2 * 4 + 2 * 4  # boosting: a tree per class (4) and round
+
+
+def test_kernel_tuning_reads_the_module_s_current_values(monkeypatch):
+    # Kernel constants reach the compiled code as a record built at each fit, not as
+    # compiled-in globals that numba's cache would keep after an edit of _tuning.py.
+    from curvedtrees.klein import _tuning
+
+    monkeypatch.setattr(_tuning, "DENSE_ROWS", 123)
+    monkeypatch.setattr(_tuning, "WALK_COST", 7)
+    tuning = _tuning.kernel_tuning()
+    assert tuning.dense_rows == 123 and isinstance(tuning.dense_rows, int)
+    assert tuning.walk_cost == 7.0 and isinstance(tuning.walk_cost, float)
+    for field in tuning._fields:
+        assert hasattr(_tuning, field.upper()), field

@@ -54,22 +54,25 @@ def warm_up() -> None:
 
     from ..manifolds import Signature
     from ..sampling import make_classification
-    from . import _backends
-    from ._correct import correct_tree_from_leaves
+    from . import _backends, _tuning
+    from ._correct import KleinData, RouteHints, correct_tree_from_leaves, route_leaves
     from ._features import KleinLayout
     from ._rows import locality_order
 
     signature = "H2 x E1"
     X, y = make_classification(signature, n_samples=200, random_state=0)
     KleinTreeClassifier(signature=signature).fit(X, y)  # routing, through the wrapper
+    with _tuning.plain_strategy():
+        KleinTreeClassifier(signature=signature).fit(X, y)  # the plain strategy
     layout = KleinLayout(Signature.parse(signature))
     features = klein_features(X, signature)
     HT = layout.hyperbolic_block(layout.to_hyperboloid(X))
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(features, y)
     FT = np.ascontiguousarray(features.T)
-    args = (FT, HT, layout.feat_x0, layout.feat_radius, _backends.RULE_F32_LE)
-    window_sizes = np.zeros(FT.shape[0])
-    x0_floor = _backends.x0_floors(HT, layout.feat_x0, layout.feat_radius)
+    data = KleinData(FT, HT, layout.feat_x0, layout.feat_radius, _backends.RULE_F32_LE)
+    tuning = _tuning.kernel_tuning()
+    floors = _backends.x0_floors(HT, layout.feat_x0, layout.feat_radius, tuning.floor_shift, tuning.floor_pays)
+    hints = RouteHints(np.zeros(FT.shape[0]), floors)
     tables = _backends._SortedRows(features, HT, layout.feat_x0)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
     strided = _backends.backend_for(tree).jobs(features, None)[0]
@@ -77,8 +80,9 @@ def warm_up() -> None:
         *(np.ascontiguousarray(a) for a in strided.nodes), strided.rows, node_weight=strided.node_weight
     )
     locality_order(features)  # the rows' renumbering for large models
-    subtrees = _backends._ScanPolicy(_backends._SUBTREE_COST_PRIOR, _backends._SUBTREE_PAYS)
+    subtrees = _backends._ScanPolicy(_tuning.SUBTREE_COST_PRIOR, _tuning.SUBTREE_PAYS)
     for job in (strided, contiguous):
-        _backends._route(job, *args, window_sizes, x0_floor, tables, subtrees)
-        _backends._scan(job, float("inf"), tables, *args, window_sizes, x0_floor)
-        correct_tree_from_leaves(*job.nodes, leaf, job.rows, *args)
+        _backends._route(job, data, hints, tuning, tables, subtrees)
+        _backends._scan(job, float("inf"), tables, data, hints, tuning)
+        correct_tree_from_leaves(job.nodes, leaf, job.rows, data, tuning)
+        route_leaves(job.nodes, job.rows, data)

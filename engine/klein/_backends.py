@@ -10,7 +10,9 @@ assignment (``apply`` / ``pred_leaf``). Per tree, :func:`correct_estimator` eith
 routes every row (deep trees) or scans each feature's sorted rows outwards from the
 thresholds (shallow trees whose nodes all hold a fair share of the rows), and a
 routed tree scans those of its subtrees that are predicted to be cheaper to scan,
-see :func:`_scan_costs` and :class:`_ScanPolicy`.
+see :func:`_scan_costs` and :class:`_ScanPolicy`. The constants behind these choices
+live in :mod:`curvedtrees.klein._tuning`, with ``plain_strategy()``, which turns them
+all off (every tree routed plainly and solved exhaustively) to bisect a wrong result.
 
 =====================================  ==============================  ====================================
 library / estimator                    routing (left iff)              rows of each tree
@@ -44,17 +46,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from . import _tuning
 from ._correct import (
-    _BLOCK,
-    _NODE_COST,
     RULE_F32_LE,
     RULE_F32_LT,
     RULE_F64_LE,
     STATUS_MOVED,
+    KleinData,
+    RouteHints,
+    ScanPlan,
+    SortedTables,
+    TreeNodes,
     correct_tree,
     correct_tree_from_leaves,
     correct_tree_sorted,
     node_shares,
+    route_leaves,
     sort_rows,
     x0_floors,
 )
@@ -100,8 +107,7 @@ class _TreeJob:
     (scikit-learn's node records are 64 bytes apart). They visit the nodes in the
     libraries' depth-first order, so the hardware streams the records in while they
     work; a contiguous copy first would read every record of a tree that has long left
-    the caches before any work starts (fully grown ExtraTrees on H2: 16.4-17.1 ms per
-    tree with the copy, 15.6 ms without). Arrays of other types are converted on first
+    the caches before any work starts. Arrays of other types are converted on first
     use, in the thread that corrects the tree.
     """
 
@@ -132,10 +138,10 @@ class _TreeJob:
     def _arrays(self):
         if self._nodes is None:
             types = (np.int64, np.int64, np.int64, np.float64)
-            self._nodes = tuple(np.asarray(a, dtype=t) for a, t in zip(self._library_arrays, types))
+            self._nodes = TreeNodes(*(np.asarray(a, dtype=t) for a, t in zip(self._library_arrays, types)))
         return self._nodes
 
-    nodes = property(lambda self: self._arrays())  # (left, right, feature, threshold)
+    nodes = property(lambda self: self._arrays())  # TreeNodes(left, right, feature, threshold)
     left = property(lambda self: self._arrays()[0])
     right = property(lambda self: self._arrays()[1])
     feature = property(lambda self: self._arrays()[2])
@@ -356,9 +362,8 @@ class _LightGBMModel:
     text finds every line the correction reads, and each key's values are parsed for
     all trees at once; the new thresholds are spliced into the original text, and the
     header's ``tree_sizes`` (each block's length in bytes, which LightGBM uses to find
-    the blocks) are moved by the change in each threshold line's length. Splitting
-    the text into lines and parsing every tree's lines one by one took 0.15 s on 800
-    trees of 31 leaves, writing them back 0.07 s.
+    the blocks) are moved by the change in each threshold line's length, rather than
+    splitting the text into lines and parsing each tree's lines one by one.
     """
 
     _KEYS = (
@@ -437,8 +442,8 @@ class _LightGBMModel:
         """Each tree's values under ``key`` (``counts[t]`` of them), parsed for all trees in one call.
 
         A tree without the line gets None when ``optional``, else it is an error, as is a
-        line whose number of values is not the tree's. Parsing the joined lines at once
-        costs a tenth of parsing each (0.1 s on 800 trees).
+        line whose number of values is not the tree's. The joined lines are parsed in
+        one call: numpy's parser has a fixed cost per call.
         """
         spans = [fields.get(key) for fields in self._fields]
         if not optional and any(span is None for span in spans):
@@ -581,32 +586,15 @@ def backend_for(estimator):
 
 # When to scan rather than route a tree. Routing sends n * sum_v share_v rows through
 # one node each; the scans examine about sum_v 1 / share_v rows (each a walk up the
-# tree) plus the H windows. A scan's work, in rows routed (_WALK_COST per walk,
-# _WINDOW_COST per window step), is modelled as k * sum_v 1 / share_v, where k depends
-# on the data (XGBoost: about 13 on H2, 30 on H4 x E2; ~200 on H8, whose far points
-# widen the windows): each model starts from _SCAN_COST_PRIOR and learns k from its own
-# scans, a running mean of log k. A tree is scanned when its predicted work is at most
-# _SCAN_PAYS of routing it; a scan whose work exceeds routing's gives up and the tree is
+# tree) plus the H windows. A scan's work, in rows routed (walk_cost per walk,
+# window_cost per window step), is modelled as k * sum_v 1 / share_v, where k depends
+# on the data (far points widen the windows): each model starts from a prior and
+# learns k from its own scans. A tree is scanned when its predicted work is at most a
+# share of routing it; a scan whose work exceeds routing's gives up and the tree is
 # routed (a misjudged tree costs at most twice). Work units rather than measured time:
-# on a shared machine the two threads' timings are too noisy to learn from (a trial
-# that learned seconds scanned a third fewer XGBoost trees on H2: 0.43 s against 0.30 s).
-_SCAN_COST_PRIOR = 10.0
-_SCAN_COST_LEARNING = 0.25
-_SCAN_PAYS = 0.5
-# Routed trees scan subtrees instead (see correct_tree) under a policy of their own,
-# its k per unit of sum_u n / rows_u over a subtree's nodes. Deeper nodes' rows lie
-# less often next to their thresholds in a feature's order than a shallow tree's do,
-# so a subtree's k is larger than a whole tree's and is learned apart (about 70 on H2
-# and H4, 1000 on H8, for XGBoost and LightGBM): one k for both scanned fewer whole
-# trees (LightGBM on H2: 25% more work). A subtree's descendants' rows are estimated
-# from their weights (XGBoost's hessians are off by 3x either way for a tenth of its
-# nodes), so the bar is lower than a whole tree's: simulated on XGBoost, H4, the work
-# was 37% below routing with 0.35, and gave up three times as often with 0.5.
-_SUBTREE_COST_PRIOR = 20.0
-_SUBTREE_PAYS = 0.35
-# Trees whose sum_v 1 / share_v exceeds this fraction of routing's rows are always
-# routed (deep trees, or nodes holding a handful of rows).
-_SCAN_MAX_INVERSE = 0.5
+# on a shared machine the two threads' timings are too noisy to learn from. Routed
+# trees scan subtrees instead (see correct_tree) under a policy of their own. The
+# priors, shares and learning rate: curvedtrees.klein._tuning.
 
 
 class _ScanPolicy:
@@ -629,13 +617,15 @@ class _ScanPolicy:
     def should_scan(self, inverse_shares: float, routing: float, n_internal: int) -> bool:
         """Whether ``k * inverse_shares`` plus the nodes' fixed costs is at most ``pays`` of ``routing``."""
         with self._lock:
-            return self.cost * inverse_shares + _NODE_COST * n_internal <= self.pays * routing
+            return self.cost * inverse_shares + _tuning.NODE_COST * n_internal <= self.pays * routing
 
     def record(self, work: float, inverse_shares: float) -> None:
         """Learn from a scan that did ``work`` in walks and window steps (one that gave up: its work so far)."""
+        # A scan of no work (every node a leaf's parent with its gap at the threshold)
+        # teaches k ~ 0; the floor keeps the logarithm finite.
         observed = math.log(max(work, 1e-12) / inverse_shares)
         with self._lock:
-            self._log_cost += _SCAN_COST_LEARNING * (observed - self._log_cost)
+            self._log_cost += _tuning.SCAN_COST_LEARNING * (observed - self._log_cost)
 
 
 def _scan_eligible(job) -> bool:
@@ -647,13 +637,13 @@ def _scan_eligible(job) -> bool:
     if job.leaf is not None or job.node_weight is None or job.left[0] == -1:
         return False
     if job.max_depth is not None and job.max_depth > 0:
-        # Without reading the node weights (copying and summing them cost a fully grown
-        # ExtraTrees tree 1.2 ms, 7% of its correction). The c_k internal nodes at depth
+        # Without reading the node weights (copying and summing them is a noticeable
+        # share of a fully grown tree's correction). The c_k internal nodes at depth
         # k hold disjoint rows, so their shares sum to at most 1 and, by Cauchy-Schwarz,
         # their inverse shares to at least c_k ** 2; over the max_depth levels, at least
         # n_internal ** 2 / max_depth. A row is routed through at most max_depth nodes.
         n_internal = (len(job.left) - 1) // 2
-        if n_internal**2 / job.max_depth > _SCAN_MAX_INVERSE * len(job.rows) * job.max_depth:
+        if n_internal**2 / job.max_depth > _tuning.SCAN_MAX_INVERSE * len(job.rows) * job.max_depth:
             return False
     return True
 
@@ -672,7 +662,7 @@ def _scan_costs(job) -> tuple[float, float] | None:
     # hessians from XGBoost's UBJSON): one compiled node_shares.
     share_sum, inverse_shares = node_shares(job.left, np.ascontiguousarray(job.node_weight, dtype=np.float64))
     routing = len(job.rows) * share_sum
-    if not inverse_shares <= _SCAN_MAX_INVERSE * routing:  # also when a node has no weight (NaN)
+    if not inverse_shares <= _tuning.SCAN_MAX_INVERSE * routing:  # also when a node has no weight (NaN)
         return None
     return routing, inverse_shares
 
@@ -683,23 +673,21 @@ class _SortedRows:
     Shared by every tree of a model. ``by_feature[f]`` lists, in ``f``'s order, each
     row's features and (for an H feature) its ``x0``, so the sorted scans read memory
     sequentially instead of one random row at a time; ``block_x0[f]`` the smallest
-    ``x0`` of each block of rows in that order. Built one feature per thread.
+    ``x0`` of each block of ``2 ** block_shift`` rows in that order. Built one feature
+    per thread. ``tables`` holds them as the kernels take them.
     """
 
-    # Largest table made (bytes; it grows as n_features ** 2): beyond it the scans are
-    # not used and trees are routed.
-    MAX_BYTES = 64 * 2**20
-
-    def __init__(self, F, HT, feat_x0, threads=1):
+    def __init__(self, F, HT, feat_x0, threads=1, block_shift=None):
         n, d = F.shape
+        block_shift = _tuning.BLOCK_SHIFT if block_shift is None else block_shift
         self.order = np.empty((d, n), dtype=np.int64)
         self.by_feature = np.empty((d, n, d + 1))
-        self.block_x0 = np.zeros((d, -(-n // _BLOCK)))
+        self.block_x0 = np.zeros((d, -(-n >> block_shift)))
         F = np.ascontiguousarray(F, dtype=np.float64)
 
         def build(f):
             x0 = HT[feat_x0[f]] if feat_x0[f] >= 0 else np.zeros(0)
-            sort_rows(F, f, x0, self.order[f], self.by_feature[f], self.block_x0[f])
+            sort_rows(F, f, x0, self.order[f], self.by_feature[f], self.block_x0[f], block_shift)
 
         if threads > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -707,114 +695,88 @@ class _SortedRows:
         else:
             for f in range(d):
                 build(f)
+        self.tables = SortedTables(self.order, self.by_feature, self.block_x0)
 
     @classmethod
     def fits(cls, F) -> bool:
+        """Whether the tables for ``F`` stay within ``_tuning.SORTED_ROWS_MAX_BYTES`` (they grow as n_features ** 2)."""
         n, d = F.shape
-        return d * n * (d + 1) * 8 <= cls.MAX_BYTES
-
-
-# Work allowed to a routed node's scan of the sorted rows, per row of the node, in
-# correct_tree's unit (a row routed through one node): about what the branch-free pass
-# it replaces costs beyond the plain partition, so a scan that gives up (rows of small
-# x0 spread through the window) at most doubles the node's cost.
-_SCAN_WORK_PER_ROW = 1.0
-# Renumbering the rows along a space-filling curve (curvedtrees.klein._rows) saves 15-40% of
-# routing where a level's arrays (each feature and x0 column) overflow a core's
-# second-level cache (H4, at 3.8 MB in all: 0.84x per tree; H8: 0.6-0.85x; H2, at
-# 2.4 MB: 0.98x), so it is used above _RENUMBER_BYTES. It costs about 45 ns per value
-# copied (30-45 ms at 10^5 rows) against about 2 ns saved per row routed through a
-# node, so it is used only when the trees' routing (estimated as rows times log2 of
-# the leaves) is at least _RENUMBER_VISITS values' worth (ExtraTrees on H16, 60 nodes
-# a tree: no).
-_RENUMBER_BYTES = 3 * 2**20
-_RENUMBER_VISITS = 22.0
+        return d * n * (d + 1) * 8 <= _tuning.SORTED_ROWS_MAX_BYTES
 
 
 def _renumber_pays(jobs, F, feat_x0) -> bool:
+    """Whether renumbering the rows for locality pays (``_tuning.RENUMBER_BYTES`` and ``RENUMBER_VISITS``)."""
     n_values = F.shape[0] * (F.shape[1] + len(np.unique(feat_x0[feat_x0 >= 0])))
-    if n_values * 8 <= _RENUMBER_BYTES:
+    if n_values * 8 <= _tuning.RENUMBER_BYTES:
         return False
     visits = sum(len(job.rows) * math.log2(max(2, (len(job.left) + 1) // 2)) for job in jobs if job.left[0] != -1)
-    return visits >= _RENUMBER_VISITS * n_values
+    return visits >= _tuning.RENUMBER_VISITS * n_values
 
 
-# correct_tree's sorted rows when the model has none, and its node weights when no
-# subtree is to be scanned.
+# correct_tree's tables when the model has none, and its node weights when no subtree
+# is to be scanned.
 _NO_WEIGHTS = np.zeros(0)
-_NO_SORTED_ROWS = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zeros((0, 0)))
-_NO_PLAN = (_SCAN_WORK_PER_ROW, _NO_WEIGHTS, 0.0, 0.0)
+_NO_TABLES = SortedTables(np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0)), np.zeros((0, 0)))
 
 
-def _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows=None, subtrees=None):
+def _route(job, data, hints, tuning, sorted_rows=None, subtrees=None):
     """Correct one tree by sending its rows down it.
 
-    ``sorted_rows``: the model's tables, if made; ``subtrees``: the :class:`_ScanPolicy`
-    of subtree scans, for a tree they may take (it learns from the tree's scans).
+    ``data``: :class:`KleinData`; ``hints``: :class:`RouteHints`; ``tuning``:
+    :class:`~curvedtrees.klein._tuning.KernelTuning`; ``sorted_rows``: the model's
+    :class:`_SortedRows`, if made; ``subtrees``: the :class:`_ScanPolicy` of subtree
+    scans, for a tree they may take (it learns from the tree's scans).
     """
-    geometry = (FT, HT, feat_x0, feat_radius, rule)
     if job.leaf is not None:
-        return correct_tree_from_leaves(*job.nodes, job.leaf, job.rows, *geometry)
-    tables = _NO_SORTED_ROWS
-    plan = _NO_PLAN
+        return correct_tree_from_leaves(job.nodes, job.leaf, job.rows, data, tuning)
+    tables = _NO_TABLES
+    plan = ScanPlan(_tuning.SCAN_WORK_PER_ROW, _NO_WEIGHTS, 0.0, 0.0)
     if sorted_rows is not None:
-        tables = (sorted_rows.order, sorted_rows.by_feature, sorted_rows.block_x0)
-        weight, cost, pays = _NO_WEIGHTS, 0.0, 0.0
+        tables = sorted_rows.tables
         if subtrees is not None:
             weight = np.ascontiguousarray(job.node_weight, dtype=np.float64)
-            cost, pays = subtrees.cost, subtrees.pays
-        # The scans' budget read here, not frozen in _NO_PLAN: the tests lower it to make
-        # every scan give up.
-        plan = (_SCAN_WORK_PER_ROW, weight, cost, pays)
-    *result, work, units = correct_tree(*job.nodes, job.rows, *geometry, window_sizes, tables, x0_floor, plan)
+            plan = ScanPlan(_tuning.SCAN_WORK_PER_ROW, weight, subtrees.cost, subtrees.pays)
+    *result, work, units = correct_tree(job.nodes, job.rows, data, hints, tables, plan, tuning)
     if units > 0.0 and subtrees is not None:
         subtrees.record(work, units)
     return tuple(result)
 
 
-def _scan(job, budget, sorted_rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, subtrees=None):
+def _scan(job, budget, sorted_rows, data, hints, tuning, subtrees=None):
     """Scan the tree's sorted rows; route it if the walks and window steps exceed ``budget``. Returns (result, work)."""
-    n = FT.shape[1]
+    n = data.FT.shape[1]
     in_set = np.zeros(0, dtype=bool)
     if len(job.rows) != n:
         in_set = np.zeros(n, dtype=bool)
         in_set[job.rows] = True
-    *result, ok, work = correct_tree_sorted(
-        job.left,
-        job.right,
-        job.feature,
-        job.threshold,
-        in_set,
-        sorted_rows.order,
-        sorted_rows.by_feature,
-        sorted_rows.block_x0,
-        feat_x0,
-        feat_radius,
-        rule,
-        budget,
-    )
+    *result, ok, work = correct_tree_sorted(job.nodes, in_set, sorted_rows.tables, data, budget, tuning)
     if ok:
         return tuple(result), work
-    return _route(job, FT, HT, feat_x0, feat_radius, rule, window_sizes, x0_floor, sorted_rows, subtrees), work
+    return _route(job, data, hints, tuning, sorted_rows, subtrees), work
 
 
-def _correct_all(jobs, args, F, estimator, write_tree=None):
+def _correct_plainly(job, data, tuning):
+    """The plain strategy (``_tuning.plain_strategy``): each row walked to its leaf, every row a candidate."""
+    leaf = job.leaf if job.leaf is not None else route_leaves(job.nodes, job.rows, data)
+    return correct_tree_from_leaves(job.nodes, leaf, job.rows, data, tuning)
+
+
+def _correct_all(jobs, data, hints, tuning, F, estimator, write_tree=None):
     """Every tree's correction, in threads: trees are scanned where scans are predicted to pay (see _ScanPolicy).
 
     ``write_tree(index, thresholds)``, if given, is called by the threads as each tree is done.
     """
-    HT, feat_x0 = args[1], args[2]
     threads = min(_threads(estimator), max(1, len(jobs)))
     can_scan = _SortedRows.fits(F)
     tables = []  # the sorted rows, made when the first tree is to be scanned
     tables_lock = threading.Lock()
-    policy = _ScanPolicy(_SCAN_COST_PRIOR, _SCAN_PAYS)
-    subtree_policy = _ScanPolicy(_SUBTREE_COST_PRIOR, _SUBTREE_PAYS)
+    policy = _ScanPolicy(_tuning.SCAN_COST_PRIOR, _tuning.SCAN_PAYS)
+    subtree_policy = _ScanPolicy(_tuning.SUBTREE_COST_PRIOR, _tuning.SUBTREE_PAYS)
 
     def sorted_rows():
         with tables_lock:
             if not tables:
-                tables.append(_SortedRows(F, HT, feat_x0, threads=threads))
+                tables.append(_SortedRows(F, data.HT, data.feat_x0, threads=threads, block_shift=tuning.block_shift))
         return tables[0]
 
     def correct(job):
@@ -824,9 +786,9 @@ def _correct_all(jobs, args, F, estimator, write_tree=None):
         n_internal = (len(job.left) - 1) // 2
         if shares is None or not policy.should_scan(shares[1], shares[0], n_internal):
             # Routed trees use the tables too (and scan subtrees) once a scanned tree has made them.
-            return _route(job, *args, tables[0] if tables else None, subtrees)
+            return _route(job, data, hints, tuning, tables[0] if tables else None, subtrees)
         routing, inverse_shares = shares
-        result, work = _scan(job, routing - _NODE_COST * n_internal, sorted_rows(), *args, subtrees)
+        result, work = _scan(job, routing - tuning.node_cost * n_internal, sorted_rows(), data, hints, tuning, subtrees)
         policy.record(work, inverse_shares)
         return result
 
@@ -854,7 +816,7 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
     HT : ndarray of shape (n_h_columns, n_samples), float64
         Hyperboloid coordinates of the H components (feature-major).
     feat_x0, feat_radius : ndarray of shape (n_features,)
-        See :func:`curvedtrees.klein._correct.correct_tree`.
+        See :class:`curvedtrees.klein._correct.KleinData`.
     sample_weight : ndarray of shape (n_samples,) or None
         Rows with zero weight did not train the trees and are left out.
 
@@ -885,6 +847,12 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
             KleinCorrectionWarning,
             stacklevel=3,
         )
+    tuning = _tuning.kernel_tuning()
+    if _tuning.FORCE_PLAIN:
+        data = KleinData(np.ascontiguousarray(F.T, dtype=np.float64), HT, feat_x0, feat_radius, backend.rule)
+        results = [_correct_plainly(job, data, tuning) for job in jobs]
+        _write_all(backend, results)
+        return _summary(results)
     if _renumber_pays(jobs, F, feat_x0):
         # The kernels read the rows in an order that keeps each node's rows close in
         # memory (see curvedtrees.klein._rows); every tree's rows are renumbered once (trees
@@ -902,16 +870,29 @@ def correct_estimator(estimator, F, HT, feat_x0, feat_radius, sample_weight=None
                 # reused by another tree's rows while the dict is alive.
                 relabelled[key] = (job.rows, relabel_rows(job.rows, rank, keep_order=job.leaf is not None))
             job.rows = relabelled[key][1]
-    FT = np.ascontiguousarray(F.T, dtype=np.float64)
-    # Shared by the trees to choose their H passes (see _correct._DENSE_WINDOW_SHARE).
-    window_sizes = np.zeros(F.shape[1])
-    # Block floors of x0 for far-out components (see _correct._partition_gap_hyperbolic).
-    x0_floor = x0_floors(HT, feat_x0, feat_radius)
-    args = (FT, HT, feat_x0, feat_radius, backend.rule, window_sizes, x0_floor)
+    data = KleinData(np.ascontiguousarray(F.T, dtype=np.float64), HT, feat_x0, feat_radius, backend.rule)
+    # Shared by the trees to choose their H passes (window sizes, see
+    # _tuning.DENSE_WINDOW_SHARE) and block floors of x0 for far-out components.
+    hints = RouteHints(np.zeros(F.shape[1]), x0_floors(HT, feat_x0, feat_radius, tuning.floor_shift, tuning.floor_pays))
     write_tree = getattr(backend, "write_tree", None)
-    results = _correct_all(jobs, args, F, estimator, write_tree)
+    results = _correct_all(jobs, data, hints, tuning, F, estimator, write_tree)
     if write_tree is None:
         backend.write([r[0] for r in results])
+    return _summary(results)
+
+
+def _write_all(backend, results):
+    """Write every tree's new thresholds (``results``: per tree, the kernels' ``(new_threshold, nearest, status)``)."""
+    write_tree = getattr(backend, "write_tree", None)
+    if write_tree is None:
+        backend.write([r[0] for r in results])
+        return
+    for index, result in enumerate(results):
+        write_tree(index, result[0])
+
+
+def _summary(results):
+    """``(nearest per tree, n_moved, n_kept)`` from the kernels' per-tree results."""
     n_moved = sum(int(np.sum(r[2] == STATUS_MOVED)) for r in results)
     n_kept = sum(int(np.sum(r[2] > STATUS_MOVED)) for r in results)
     return [r[1] for r in results], n_moved, n_kept

@@ -25,33 +25,152 @@ Three compiled ways (numba, GIL released) to find each node's gap and candidates
 * :func:`correct_tree_sorted` scans each feature's rows, sorted once per model,
   outwards from a node's threshold until a row reaches the node. About the inverse of
   each node's share of the rows per node: the way for shallow trees whose nodes all
-  hold a fair share (boosting), several times faster than routing them.
-* :func:`correct_tree_from_leaves` takes each row's leaf from the library (for
-  routing rules it cannot reproduce, such as LightGBM's zero-as-missing): in a
-  depth-first order the leaves of any subtree are contiguous, so one counting sort
-  of the rows by leaf lays out every node's rows as a contiguous block.
+  hold a fair share (boosting).
+* :func:`correct_tree_from_leaves` takes each row's leaf (from the library, for
+  routing rules it cannot reproduce, such as LightGBM's zero-as-missing, or from
+  :func:`route_leaves`, the plain strategy): in a depth-first order the leaves of any
+  subtree are contiguous, so one counting sort of the rows by leaf lays out every
+  node's rows as a contiguous block. Every row is a candidate: the exhaustive
+  reference the other two are tested against.
+
+The kernels take named records (numba compiles a ``NamedTuple`` like a tuple, and
+reads its fields by name at no cost): :class:`TreeNodes`, :class:`KleinData`,
+:class:`SortedTables`, :class:`RouteHints`, :class:`ScanPlan` and the tuned constants'
+:class:`~curvedtrees.klein._tuning.KernelTuning`, whose values and the measurements
+behind them live in :mod:`curvedtrees.klein._tuning`. The small inlined helpers keep
+positional scalars: an array handed to an inlined function costs numba an atomic
+reference-count update per call, that is per node.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+# The product trees' boundary solvers (the same rule, so a Klein tree and a product
+# tree split alike). Until curvedtrees.trees re-exports them, from their module.
 from ..trees._margin import hyperbolic_threshold, lift_threshold
 
 __all__ = [
     "RULE_F32_LE",
     "RULE_F32_LT",
     "RULE_F64_LE",
+    "KleinData",
+    "RouteHints",
+    "ScanPlan",
+    "SortedTables",
+    "TreeNodes",
     "correct_tree",
     "correct_tree_from_leaves",
     "correct_tree_sorted",
     "geodesic_margins",
+    "route_leaves",
     "sort_rows",
     "x0_floors",
 ]
+
+
+class TreeNodes(NamedTuple):
+    """One tree's parallel node arrays, each of shape (n_nodes,); node 0 is the root.
+
+    The kernels read them where the library keeps them (scikit-learn's are strided views).
+    """
+
+    left: np.ndarray  # int64 child ids, -1 at leaves
+    right: np.ndarray  # int64
+    feature: np.ndarray  # int64 split feature of each internal node
+    threshold: np.ndarray  # float64, the library's thresholds
+
+
+class KleinData(NamedTuple):
+    """The rows a model was fitted on and how the library compares them (shared by its trees)."""
+
+    FT: np.ndarray  # (n_features, n_samples) float64: the Klein features, feature-major
+    HT: np.ndarray  # (n_h_columns, n_samples) float64: hyperboloid coordinates of the H components
+    feat_x0: np.ndarray  # (n_features,) int64: row of HT holding x0 of each H feature; -1 for E
+    feat_radius: np.ndarray  # (n_features,) float64: R = 1 / sqrt|K| of each H feature (inf for E)
+    rule: int  # RULE_F64_LE, RULE_F32_LE or RULE_F32_LT
+
+
+class SortedTables(NamedTuple):
+    """Each feature's rows in increasing order, their features alongside (see :func:`correct_tree_sorted`).
+
+    All arrays empty: the model has no tables (routing only).
+    """
+
+    order: np.ndarray  # (n_features, n_samples) int64
+    by_feature: np.ndarray  # (n_features, n_samples, n_features + 1) float64; x0 last (H features)
+    block_x0: np.ndarray  # (n_features, n_blocks) float64: smallest x0 per block of the order
+
+
+class RouteHints(NamedTuple):
+    """What a model's routed trees share to choose their H passes; never changes a result."""
+
+    window_sizes: np.ndarray  # (n_features,) float64, updated in place: rows the last window read x0 for
+    x0_floor: np.ndarray  # (n_h_columns, n_floor_blocks) float64: x0_floors (zeros: no floors)
+
+
+class ScanPlan(NamedTuple):
+    """How a routed tree may use the sorted tables (see :func:`correct_tree`)."""
+
+    work_per_row: float  # a node's candidate scan gives up past this work per row of the node
+    node_weight: np.ndarray  # (n_nodes,) float64: the library's rows or hessian mass per node; empty: no subtree scans
+    subtree_cost: float  # learned scan work per unit of n / rows over a subtree's nodes
+    subtree_pays: float  # scan a subtree when predicted at most this share of routing it
+
+
+class _Corrected(NamedTuple):
+    """The kernels' per-node results, written in place."""
+
+    new_threshold: np.ndarray  # (n_nodes,) float64
+    nearest: np.ndarray  # (n_nodes,) float64
+    status: np.ndarray  # (n_nodes,) int8
+
+
+class _ScanTree(NamedTuple):
+    """What the scans read about a tree besides its nodes."""
+
+    parent: np.ndarray  # (n_nodes,) int64, 0 for the root
+    cutoffs: np.ndarray  # (n_nodes,) float64: _cutoff of each internal node
+    in_set: np.ndarray  # (n_samples,) bool: the tree's rows
+
+
+class _Scratch(NamedTuple):
+    """The scans' buffers (``kept``, ``keep`` of the tree's rows, the rest of its nodes plus one)."""
+
+    kept: np.ndarray  # (2, m) float64
+    keep: np.ndarray  # (m,) bool
+    stack: np.ndarray  # (n_nodes + 1,) int64
+    path_feature: np.ndarray  # (n_nodes,) int64
+    path_cutoff: np.ndarray  # (n_nodes,) float64
+    path_left: np.ndarray  # (n_nodes,) bool
+
+
+class _Path(NamedTuple):
+    """The tests a row passes on its way to a node (:func:`_path_to`), and the tree's rows."""
+
+    feature: np.ndarray
+    cutoff: np.ndarray
+    left: np.ndarray
+    depth: int
+    in_set: np.ndarray
+
+
+class _Window(NamedTuple):
+    """One H node's candidate window in a feature's sorted order (see :func:`_scan_window`)."""
+
+    rows_f: np.ndarray  # (n_samples,) int64: the feature's order
+    by_f: np.ndarray  # (n_samples, n_features + 1) float64: features (and x0) in that order
+    f: int
+    lo: float
+    hi: float
+    radius: float
+    kept: np.ndarray  # (2, m) float64
+    block_x0_f: np.ndarray  # (n_blocks,) float64
+
 
 # How a library compares a row's feature value with a node's threshold.
 RULE_F64_LE = 0  # float64 value <= threshold: HistGradientBoosting, LightGBM
@@ -66,9 +185,7 @@ _CANDIDATE_FLOOR = 1e-15
 
 # The hot loops index arrays with unsigned integers (np.uint64(i)): numba guards every
 # signed index against Python's negative (wrap-around) indexing, a compare and select
-# per access that took about a fifth of the routing passes' time (XGBoost and LightGBM
-# trees on H4 x E2: 1.86 -> 1.47 and 1.44 -> 1.11 ms per tree). Every such index is
-# non-negative by construction.
+# per access in the innermost loops. Every such index is non-negative by construction.
 
 # Status of each internal node after correction.
 STATUS_MOVED = 0
@@ -159,17 +276,8 @@ def _layout(left, right, leaf, rows):
     return preorder, n_reached, count, start, order
 
 
-# Up to this many (left, right) candidate pairs the optimum is found by checking every
-# pair (exact, no iteration); above it, by the product trees' bisection.
-_MAX_PAIRS = 256
-# Up to this many pairs of kept rows, every pair is checked without pruning the kept
-# rows first (see _prune_candidates): cheaper than the pruning passes for the few rows
-# small nodes keep.
-_DIRECT_PAIRS = 32
-
-
 @njit(cache=True, nogil=True, inline="always")
-def _timelike_threshold(kept, left_stop, right_start, right_stop):
+def _timelike_threshold(kept, left_stop, right_start, right_stop, max_pairs):
     """Maximum-margin Klein threshold of an H split from a superset of its candidate rows.
 
     ``kept[0]`` holds the rows' Klein ratios and ``kept[1]`` their ``x0``: left rows at
@@ -184,12 +292,13 @@ def _timelike_threshold(kept, left_stop, right_start, right_stop):
     would cross the right line lower), and its crossing ``t = (b_i + b_k) / (a_i + a_k)``
     is the threshold: the Klein ratio of ``u + v``, as the notes on boundaries say. Rows
     that are not candidates only add pairs with larger crossing values, so any superset
-    gives the same optimum. For few pairs checking every pair is exact and cheaper than
-    bisection; otherwise :func:`curvedtrees.trees._margin.hyperbolic_threshold` does it. The
-    pair loop selects without branching: which pair wins is unpredictable.
+    gives the same optimum. Up to ``max_pairs`` pairs (``KernelTuning.max_pairs``)
+    checking every pair is exact; otherwise the product trees' bisection
+    (``hyperbolic_threshold``) does it. The pair loop selects without branching: which
+    pair wins is unpredictable.
     """
     n_right = right_stop - right_start
-    if left_stop * n_right > _MAX_PAIRS:
+    if left_stop * n_right > max_pairs:
         ratios = np.concatenate((kept[0, :left_stop], kept[0, right_start:right_stop]))
         x0 = np.concatenate((kept[1, :left_stop], kept[1, right_start:right_stop]))
         go_left = np.arange(left_stop + n_right) < left_stop
@@ -212,7 +321,7 @@ def _timelike_threshold(kept, left_stop, right_start, right_stop):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _finish_node(t_old, lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop):
+def _finish_node(t_old, lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop, max_pairs):
     """Place the boundary of one node from its gap and (H) a superset of its candidate rows.
 
     Returns ``(new_threshold, nearest, status)`` for the node: ``nearest`` is the
@@ -225,8 +334,9 @@ def _finish_node(t_old, lo, hi, rule, hyperbolic, kept, left_stop, right_start, 
     (``hyperbolic``), ``kept`` (see :func:`_timelike_threshold`) holds a set of the
     node's rows that contains every row that can be nearest to some boundary in the gap
     (the rows attaining ``lo`` and ``hi`` among them), so both the optimal threshold and
-    the nearest row are those of the whole node. Scalars in and out: array arguments
-    of an inlined function cost numba a reference-count update each (atomic), per node.
+    the nearest row are those of the whole node. ``max_pairs``: see
+    :func:`_timelike_threshold`. Scalars in and out: array arguments of an inlined
+    function cost numba a reference-count update each (atomic), per node.
     """
     if lo == -np.inf or hi == np.inf:
         return t_old, np.nan, STATUS_EMPTY_SIDE
@@ -241,7 +351,7 @@ def _finish_node(t_old, lo, hi, rule, hyperbolic, kept, left_stop, right_start, 
     if not (lo < hi) or not (lib_lo < lib_hi) or not consistent:
         return t_old, np.nan, STATUS_INCONSISTENT
     if hyperbolic:
-        t = _timelike_threshold(kept, left_stop, right_start, right_stop)
+        t = _timelike_threshold(kept, left_stop, right_start, right_stop, max_pairs)
     else:
         t, _ = lift_threshold(lo, hi)
     # Keep every training row on its side under the library's own comparison.
@@ -288,9 +398,9 @@ def geodesic_margins(nearest, feature, threshold, feat_x0, feat_radius):
         The geodesic distance from each node's boundary to its nearest training row:
         ``R asinh(d / (R sqrt(1 - t^2)))`` for an H split with plane distance ``d``.
 
-    The kernels leave this conversion out: its ``asinh`` (a library call that also
-    makes the traversal spill its registers) cost a tenth of a fully grown tree's
-    correction, and the wrappers compute margins only when they are asked for.
+    The kernels leave this conversion out: its ``asinh`` is a library call that
+    makes the traversal spill its registers, and the wrappers compute margins only
+    when they are asked for.
     """
     margin = nearest.copy()
     for node in range(nearest.shape[0]):
@@ -308,22 +418,22 @@ def geodesic_margins(nearest, feature, threshold, feat_x0, feat_radius):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _prune_candidates(kept, left_stop, right_start, right_stop, lo, hi, keep):
+def _prune_candidates(kept, left_stop, right_start, right_stop, lo, hi, keep, direct_pairs):
     """Of the rows kept by an H pass or scan, in place, those that can be nearest.
 
     ``kept`` and the ranges as in :func:`_timelike_threshold`; ``keep`` is scratch of
     ``kept``'s length. Returns the new ``(left_stop, right_start, right_stop)``;
-    unchanged when there are at most ``_DIRECT_PAIRS`` pairs.
+    unchanged when there are at most ``direct_pairs`` pairs (``KernelTuning``).
 
     With the final gap, ``B`` on each side (the smallest far-end value) is exact over
     the kept rows (the row attaining it is kept), and a kept row stays if its near-end
     value is within it. Each row's verdict is stored first and the compaction reads
     it back: a compaction whose write position depends on a verdict computed in the
     same iteration, from values just loaded, chains every iteration to the previous
-    one through memory (about 15 ns per row on this machine; 4 ns with the two loops).
+    one through memory.
     """
     n_right = right_stop - right_start
-    if left_stop * n_right <= _DIRECT_PAIRS:
+    if left_stop * n_right <= direct_pairs:
         return left_stop, right_start, right_stop
     bound_left = np.inf
     for c in range(left_stop):
@@ -352,31 +462,24 @@ def _prune_candidates(kept, left_stop, right_start, right_stop, lo, hi, keep):
 
 
 @njit(cache=True, nogil=True)
-def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT, feat_x0, feat_radius, rule):
+def correct_tree_from_leaves(nodes, leaf, rows, data, tuning):
     """Maximum-margin thresholds for one tree, given each row's leaf (the library's routing).
 
     Parameters
     ----------
-    left, right : ndarray of shape (n_nodes,), int64
-        Child ids (``-1`` at leaves); node 0 is the root.
-    feature : ndarray of shape (n_nodes,), int64
-        Split feature of each internal node.
-    threshold : ndarray of shape (n_nodes,), float64
-        The library's thresholds (used to check consistency).
+    nodes : TreeNodes
+        The tree's ``left``, ``right`` (child ids, ``-1`` at leaves), ``feature`` and
+        ``threshold`` (the library's, used to check consistency), each of shape (n_nodes,).
     leaf : ndarray of shape (m,), int64
         Leaf reached by each of the tree's training rows.
     rows : ndarray of shape (m,), int64
         Those rows' indices into the feature arrays.
-    FT : ndarray of shape (n_features, n_samples), float64
-        The features the library was fitted on, feature-major.
-    HT : ndarray of shape (n_h_columns, n_samples), float64
-        Hyperboloid coordinates of the H components, feature-major.
-    feat_x0 : ndarray of shape (n_features,), int64
-        Row of ``HT`` holding ``x_0`` of each H feature's component; ``-1`` for E.
-    feat_radius : ndarray of shape (n_features,), float64
-        ``R = 1 / sqrt|K|`` of each H feature's component (unused for E).
-    rule : int
-        ``RULE_F64_LE``, ``RULE_F32_LE`` or ``RULE_F32_LT``.
+    data : KleinData
+        The features ``FT`` (n_features, n_samples), the H components' hyperboloid
+        coordinates ``HT`` (n_h_columns, n_samples), ``feat_x0`` and ``feat_radius``
+        (n_features,) and the library's ``rule``.
+    tuning : KernelTuning
+        Only ``max_pairs`` is read (how each H boundary is solved; both ways exact).
 
     Returns
     -------
@@ -388,6 +491,8 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
     status : ndarray of shape (n_nodes,), int8
         ``STATUS_MOVED``, ``STATUS_EMPTY_SIDE`` or ``STATUS_INCONSISTENT`` (``-1`` at leaves).
     """
+    left, right, feature, threshold = nodes
+    FT, HT, feat_x0, _, rule = data
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
     nearest = np.full(n_nodes, np.nan)
@@ -417,9 +522,46 @@ def correct_tree_from_leaves(left, right, feature, threshold, leaf, rows, FT, HT
                 kept[1, k] = HT[h0, r]
         # Not pruned: this path is also the exhaustive reference the tests check the others against.
         new_threshold[node], nearest[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, h0 >= 0, kept, n_left, n_left, count[node]
+            threshold[node], lo, hi, rule, h0 >= 0, kept, n_left, n_left, count[node], tuning.max_pairs
         )
     return new_threshold, nearest, status
+
+
+@njit(cache=True, nogil=True)
+def route_leaves(nodes, rows, data):
+    """Each row's leaf, walking it down the tree with the library's comparison (the plain strategy).
+
+    Parameters
+    ----------
+    nodes : TreeNodes
+    rows : ndarray of shape (m,), int64
+    data : KleinData
+        ``FT`` and ``rule`` are read.
+
+    Returns
+    -------
+    leaf : ndarray of shape (m,), int64
+
+    A row per walk, one comparison per level, no cutoffs and no partitions: the
+    reference the tuned routing must reproduce. Raises ``ValueError`` if a walk is
+    longer than the tree has nodes (a cycle in the node arrays).
+    """
+    left, right, feature, threshold = nodes
+    FT = data.FT
+    rule = data.rule
+    n_nodes = left.shape[0]
+    leaf = np.empty(rows.shape[0], dtype=np.int64)
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        node = 0
+        steps = 0
+        while left[node] != -1:
+            node = left[node] if _sends_left(FT[feature[node], r], threshold[node], rule) else right[node]
+            steps += 1
+            if steps > n_nodes:
+                raise ValueError("the tree's node arrays hold a cycle")
+        leaf[k] = node
+    return leaf
 
 
 # FLT_MAX plus half its ulp: rounding to float32 sends this value (a tie, which goes to
@@ -484,9 +626,8 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
     library sees it is that of the rounded ``lo`` and ``hi``.
 
     The H passes and :func:`_partition_tiny` repeat this partition step inline on
-    purpose: moved into a shared inlined helper returning ``(il, ir, lo, hi)``, it made
-    the routing 2-3x slower (numba's tuple-returning inline defeats the selects), with
-    the same results.
+    purpose: in a shared inlined helper returning ``(il, ir, lo, hi)``, numba compiled
+    the selects into branches (see BENCHMARKS.md for what that cost).
     """
     lo = -np.inf
     hi = np.inf
@@ -530,15 +671,8 @@ def _partition_gap(values, cutoff, src, dst, s, stop, write):
     return il, max(lo, lo2), min(hi, hi2)
 
 
-# Rows of a large node the windowed pass reads first, spread through the node, to start
-# its window near the final one: without them, rows that come in an order following
-# their values (rows renumbered for locality, curvedtrees.klein._rows) kept the window wide
-# (XGBoost on H4: 1.19x per tree); in random order they still save 5%.
-_WARM_ROWS = 64
-
-
 @njit(cache=True, nogil=True, inline="always")
-def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept):
+def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept, warm_rows):
     """:func:`_partition_gap` for an H feature, also keeping the rows the margin needs.
 
     A left row ``i`` (plane value ``x0_i (t - r_i)`` with Klein ratio ``r_i``, growing
@@ -551,9 +685,10 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     when read is outside it for the final values too and is skipped on its ratio
     alone, the common case (no ``x0`` read). A row inside reads ``x0``, tightens the
     bound and is kept if its near-end value is within the bound. The pass starts from
-    the extremes and bounds of ``_WARM_ROWS`` rows spread through the node (valid
-    running values: they are some of the node's rows'), so the window starts near its
-    final width whatever the order of the rows. Symmetrically on the right. Every row
+    the extremes and bounds of ``warm_rows`` rows (``KernelTuning``) spread through the
+    node (valid running values: they are some of the node's rows'), so the window
+    starts near its final width whatever the order of the rows (rows renumbered for
+    locality come in an order that follows their values). Symmetrically on the right. Every row
     that can be the nearest, and the row attaining ``B``, is kept (their tests hold with
     the final values, hence with the running ones); :func:`_prune_candidates` prunes.
 
@@ -583,7 +718,7 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     # Warm start from a spread sample of the node's rows (read again below): any rows'
     # extremes and bounds are valid running values, and these are near the final ones
     # even when the rows come in an order that follows their values.
-    stride = max(1, (stop - s) // _WARM_ROWS)
+    stride = max(1, (stop - s) // warm_rows)
     for k in range(s, stop, stride):
         r = np.uint64(src[np.uint64(k)])
         v = values[r]
@@ -636,47 +771,38 @@ def _partition_gap_hyperbolic(values, x0_all, cutoff, src, dst, s, stop, write, 
     return il, lo, hi, left_stop, right_start, n_window
 
 
-# Rows per block of x0_floor (a power of two): 1/64 of the x0 column, so the floors stay
-# in the first-level cache (12.5 KB at 10^5 rows) while the passes read them at random.
-_FLOOR_SHIFT = 6
-_FLOOR_BLOCK = 1 << _FLOOR_SHIFT
-# A component's windows use the block floors when its median floor is at least this many
-# times R (H8: 50, H16: 27,000 at 10^5 rows; H2 and H4 under 2). Below, the second pass
-# and the floors' table reads cost more than the narrower windows save (XGBoost on H4:
-# 1.24 -> 1.34 ms per tree with them; LightGBM and HistGradientBoosting on H16 without
-# sorted rows: 2.6 -> 2.0 ms).
-_FLOOR_PAYS = 10.0
-
-
 @njit(cache=True, nogil=True)
-def x0_floors(HT, feat_x0, feat_radius):
+def x0_floors(HT, feat_x0, feat_radius, floor_shift, floor_pays):
     """The block floors of each H component's ``x0`` (see :func:`_window_side`).
 
-    Returns an array of shape (n_h_columns, ceil(n_samples / _FLOOR_BLOCK)): for each row
-    of ``HT`` holding an ``x0`` whose median floor is at least ``_FLOOR_PAYS`` times its
-    radius, the smallest ``x0`` of each block of rows; zeros elsewhere (no floors).
+    Returns an array of shape (n_h_columns, ceil(n_samples / 2 ** floor_shift)): for
+    each row of ``HT`` holding an ``x0`` whose median floor is at least ``floor_pays``
+    times its radius, the smallest ``x0`` of each block of ``2 ** floor_shift`` rows;
+    zeros elsewhere (no floors). ``floor_shift`` and ``floor_pays``:
+    :data:`curvedtrees.klein._tuning.FLOOR_SHIFT` and ``FLOOR_PAYS``.
     """
     n = HT.shape[1]
-    n_blocks = (n + _FLOOR_BLOCK - 1) // _FLOOR_BLOCK
+    block = 1 << floor_shift
+    n_blocks = (n + block - 1) // block
     floors = np.zeros((HT.shape[0], n_blocks))
     for f in range(feat_x0.shape[0]):
         h = feat_x0[f]
         if h < 0 or floors[h, 0] > 0.0:
             continue
         for b in range(n_blocks):
-            floors[h, b] = HT[h, b * _FLOOR_BLOCK : min(n, (b + 1) * _FLOOR_BLOCK)].min()
-        if np.median(floors[h]) < _FLOOR_PAYS * feat_radius[f]:
+            floors[h, b] = HT[h, b * block : min(n, (b + 1) * block)].min()
+        if np.median(floors[h]) < floor_pays * feat_radius[f]:
             floors[h, :] = 0.0
     return floors
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end, sign, kept, cursor, step):
+def _window_side(values, x0_all, x0_floor, floor_shift, rows, start, stop, near_end, far_end, sign, kept, cursor, step):
     """The candidates among one side's rows ``rows[start:stop]`` once the gap is final.
 
     For a far-out component, where windows of ``R`` (:func:`_partition_gap_hyperbolic`)
     hold most rows: ``x0_floor`` holds the smallest ``x0`` of each block of
-    ``_FLOOR_BLOCK`` consecutive rows (by row index), and a row is in the window when
+    ``2 ** floor_shift`` consecutive rows (by row index), and a row is in the window when
     its near-end value, taken at its block's floor instead of ``R``, is within the
     running bound (``floor (d - floor_term) <= B``, which every candidate satisfies as
     ``floor <= x0``): a window of the rows' own scale (H16: 1% of a node's rows
@@ -686,7 +812,7 @@ def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end,
     (far_end - r)`` from the far end: ``+1`` with ``lo``, ``hi`` on the left, ``-1``
     with ``hi``, ``lo`` on the right). The test waits on nothing but the rare update of
     the bound, where a single pass's would wait on the running extremes. Used where the
-    floors pay (``_FLOOR_PAYS``).
+    floors pay (see :func:`x0_floors`).
 
     Writes the kept rows to ``kept`` from ``cursor`` on, moving by ``step`` (``+1``:
     lefts up from the start, ``-1``: rights down from the end); returns the next
@@ -699,7 +825,7 @@ def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end,
         r = np.uint64(rows[np.uint64(k)])
         v = values[r]
         distance = sign * (near_end - v)
-        if x0_floor[r >> np.uint64(_FLOOR_SHIFT)] * (distance - _CANDIDATE_FLOOR) <= limit:
+        if x0_floor[r >> np.uint64(floor_shift)] * (distance - _CANDIDATE_FLOOR) <= limit:
             n_window += 1
             a = x0_all[r]
             bound = min(bound, a * (sign * (far_end - v)))
@@ -709,25 +835,6 @@ def _window_side(values, x0_all, x0_floor, rows, start, stop, near_end, far_end,
                 kept[1, np.uint64(cursor)] = a
                 cursor += step
     return cursor, n_window
-
-
-# Nodes up to this many rows are partitioned first (_partition_gap), then each side
-# reads every row's x0 without a branch (_sides_after_partition). The window of
-# _partition_gap_hyperbolic narrows as the running extremes approach the final ones
-# and holds most of a small node's rows until its pass ends (measured on ExtraTrees,
-# H4 x E2: 40-100% of the rows of nodes under 512 rows, 3-15% at 2048-4096, under 2%
-# above 16384), and every row in it costs a mispredicted branch. The two passes beat a
-# single branch-free pass that selects on each row's side and chains its bounds to the
-# running extremes (about 47 instructions per row against 20; ExtraTrees' correction
-# 16-28% faster on H2, H4 x E2 and H8).
-_DENSE_ROWS = 4096
-# A larger node gets it too when the last windowed pass on its feature (in any tree of
-# the model) read x0 for at least this share of the node's rows. How many rows a window
-# holds depends on the data more than on the node (it is about constant per feature:
-# ~400 on H4 x E2, ~10,000 on H8 whose points lie ~9 units out, where x0 ~ 6000 R makes
-# the window's bound loose), so data far out take the branch-free passes throughout (H8:
-# boosted trees' correction 12-15% faster, ExtraTrees' 25%; H4 x E2 unchanged).
-_DENSE_WINDOW_SHARE = 0.1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -772,14 +879,6 @@ def _sides_after_partition(values, x0_all, rows, s, il, stop, lo, hi, kept):
     return left_stop, right_end + 1
 
 
-# Nodes up to this many rows take _partition_tiny: every row is a candidate (at most 64
-# pairs, each checked without a branch), and the library's comparison is made row by
-# row, which for so few rows costs less than the node's _cutoff, the sides' bounds
-# and the pruning (fully grown ExtraTrees on H2, 84% of whose nodes hold at
-# most 16 rows: 4 -> 16 rows, 6.5% faster per tree; 8: 3%, 24 and 32: as 16).
-_TINY_ROWS = 16
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _sends_left(value, t, rule):
     """Whether the library sends a row with feature ``value`` left at a node of threshold ``t``."""
@@ -792,7 +891,7 @@ def _sends_left(value, t, rule):
 
 @njit(cache=True, nogil=True, inline="always")
 def _partition_tiny(values, x0_all, t, rule, src, dst, s, stop, write, kept):
-    """The H passes for a node of at most ``_TINY_ROWS`` rows, H or E: every row kept, in one pass.
+    """The H passes for a node of at most ``KernelTuning.tiny_rows`` rows, H or E: every row kept, in one pass.
 
     Compares each row with the threshold ``t`` under ``rule`` (no cutoff) and keeps
     every row, laid out as the H passes do (``x0_all`` is only read into ``kept``: for
@@ -828,93 +927,117 @@ def _partition_tiny(values, x0_all, t, rule, src, dst, s, stop, write, kept):
 
 
 @njit(cache=True, nogil=True)
-def correct_tree(
-    left, right, feature, threshold, rows, FT, HT, feat_x0, feat_radius, rule, window_sizes, sorted_rows, x0_floor, plan
-):
+def correct_tree(nodes, rows, data, hints, tables, plan, tuning):
     """Maximum-margin thresholds for one tree, routing the rows with the library's comparison.
 
-    Same result as :func:`correct_tree_from_leaves` (see it for the parameters and
-    the returned arrays), but the rows are sent down the tree here, node by node with
-    the library's ``rule`` (inputs are finite, so missing-value routing never applies).
+    Same result as :func:`correct_tree_from_leaves`, but the rows are sent down the
+    tree here, node by node with the library's rule (inputs are finite, so
+    missing-value routing never applies).
 
+    Parameters
+    ----------
+    nodes : TreeNodes
+    rows : ndarray of shape (m,), int64
+        The tree's training rows (indices into ``data``'s columns).
+    data : KleinData
+    hints : RouteHints
+        ``window_sizes`` (updated in place, shared by a model's trees: the rows the last
+        windowed pass on each feature read ``x0`` for) and ``x0_floor``
+        (:func:`x0_floors`). They decide which pass runs, never the result.
+    tables : SortedTables
+        The model's sorted rows, or empty arrays for none.
+    plan : ScanPlan
+        How to use the tables (below); unused without them.
+    tuning : KernelTuning
+        The strategies' thresholds (:mod:`curvedtrees.klein._tuning`).
+
+    Returns
+    -------
+    new_threshold, nearest, status : ndarray of shape (n_nodes,)
+        As in :func:`correct_tree_from_leaves`.
+    scan_work, scan_units : float
+        The subtree scans' work in walks and window steps (this function's unit, a row
+        routed through one node, without the nodes' fixed costs) and the units they
+        were predicted from (the caller learns ``plan.subtree_cost`` from their ratio).
+
+    Notes
+    -----
     Per node, one pass partitions the rows between two index buffers and finds the
     gap: :func:`_partition_gap` for an E feature; for an H feature the pass also keeps
     the rows that can be nearest to the boundary (:func:`_partition_gap_hyperbolic`
     through a window; :func:`_partition_gap`, then :func:`_sides_after_partition` for
-    nodes of up to ``_DENSE_ROWS`` rows or whose feature's windows are wide), which
-    :func:`_prune_candidates` then prunes to the few the exact solver needs. Nodes of
-    at most ``_TINY_ROWS`` rows, H or E, take :func:`_partition_tiny`, which keeps them all.
+    nodes of up to ``tuning.dense_rows`` rows or whose feature's windows are wide,
+    ``tuning.dense_window_share``), which :func:`_prune_candidates` then prunes to the
+    few the exact solver needs. Nodes of at most ``tuning.tiny_rows`` rows, H or E,
+    take :func:`_partition_tiny`, which keeps them all. Far-out components without
+    tables narrow their windows with ``hints.x0_floor`` (:func:`_window_side`).
 
-    ``x0_floor``: :func:`x0_floors` of ``HT`` (each far-out component's block floors,
-    which narrow its windows when there are no sorted rows; zero rows for the others).
-    It decides which rows the windowed pass reads, never the result.
+    With the tables, a large H node whose feature's windows are wide (points far from
+    the origin) is partitioned without reading ``x0`` and its candidates are found by
+    scanning the sorted rows outwards from its gap (:func:`_scan_candidates`); a scan
+    whose work exceeds ``plan.work_per_row`` times the node's rows stops, and the node
+    takes the branch-free pass.
 
-    ``window_sizes`` (float64, one per feature, updated in place) holds the rows the last
-    windowed pass on each feature read ``x0`` for; a model's trees share it (see
-    ``_DENSE_WINDOW_SHARE``). It only decides which pass runs, never the result.
-
-    ``sorted_rows``: ``(order, by_feature, block_x0)`` as in :func:`correct_tree_sorted`,
-    or empty arrays; ``plan``: ``(work_per_row, node_weight, subtree_cost, subtree_pays)``,
-    how to use them. With the sorted rows, a large H node whose feature's windows are
-    wide (points far from the origin) is partitioned without reading ``x0`` and its
-    candidates are found by scanning the sorted rows outwards from its gap (see
-    :func:`_scan_candidates`), instead of the branch-free pass over all its rows; a
-    scan whose work exceeds ``work_per_row`` times the node's rows (in this function's
-    unit: a row routed through one node) stops, and the node takes the branch-free pass.
-
-    Subtrees: with the sorted rows and ``node_weight`` (the library's rows or hessian
-    mass at each node; empty for none), every node below the root decides whether its
-    whole subtree is cheaper to scan (:func:`_scan_subtree`: about ``n / rows`` positions
-    per node, and ``_NODE_COST``) than to route (its rows through every level). The
-    node's rows are known here, its descendants' are estimated from their weights; the
-    subtree is scanned when ``subtree_cost`` (the model's scan work per unit of ``n /
-    rows``, learned) times the predicted units, plus the nodes' fixed costs, is at most
-    ``subtree_pays`` of routing's predicted work. A scan whose work exceeds routing's
-    predicted work gives up and the subtree is routed. Boosted trees hold a few nodes
-    of tiny shares that make scanning a whole tree a loss, while most of their
-    subtrees scan for a fraction of routing.
-
-    Returns ``(new_threshold, nearest, status, scan_work, scan_units)``: the first three
-    as in :func:`correct_tree_from_leaves`; the subtree scans' work in walks and window
-    steps (this function's unit, without the nodes' fixed costs) and the units they
-    were predicted from (the caller learns ``subtree_cost`` from their ratio).
+    Subtrees: with the tables and ``plan.node_weight``, every node below the root
+    decides whether its whole subtree is cheaper to scan (:func:`_scan_subtree`: about
+    ``n / rows`` positions per node, and ``tuning.node_cost``) than to route (its rows
+    through every level). The node's rows are known here, its descendants' are
+    estimated from their weights; the subtree is scanned when ``plan.subtree_cost``
+    times the predicted units, plus the nodes' fixed costs, is at most
+    ``plan.subtree_pays`` of routing's predicted work. A scan whose work exceeds
+    routing's predicted work gives up and the subtree is routed. Boosted trees hold a
+    few nodes of tiny shares that make scanning a whole tree a loss, while most of
+    their subtrees scan for a fraction of routing.
     """
+    left, right, feature, threshold = nodes
+    FT, HT, feat_x0, feat_radius, rule = data
+    window_sizes, x0_floor = hints
     n_nodes = left.shape[0]
     new_threshold = threshold.copy()
     nearest = np.full(n_nodes, np.nan)
     status = np.full(n_nodes, -1, dtype=np.int8)
     m = rows.shape[0]
     # The root reads the tree's rows where they are; below it, each node's rows are in
-    # one of two buffers (a copy of the rows first cost boosted trees 4%).
+    # one of two buffers (no copy of the rows into the first).
     buffers = np.empty((2, m), dtype=np.int64)
     # A node's kept rows: lefts from the start, rights from the end (see the H passes).
     kept = np.empty((2, m))
     keep = np.empty(m, dtype=np.bool_)
-    order = sorted_rows[0]
-    work_per_row, node_weight, subtree_cost, subtree_pays = plan
+    order = tables.order
+    node_weight = plan.node_weight
     scans = order.shape[0] > 0
     parent = np.zeros(0, dtype=np.int64)
     cutoffs = np.zeros(0)
     in_set = np.zeros(0, dtype=np.bool_)
     if scans:
-        # The scans' walks need every node's parent and cutoff; computing all cutoffs
-        # up front without them would be slower (ExtraTrees: 16.6 -> 19.4 ms per tree).
+        # The scans' walks need every node's parent and cutoff; the routing reuses the
+        # cutoffs. Without scans each node computes its own (computing all up front
+        # was slower there).
         parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
     if scans:
         in_set = _row_mask(rows, order.shape[1])
+    scan_tree = _ScanTree(parent, cutoffs, in_set)
     subtrees = scans and node_weight.shape[0] == n_nodes
     sub_weight = sub_inverse = sub_count = np.zeros(0)
     if subtrees:
         sub_weight, sub_inverse, sub_count = _subtree_sums(left, right, node_weight)
     scan_work = 0.0
     scan_units = 0.0
-    out = (new_threshold, nearest, status)
+    out = _Corrected(new_threshold, nearest, status)
     # The scans' scratch (a path and a stack of up to n_nodes entries): none without them.
     scratch_nodes = n_nodes if scans else 0
-    path_feature = np.empty(scratch_nodes, dtype=np.int64)
-    path_cutoff = np.empty(scratch_nodes)
-    path_left = np.empty(scratch_nodes, dtype=np.bool_)
-    scan_scratch = (kept, keep, np.empty(scratch_nodes + 1, dtype=np.int64), path_feature, path_cutoff, path_left)
+    scratch = _Scratch(
+        kept,
+        keep,
+        np.empty(scratch_nodes + 1, dtype=np.int64),
+        np.empty(scratch_nodes, dtype=np.int64),
+        np.empty(scratch_nodes),
+        np.empty(scratch_nodes, dtype=np.bool_),
+    )
+    path_feature, path_cutoff, path_left = scratch.path_feature, scratch.path_cutoff, scratch.path_left
+    tiny_rows = tuning.tiny_rows
+    dense_rows = tuning.dense_rows
+    dense_window_share = tuning.dense_window_share
     # Stack of (node, start, stop, buffer holding its rows: 0 or 1, or 2 for ``rows``);
     # a binary tree of n nodes never needs more than n + 1 entries.
     stack = np.empty((n_nodes + 1, 4), dtype=np.int64)
@@ -936,17 +1059,10 @@ def correct_tree(
             scale = (stop - s) / node_weight[node]
             routing = scale * sub_weight[node]
             units = order.shape[1] / scale * sub_inverse[node]
-            fixed = _NODE_COST * sub_count[node]
-            if subtree_cost * units + fixed <= subtree_pays * routing:
+            fixed = tuning.node_cost * sub_count[node]
+            if plan.subtree_cost * units + fixed <= plan.subtree_pays * routing:
                 complete, work = _scan_subtree(
-                    node,
-                    (left, right, feature, threshold),
-                    (parent, cutoffs, in_set),
-                    sorted_rows,
-                    (feat_x0, feat_radius, rule),
-                    routing - fixed,
-                    scan_scratch,
-                    out,
+                    node, nodes, scan_tree, tables, data, routing - fixed, scratch, out, tuning
                 )
                 scan_work += work
                 scan_units += units
@@ -960,7 +1076,7 @@ def correct_tree(
         write = left[left[node]] != -1 or left[right[node]] != -1
         hyperbolic = feat_x0[f] >= 0
         left_stop = right_start = right_stop = 0
-        tiny = stop - s <= _TINY_ROWS  # compares each row with the threshold: no cutoff
+        tiny = stop - s <= tiny_rows  # compares each row with the threshold: no cutoff
         cutoff = 0.0 if tiny else (cutoffs[node] if scans else _cutoff(threshold[node], rule))
         if tiny:
             il, lo, hi, left_stop, right_start = _partition_tiny(
@@ -969,29 +1085,28 @@ def correct_tree(
             right_stop = m
         elif hyperbolic:
             x0_all = HT[feat_x0[f]]
-            wide = (stop - s) * _DENSE_WINDOW_SHARE <= window_sizes[f]
-            if scans and wide and stop - s > _DENSE_ROWS:
+            wide = (stop - s) * dense_window_share <= window_sizes[f]
+            if scans and wide and stop - s > dense_rows:
                 il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
                 found = False
                 if -np.inf < lo < hi < np.inf:
                     depth_of_node = _path_to(node, left, parent, feature, cutoffs, path_feature, path_cutoff, path_left)
-                    path = (path_feature, path_cutoff, path_left, depth_of_node, in_set)
+                    path = _Path(path_feature, path_cutoff, path_left, depth_of_node, in_set)
                     left_stop, right_start, right_stop, found = _scan_candidates(
-                        lo, hi, f, feat_radius[f], sorted_rows, path, kept, (stop - s) * work_per_row
+                        lo, hi, f, feat_radius[f], tables, path, kept, (stop - s) * plan.work_per_row, tuning
                     )
                 if not found:
                     if not write:  # the sides' passes read the partitioned rows
                         _partition_gap(FT[f], cutoff, src, dst, s, stop, True)
                     left_stop, right_start = _sides_after_partition(FT[f], x0_all, dst, s, il, stop, lo, hi, kept)
                     right_stop = m
-            elif stop - s <= _DENSE_ROWS or wide:
+            elif stop - s <= dense_rows or wide:
                 il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, True)
                 left_stop, right_start = _sides_after_partition(FT[f], x0_all, dst, s, il, stop, lo, hi, kept)
                 right_stop = m
             else:
-                # With the sorted rows, far-out features keep windows of R: those are
-                # wide, and the scans from the gap beat narrower windows (H8: LightGBM
-                # 0.68 -> 0.87 s with the floors instead).
+                # With the tables, far-out features keep windows of R: those are wide,
+                # and the scans from the gap beat narrower windows (see _tuning.FLOOR_PAYS).
                 floor_row = x0_floor[feat_x0[f]]
                 if floor_row[0] > 0.0 and not scans:
                     # Floors: partition first (also when the children are leaves: the
@@ -999,26 +1114,29 @@ def correct_tree(
                     il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, True)
                     left_stop, right_start, n_window = 0, m, 0
                     if -np.inf < lo < hi < np.inf:
-                        left_stop, n_left = _window_side(FT[f], x0_all, floor_row, dst, s, il, lo, hi, 1.0, kept, 0, 1)
+                        shift = tuning.floor_shift
+                        left_stop, n_left = _window_side(
+                            FT[f], x0_all, floor_row, shift, dst, s, il, lo, hi, 1.0, kept, 0, 1
+                        )
                         right_end, n_right = _window_side(
-                            FT[f], x0_all, floor_row, dst, il, stop, hi, lo, -1.0, kept, m - 1, -1
+                            FT[f], x0_all, floor_row, shift, dst, il, stop, hi, lo, -1.0, kept, m - 1, -1
                         )
                         right_start, n_window = right_end + 1, n_left + n_right
                 else:
                     slack_per_radius = _CANDIDATE_SLACK / feat_radius[f]
                     il, lo, hi, left_stop, right_start, n_window = _partition_gap_hyperbolic(
-                        FT[f], x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept
+                        FT[f], x0_all, cutoff, src, dst, s, stop, write, slack_per_radius, kept, tuning.warm_rows
                     )
                 window_sizes[f] = n_window
                 right_stop = m
             if lo < hi:
                 left_stop, right_start, right_stop = _prune_candidates(
-                    kept, left_stop, right_start, right_stop, lo, hi, keep
+                    kept, left_stop, right_start, right_stop, lo, hi, keep, tuning.direct_pairs
                 )
         else:
             il, lo, hi = _partition_gap(FT[f], cutoff, src, dst, s, stop, write)
         new_threshold[node], nearest[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop
+            threshold[node], lo, hi, rule, hyperbolic, kept, left_stop, right_start, right_stop, tuning.max_pairs
         )
         stack[depth, 0] = right[node]
         stack[depth, 1] = il
@@ -1056,16 +1174,10 @@ def _subtree_sums(left, right, weight):
 
 
 # ------------------------------------------------------------ shallow trees: sorted scans
-# Cost of a sorted scan's steps in rows routed through one node by correct_tree (about
-# 4 ns on this machine; regressed over 1100 XGBoost and LightGBM trees on H2, H4,
-# H4 x E2 and H8 at 10^5 rows): a walk, one row's tests on a node's path (10-14 ns); a
-# step through an H window, one row compared with the bound (5 ns); and the fixed
-# cost of a scanned node (the bisection to its threshold, the windows' set-up and
-# the boundary's solve: 250-380 ns), which the scan policies add to their predictions
-# and which the scans' budgets leave out.
-_WALK_COST = 3.0
-_WINDOW_COST = 1.2
-_NODE_COST = 80.0
+# A scan's work is counted in correct_tree's unit, a row routed through one node:
+# tuning.walk_cost per walk (one row's tests on a node's path), tuning.window_cost per
+# step through an H window; tuning.node_cost, a scanned node's fixed cost, is added by
+# the scan policies to their predictions and left out of the scans' budgets.
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1091,16 +1203,14 @@ def _path_to(node, left, parent, feature, cutoffs, path_feature, path_cutoff, pa
 def _reaches(rows_f, by_f, q, path):
     """Whether the row at position ``q`` of one feature's order reaches the node of ``path``.
 
-    ``path``: ``(path_feature, path_cutoff, path_left, depth, in_set)``, the node's
-    :func:`_path_to` and the tree's rows as a mask of every row (all true when the
-    tree has them all). The row must be one of the tree's and go the tree's way at
+    ``path``: a :class:`_Path`, the node's :func:`_path_to` and the tree's rows as a
+    mask of every row (all true when the tree has them all). The row must be one of the tree's and go the tree's way at
     every ancestor; ``by_f[q]`` holds its features, read sequentially. Every test is
     made and combined without a branch: stopping at the first wrong turn (most rows
     take one or two) branched on which ancestor that is, unpredictably, and chained
-    each test to the previous one's load of the parent (93 ns per walk against 10 ns,
-    XGBoost on H4, the walks to the gaps). Even a branch that is never taken, such as
-    skipping the mask for a tree of all rows, makes numba's code for the loop 4-10x
-    slower, so the mask is always read.
+    each test to the previous one's load of the parent. Even a branch that is never
+    taken, such as skipping the mask for a tree of all rows, stops numba from
+    compiling the loop without branches, so the mask is always read.
     """
     path_feature, path_cutoff, path_left, depth, in_set = path
     position = np.uint64(q)
@@ -1134,14 +1244,16 @@ def _parents_and_cutoffs(left, right, threshold, rule):
 
 
 @njit(cache=True, nogil=True)
-def sort_rows(F, f, x0, order_f, by_f, block_x0_f):
+def sort_rows(F, f, x0, order_f, by_f, block_x0_f, block_shift):
     """Fill one feature's part of the sorted scans' tables (see :func:`correct_tree_sorted`).
 
     ``F`` of shape (n_samples, n_features) is row-major, so each row is copied from one
     place. ``order_f`` receives the rows in increasing order of ``F[:, f]``; ``by_f[q]``
     the features of row ``order_f[q]`` and, when ``x0`` is not empty, its ``x0`` last;
     ``block_x0_f[b]`` (H features) the smallest ``x0`` of the rows at positions
-    ``[b * _BLOCK, (b + 1) * _BLOCK)`` of that order.
+    ``[b * block, (b + 1) * block)`` of that order, ``block = 2 ** block_shift``
+    (:data:`curvedtrees.klein._tuning.BLOCK_SHIFT`; ``block_x0_f`` has
+    ``ceil(n_samples / block)`` entries).
     """
     order_f[:] = np.argsort(F[:, f])
     d = F.shape[1]
@@ -1151,19 +1263,13 @@ def sort_rows(F, f, x0, order_f, by_f, block_x0_f):
         by_f[q, :d] = F[r]
         by_f[q, d] = x0[r] if x0.shape[0] > 0 else 0.0
     if x0.shape[0] > 0:
+        block = 1 << block_shift
         for b in range(block_x0_f.shape[0]):
-            block_x0_f[b] = by_f[b * _BLOCK : min((b + 1) * _BLOCK, n), d].min()
-
-
-# The sorted scans look at rows in blocks of this many (a power of two) positions of a
-# feature's order: a window's rows further out than a block's smallest x0 allows are
-# skipped a block at a time (see _scan_window).
-_BLOCK_SHIFT = 6
-_BLOCK = 1 << _BLOCK_SHIFT
+            block_x0_f[b] = by_f[b * block : min((b + 1) * block, n), d].min()
 
 
 @njit(cache=True, nogil=True)
-def _scan_window(start, step, n_kept, window, path, max_work):
+def _scan_window(start, step, n_kept, window, path, max_work, tuning):
     """One side of an H node's candidate window in a sorted scan (see :func:`correct_tree_sorted`).
 
     From the row attaining ``lo`` downwards (``step = -1``) or the row attaining ``hi``
@@ -1179,14 +1285,19 @@ def _scan_window(start, step, n_kept, window, path, max_work):
     ``R``, holds thousands of rows of which a few pass the near-end test (H8 data with
     a median ``x0`` of 6000 R: ~10,000 rows per window). Rows sorted by the feature lie
     further out the further the scan goes, so when the smallest ``x0`` of the current
-    block fails the test at the current row's distance, every row left in the block
-    fails it: the scan jumps to the next block.
+    block (``2 ** tuning.block_shift`` positions, :func:`sort_rows`) fails the test at
+    the current row's distance, every row left in the block fails it: the scan jumps
+    to the next block.
 
-    Returns ``(n_kept, walks, steps, complete)``: ``steps`` counts the rows tested and
-    the blocks skipped; ``complete`` is ``False`` when the scan stopped because its work
-    (``_WALK_COST`` per walk, ``_WINDOW_COST`` per step) exceeded ``max_work``.
+    ``window``: a :class:`_Window`; ``path``: a :class:`_Path`. Returns ``(n_kept,
+    walks, steps, complete)``: ``steps`` counts the rows tested and the blocks skipped;
+    ``complete`` is ``False`` when the scan stopped because its work
+    (``tuning.walk_cost`` per walk, ``tuning.window_cost`` per step) exceeded ``max_work``.
     """
     rows_f, by_f, f, lo, hi, radius, kept, block_x0_f = window
+    walk_cost = tuning.walk_cost
+    window_cost = tuning.window_cost
+    block_shift = tuning.block_shift
     x0_column = by_f.shape[1] - 1
     near_end = lo if step < 0 else hi
     far_end = hi if step < 0 else lo
@@ -1194,14 +1305,14 @@ def _scan_window(start, step, n_kept, window, path, max_work):
     bound = np.inf
     walks = 0
     steps = 0
-    near_rows = np.empty(_BLOCK, dtype=np.int64)
+    near_rows = np.empty(1 << block_shift, dtype=np.int64)
     q = start
     while 0 <= q < n:
-        if _WALK_COST * walks + _WINDOW_COST * steps > max_work:
+        if walk_cost * walks + window_cost * steps > max_work:
             return n_kept, walks, steps, False
         limit = bound * _CANDIDATE_SLACK
-        block = q >> _BLOCK_SHIFT
-        end = min((block + 1) << _BLOCK_SHIFT, n) if step > 0 else (block << _BLOCK_SHIFT) - 1
+        block = q >> block_shift
+        end = min((block + 1) << block_shift, n) if step > 0 else (block << block_shift) - 1
         distance = step * (by_f[np.uint64(q), f] - near_end)
         if radius * distance > limit:
             break
@@ -1256,7 +1367,7 @@ def _first_above(by_f, f, value, low):
 
 
 @njit(cache=True, nogil=True)
-def _scan_candidates(lo, hi, f, radius, sorted_rows, path, kept, max_work):
+def _scan_candidates(lo, hi, f, radius, tables, path, kept, max_work, tuning):
     """A routed H node's candidates, from the rows sorted by its feature.
 
     The node's gap ``(lo, hi)`` is known (from the partition); the scan starts at the
@@ -1265,37 +1376,37 @@ def _scan_candidates(lo, hi, f, radius, sorted_rows, path, kept, max_work):
     :func:`_scan_window`): lefts at ``kept[:, :left_stop]``, rights at
     ``kept[:, left_stop:right_stop]``.
 
-    ``sorted_rows``: ``(order, by_feature, block_x0)`` as in :func:`correct_tree_sorted`.
-    Returns ``(left_stop, right_start, right_stop, complete)``; ``complete`` is ``False``
-    when the work would exceed ``max_work`` (the caller then reads every row's ``x0``).
+    ``tables``: :class:`SortedTables`; ``path``: :class:`_Path`. Returns ``(left_stop,
+    right_start, right_stop, complete)``; ``complete`` is ``False`` when the work would
+    exceed ``max_work`` (the caller then reads every row's ``x0``).
     """
-    order, by_feature, block_x0 = sorted_rows
+    order, by_feature, block_x0 = tables
     by_f = by_feature[f]
     # Rows [0, below) have values <= lo, rows [above, n) values >= hi. The rows from
     # below - 1 down to the node's row attaining lo all have the value lo (and
     # likewise for hi): the scan walks through them to the node's own.
     below = _first_above(by_f, f, lo, 0)
     above = _first_above(by_f, f, np.nextafter(hi, -np.inf), below)
-    window = (order[f], by_f, f, lo, hi, radius, kept, block_x0[f])
-    left_stop, walks, steps, complete = _scan_window(below - 1, -1, 0, window, path, max_work)
+    window = _Window(order[f], by_f, f, lo, hi, radius, kept, block_x0[f])
+    left_stop, walks, steps, complete = _scan_window(below - 1, -1, 0, window, path, max_work, tuning)
     if not complete:
         return 0, 0, 0, False
-    max_work -= _WALK_COST * walks + _WINDOW_COST * steps
-    right_stop, _, _, complete = _scan_window(above, 1, left_stop, window, path, max_work)
+    max_work -= tuning.walk_cost * walks + tuning.window_cost * steps
+    right_stop, _, _, complete = _scan_window(above, 1, left_stop, window, path, max_work, tuning)
     return left_stop, left_stop, right_stop, complete
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _scan_node(f, cutoff, sorted_rows, path, feat_x0, feat_radius, kept, keep):
+def _scan_node(f, cutoff, tables, path, feat_x0, feat_radius, kept, keep, tuning):
     """One node's gap and (H) candidates from the sorted rows (see :func:`correct_tree_sorted`).
 
-    ``f`` and ``cutoff``: the node's feature and :func:`_cutoff`; ``sorted_rows``:
-    ``(order, by_feature, block_x0)``; ``path``: the node's, as :func:`_reaches` takes
-    it. Returns ``(lo, hi, left_stop, right_start, right_stop, walks, window_steps)``:
-    the candidates as :func:`_finish_node` takes them, and the work done (rows checked
-    against the path, steps through the H windows).
+    ``f`` and ``cutoff``: the node's feature and :func:`_cutoff`; ``tables``:
+    :class:`SortedTables`; ``path``: the node's :class:`_Path`. Returns ``(lo, hi,
+    left_stop, right_start, right_stop, walks, window_steps)``: the candidates as
+    :func:`_finish_node` takes them, and the work done (rows checked against the path,
+    steps through the H windows).
     """
-    order, by_feature, block_x0 = sorted_rows
+    order, by_feature, block_x0 = tables
     rows_f = order[f]
     by_f = by_feature[f]
     n = order.shape[1]
@@ -1313,37 +1424,41 @@ def _scan_node(f, cutoff, sorted_rows, path, feat_x0, feat_radius, kept, keep):
     hi = by_f[q_hi, f] if q_hi < n else np.inf
     left_stop = right_start = right_stop = 0
     if feat_x0[f] >= 0 and q_lo >= 0 and q_hi < n and lo < hi:
-        window = (rows_f, by_f, f, lo, hi, feat_radius[f], kept, block_x0[f])
-        left_stop, w_left, r_left, _ = _scan_window(q_lo, -1, 0, window, path, np.inf)
-        right_stop, w_right, r_right, _ = _scan_window(q_hi, 1, left_stop, window, path, np.inf)
+        window = _Window(rows_f, by_f, f, lo, hi, feat_radius[f], kept, block_x0[f])
+        left_stop, w_left, r_left, _ = _scan_window(q_lo, -1, 0, window, path, np.inf, tuning)
+        right_stop, w_right, r_right, _ = _scan_window(q_hi, 1, left_stop, window, path, np.inf, tuning)
         walks += w_left + w_right
         window_steps += r_left + r_right
-        left_stop, right_start, right_stop = _prune_candidates(kept, left_stop, left_stop, right_stop, lo, hi, keep)
+        left_stop, right_start, right_stop = _prune_candidates(
+            kept, left_stop, left_stop, right_stop, lo, hi, keep, tuning.direct_pairs
+        )
     return lo, hi, left_stop, right_start, right_stop, walks, window_steps
 
 
 @njit(cache=True, nogil=True)
-def _scan_subtree(root, nodes, scan_tree, sorted_rows, geometry, budget, scratch, out):
+def _scan_subtree(root, nodes, scan_tree, tables, data, budget, scratch, out, tuning):
     """Every node of the subtree at ``root`` from the sorted rows, or give up past ``budget``.
 
-    ``nodes``: ``(left, right, feature, threshold)``; ``scan_tree``: ``(parent, cutoffs,
-    in_set)`` (:func:`_parents_and_cutoffs` and the tree's rows as a mask of every
-    row); ``sorted_rows``: ``(order, by_feature, block_x0)``; ``geometry``:
-    ``(feat_x0, feat_radius, rule)``; ``scratch``: ``(kept, keep, stack, path_feature,
-    path_cutoff, path_left)`` (``kept`` and ``keep`` of at least the subtree's rows, the
-    others of at least the tree's nodes plus one);
-    ``out``: ``(new_threshold, nearest, status)``, written for the subtree's nodes.
+    ``nodes``: :class:`TreeNodes`; ``scan_tree``: :class:`_ScanTree`; ``tables``:
+    :class:`SortedTables`; ``data``: :class:`KleinData` (``feat_x0``, ``feat_radius``
+    and ``rule`` are read); ``scratch``: :class:`_Scratch` (``kept`` and ``keep`` of at
+    least the subtree's rows, the others of at least the tree's nodes plus one);
+    ``out``: :class:`_Corrected`, written for the subtree's nodes.
 
     Nodes are taken depth first. Returns ``(complete, work)``, ``work`` in rows routed
-    through one node (``_WALK_COST`` per walk, ``_WINDOW_COST`` per window step);
-    ``complete`` is ``False`` once the work exceeds ``budget``, and the subtree's nodes
-    written so far are then to be written again by the caller.
+    through one node (``tuning.walk_cost`` per walk, ``tuning.window_cost`` per window
+    step); ``complete`` is ``False`` once the work exceeds ``budget``, and the
+    subtree's nodes written so far are then to be written again by the caller.
     """
     left, right, feature, threshold = nodes
     parent, cutoffs, in_set = scan_tree
-    feat_x0, feat_radius, rule = geometry
+    feat_x0 = data.feat_x0
+    feat_radius = data.feat_radius
+    rule = data.rule
     kept, keep, stack, path_feature, path_cutoff, path_left = scratch
     new_threshold, nearest, status = out
+    walk_cost = tuning.walk_cost
+    window_cost = tuning.window_cost
     walks = 0
     window_steps = 0
     stack[0] = root
@@ -1354,28 +1469,35 @@ def _scan_subtree(root, nodes, scan_tree, sorted_rows, geometry, budget, scratch
         if left[node] == -1:
             continue
         depth_of_node = _path_to(node, left, parent, feature, cutoffs, path_feature, path_cutoff, path_left)
-        path = (path_feature, path_cutoff, path_left, depth_of_node, in_set)
+        path = _Path(path_feature, path_cutoff, path_left, depth_of_node, in_set)
         lo, hi, left_stop, right_start, right_stop, node_walks, node_steps = _scan_node(
-            feature[node], cutoffs[node], sorted_rows, path, feat_x0, feat_radius, kept, keep
+            feature[node], cutoffs[node], tables, path, feat_x0, feat_radius, kept, keep, tuning
         )
         walks += node_walks
         window_steps += node_steps
-        work = _WALK_COST * walks + _WINDOW_COST * window_steps
+        work = walk_cost * walks + window_cost * window_steps
         if work > budget:
             return False, work
         new_threshold[node], nearest[node], status[node] = _finish_node(
-            threshold[node], lo, hi, rule, feat_x0[feature[node]] >= 0, kept, left_stop, right_start, right_stop
+            threshold[node],
+            lo,
+            hi,
+            rule,
+            feat_x0[feature[node]] >= 0,
+            kept,
+            left_stop,
+            right_start,
+            right_stop,
+            tuning.max_pairs,
         )
         stack[depth] = right[node]
         stack[depth + 1] = left[node]
         depth += 2
-    return True, _WALK_COST * walks + _WINDOW_COST * window_steps
+    return True, walk_cost * walks + window_cost * window_steps
 
 
 @njit(cache=True, nogil=True)
-def correct_tree_sorted(
-    left, right, feature, threshold, in_set, order, by_feature, block_x0, feat_x0, feat_radius, rule, budget
-):
+def correct_tree_sorted(nodes, in_set, tables, data, budget, tuning):
     """Maximum-margin thresholds for one shallow tree without routing every row.
 
     Routing costs ``O(n_rows)`` per tree level. But a node's gap only involves the
@@ -1395,25 +1517,25 @@ def correct_tree_sorted(
 
     Parameters
     ----------
-    left, right, feature, threshold : ndarray of shape (n_nodes,)
-        As in :func:`correct_tree_from_leaves`.
+    nodes : TreeNodes
     in_set : ndarray of shape (n_samples,) or (0,), bool
         The tree's rows (empty: every row).
-    order : ndarray of shape (n_features, n_samples), int64
-        Each feature's rows in increasing order of value.
-    by_feature : ndarray of shape (n_features, n_samples, n_features + 1), float64
-        ``by_feature[f, q, :n_features]``: the features of row ``order[f, q]``; the
-        last column its ``x0`` when ``f`` is an H feature.
-    block_x0 : ndarray of shape (n_features, ceil(n_samples / _BLOCK)), float64
-        The smallest ``x0`` of each block of ``_BLOCK`` rows of each H feature's order
-        (see :func:`sort_rows`).
-    feat_x0, feat_radius, rule
-        As in :func:`correct_tree_from_leaves` (each row's ``x0`` comes from ``by_feature``).
+    tables : SortedTables
+        ``order`` (n_features, n_samples): each feature's rows in increasing order of
+        value; ``by_feature`` (n_features, n_samples, n_features + 1):
+        ``by_feature[f, q, :n_features]`` the features of row ``order[f, q]``, the last
+        column its ``x0`` when ``f`` is an H feature; ``block_x0`` (n_features,
+        ceil(n_samples / 2 ** tuning.block_shift)): the smallest ``x0`` of each block of
+        each H feature's order (see :func:`sort_rows`).
+    data : KleinData
+        ``feat_x0``, ``feat_radius`` and ``rule`` are read (each row's ``x0`` comes from
+        the tables).
     budget : float
         Largest work, in rows routed through one node (the unit of
         :func:`correct_tree`'s cost). A tree that needs more (a deep one, a node
         holding a tiny, clustered set of rows, or wide H windows from far points) is
         given up: ``ok`` is ``False`` and the caller routes it instead.
+    tuning : KernelTuning
 
     Returns
     -------
@@ -1423,14 +1545,15 @@ def correct_tree_sorted(
     work : float
         The work done, in the budget's unit.
     """
+    left, right, _, threshold = nodes
     n_nodes = left.shape[0]
-    n = order.shape[1]
-    out = (threshold.copy(), np.full(n_nodes, np.nan), np.full(n_nodes, -1, dtype=np.int8))
-    parent, cutoffs = _parents_and_cutoffs(left, right, threshold, rule)
+    n = tables.order.shape[1]
+    out = _Corrected(threshold.copy(), np.full(n_nodes, np.nan), np.full(n_nodes, -1, dtype=np.int8))
+    parent, cutoffs = _parents_and_cutoffs(left, right, threshold, data.rule)
     if in_set.shape[0] == 0:
         in_set = np.ones(n, dtype=np.bool_)
     # A node's candidates are among its rows: buffers of n rows never overflow.
-    scratch = (
+    scratch = _Scratch(
         np.empty((2, n)),
         np.empty(n, dtype=np.bool_),
         np.empty(n_nodes + 1, dtype=np.int64),
@@ -1438,14 +1561,5 @@ def correct_tree_sorted(
         np.empty(n_nodes),
         np.empty(n_nodes, dtype=np.bool_),
     )
-    ok, work = _scan_subtree(
-        0,
-        (left, right, feature, threshold),
-        (parent, cutoffs, in_set),
-        (order, by_feature, block_x0),
-        (feat_x0, feat_radius, rule),
-        budget,
-        scratch,
-        out,
-    )
-    return out[0], out[1], out[2], ok, work
+    ok, work = _scan_subtree(0, nodes, _ScanTree(parent, cutoffs, in_set), tables, data, budget, scratch, out, tuning)
+    return out.new_threshold, out.nearest, out.status, ok, work

@@ -6,10 +6,8 @@ level into arrays of several megabytes. A node's rows are close in feature space
 so numbering the rows along a space-filling curve (Z-order of the features'
 approximate ranks) puts a deep node's rows in a few cache lines and lets the
 hardware stream a large node's. The thresholds do not depend on the order (each
-node's extremes and candidate sets are order-free), only the speed: one tree's
-correction, same kernel, rows renumbered (ExtraTrees on H4 0.84x, H8 0.60x;
-RandomForest on H4 0.81x; LightGBM on H16 0.75x; H2, whose features fit in the
-second-level cache, 0.98x).
+node's extremes and candidate sets are order-free), only the speed; when it pays:
+:data:`curvedtrees.klein._tuning.RENUMBER_BYTES`.
 
 The curve needs no full sort per feature: each feature is cut at the quantiles of
 a strided sample into ``2 ** bits`` codes (``bits * n_features`` at most 63), the
@@ -23,16 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from . import _tuning
+
 __all__ = ["locality_order", "relabel_rows"]
 
-# Rows of the strided sample whose quantiles cut each feature into codes.
-_SAMPLE_ROWS = 4096
 # Features interleaved into the key: at most this many (the first ones), with at least
 # two bits each in a 63-bit key.
 _MAX_KEY_FEATURES = 31
-# Bits per feature are capped where the sample's quantiles stop resolving (2 ** 12 =
-# 4096 codes for a sample of 4096 rows).
-_MAX_BITS = 12
 
 
 @njit(cache=True, nogil=True)
@@ -72,14 +67,18 @@ def locality_order(F: np.ndarray, threads: int = 1) -> np.ndarray:
     """
     n, d = F.shape
     used = min(d, _MAX_KEY_FEATURES)
-    # A cell per few rows is as fine as locality gets: about log2(n) bits in all.
-    bits = max(1, min(_MAX_BITS, 63 // max(used, 1), -(-int(np.log2(max(n, 2))) // max(used, 1)) + 1))
-    sample = np.sort(F[:: max(1, n // _SAMPLE_ROWS), :used], axis=0)
+    sample_rows = max(2, int(_tuning.LOCALITY_SAMPLE_ROWS))
+    # Bits per feature are capped where the sample's quantiles stop resolving (2 ** 12
+    # codes for a sample of 4096 rows); a cell per few rows is as fine as locality
+    # gets: about log2(n) bits in all.
+    max_bits = int(np.log2(sample_rows))
+    bits = max(1, min(max_bits, 63 // max(used, 1), -(-int(np.log2(max(n, 2))) // max(used, 1)) + 1))
+    sample = np.sort(F[:: max(1, n // sample_rows), :used], axis=0)
     # Quantiles, not the value range: Klein coordinates of far points crowd near +-1.
     cuts = (np.arange(1, 2**bits) * len(sample)) >> bits
     edges = np.ascontiguousarray(sample[cuts].T, dtype=np.float64)
     F = np.ascontiguousarray(F, dtype=np.float64)
-    if threads > 1 and n >= 2 * _SAMPLE_ROWS:
+    if threads > 1 and n >= 2 * sample_rows:
         # The kernel releases the GIL: each thread takes a slice of the rows.
         bounds = np.linspace(0, n, threads + 1).astype(np.int64)
         with ThreadPoolExecutor(max_workers=threads) as pool:
