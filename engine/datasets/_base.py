@@ -76,6 +76,12 @@ class Dataset:
     extra : dict
         Anything else a loader wants to expose (graph edges, metrics, raw
         latitude/longitude...). Never needed to use the dataset.
+    globe : tuple of int, optional
+        Indices of the S2 components whose points are places on the Earth, as
+        :func:`curvedtrees.coords.latlon_to_sphere` makes them from latitude and
+        longitude (x toward 0 N 0 E, z toward the north pole). Pictures draw
+        these components as the globe, with coastlines and a world map. Empty
+        (the default) for every other dataset.
     """
 
     X: np.ndarray
@@ -90,6 +96,7 @@ class Dataset:
     feature_names: tuple[str, ...] | None = None
     target_names: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    globe: tuple[int, ...] = ()
 
     def __post_init__(self):
         signature = Signature.parse(self.signature)
@@ -123,6 +130,7 @@ class Dataset:
             object.__setattr__(self, "feature_names", names)
         if self.target_names is not None:
             object.__setattr__(self, "target_names", tuple(self.target_names))
+        object.__setattr__(self, "globe", _globe_components(self.globe, signature, self.name))
 
     @property
     def n_samples(self) -> int:
@@ -210,6 +218,25 @@ class Dataset:
             f"Dataset(name={self.name!r}, task={self.task!r}, signature='{self.signature}', "
             f"n_samples={self.n_samples})"
         )
+
+
+def _globe_components(globe, signature: Signature, name: str) -> tuple[int, ...]:
+    """``globe`` as a sorted tuple of component indices, each an S2 component of ``signature``."""
+    if isinstance(globe, (str, bytes)) or not hasattr(globe, "__iter__"):
+        raise ValueError(f"dataset {name!r}: globe must be a sequence of component indices, got {globe!r}")
+    out = []
+    for index in globe:
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise ValueError(f"dataset {name!r}: globe holds component indices, got {index!r}")
+        if not 0 <= index < len(signature.components):
+            raise ValueError(f"dataset {name!r}: globe names component {index}, but {signature} has "
+                             f"{len(signature.components)}")
+        comp = signature.components[int(index)]
+        if comp.kind != "S" or comp.dim != 2:
+            raise ValueError(f"dataset {name!r}: only an S2 component can be the globe, not {comp.name} "
+                             f"(component {int(index)})")
+        out.append(int(index))
+    return tuple(sorted(set(out)))
 
 
 def _as_seed(random_state):

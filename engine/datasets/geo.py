@@ -15,10 +15,11 @@ from ._base import (
     register,
 )
 
-__all__ = ["TEMPERATURE_ATTRIBUTION", "is_land", "load_city_temperatures", "load_landmasses"]
+__all__ = ["TEMPERATURE_ATTRIBUTION", "coastlines", "is_land", "load_city_temperatures", "load_landmasses"]
 
 # Package data, so an installed copy finds it wherever it lives.
 LAND_MASK_PATH = resources.files("curvedtrees.data") / "land_mask_0.05deg.npz"
+COASTLINES_PATH = resources.files("curvedtrees.data") / "coastlines.npz"
 
 # Exactly the attribution the data's licence asks for; shown wherever the data is.
 TEMPERATURE_ATTRIBUTION = "Temperature data (c) GeoRank.place, CC-BY-4.0, derived from CHELSA v2.1"
@@ -47,6 +48,33 @@ def _land_mask() -> tuple[np.ndarray, float]:
         land = np.unpackbits(data["land_bits"], count=shape[0] * shape[1]).astype(bool).reshape(shape)
     land.setflags(write=False)
     return land, resolution
+
+
+@functools.lru_cache(maxsize=1)
+def coastlines() -> tuple[np.ndarray, np.ndarray]:
+    """The world's coastlines as NaN-separated polylines (read once, then cached).
+
+    Traced from the shipped land mask by ``scripts/build_coastlines.py`` (marching
+    squares on a 0.25 degree grid, simplified to about 4,500 vertices), so they
+    match the Landmasses labels.
+
+    Returns
+    -------
+    lat, lon : ndarray of float32, shape (n,)
+        Degrees; NaN in both marks the end of one polyline. Longitudes run from
+        about -180 to a little past 180 (coasts crossing the date line are not
+        cut). Read-only.
+    """
+    if not COASTLINES_PATH.is_file():
+        raise FileNotFoundError(
+            f"the coastlines {COASTLINES_PATH} are missing; rebuild them with `python scripts/build_coastlines.py`"
+        )
+    with COASTLINES_PATH.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
+        lat = np.asarray(data["lat"], dtype=np.float32)
+        lon = np.asarray(data["lon"], dtype=np.float32)
+    for array in (lat, lon):
+        array.setflags(write=False)
+    return lat, lon
 
 
 def is_land(lat_deg, lon_deg) -> np.ndarray:
@@ -120,7 +148,7 @@ def load_landmasses(
     -------
     Dataset
         ``X`` of shape (n_samples, 3) on the unit sphere, ``y`` in {0, 1};
-        ``extra["lat"]``, ``extra["lon"]`` in degrees.
+        ``extra["lat"]``, ``extra["lon"]`` in degrees; ``globe`` is ``(0,)``.
     """
     n_grid = int(n_grid)
     n_samples = int(n_samples)
@@ -152,6 +180,7 @@ def load_landmasses(
         feature_names=("x", "y", "z"),
         target_names=("water", "land"),
         extra={"lat": lat, "lon": lon},
+        globe=(0,),
     )
 
 
@@ -189,7 +218,9 @@ def load_city_temperatures(n_cities: int = 270, random_state=None) -> Dataset:
     Dataset
         ``X`` of shape (12 n_cities, 5), ``y`` in degrees C, ``groups`` the city
         index; ``extra`` has the city names, countries, latitudes, longitudes and
-        month of every row.
+        month of every row, the month names of the S1 component's twelve steps
+        (``circle_steps``, keyed by component index) and ``target_unit``.
+        ``globe`` is ``(0,)``: the S2 component is the Earth.
 
     Raises
     ------
@@ -239,5 +270,9 @@ def load_city_temperatures(n_cities: int = 270, random_state=None) -> Dataset:
             "lon": lon,
             "month": month,
             "attribution": TEMPERATURE_ATTRIBUTION,
+            # For pictures: the month circle's twelve steps (angle 2 pi m / 12) and the target's unit.
+            "circle_steps": {1: tuple(m.capitalize() for m in months)},
+            "target_unit": "°C",
         },
+        globe=(0,),
     )
