@@ -8,6 +8,9 @@ releases the GIL). So the result is identical for every ``n_jobs``, and the same
 
 Forests validate the input and compute the split-plane values once, and every tree
 reads them: the data is never copied per tree.
+
+Ctrl-C during a fit raises KeyboardInterrupt within a fraction of a second, stops
+every tree's thread and leaves the forest unfitted (curvedtrees.trees._interrupt).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
+from ._builder import build_tree
 from ._classes import (
     _MAX_INT,
     ProbabilisticClassifierMixin,
@@ -29,6 +33,8 @@ from ._classes import (
     resolve_max_features,
     validate_points,
 )
+from ._interrupt import BuildCancelled, clear_fitted, new_cancel_flag, raise_flag_on_sigint
+from ._tree import Tree
 
 __all__ = ["ProductRandomForestClassifier", "ProductRandomForestRegressor"]
 
@@ -39,8 +45,14 @@ def _bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
     return np.bincount(draws, minlength=n_samples).astype(np.float64)
 
 
-def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, max_features, n_draws):
-    """Grow one tree of ``forest`` from its seed (bootstrap counts, then plane order)."""
+def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, max_features, n_draws, cancel):
+    """Grow one tree of ``forest`` from its seed (bootstrap counts, then plane order).
+
+    ``cancel`` is the forest's shared flag: a raised flag skips the tree or stops its
+    build (BuildCancelled).
+    """
+    if cancel[0] != 0:
+        raise BuildCancelled("the forest fit was cancelled")
     tree = forest._make_tree(seed)
     tree.n_features_in_ = template.n_features_in_
     tree.signature_ = template.signature_
@@ -52,7 +64,17 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
     if forest.bootstrap:
         weight = weight * _bootstrap_counts(seed, X.shape[0], n_draws)
     tree_seed = int(check_random_state(seed).randint(1, _MAX_INT))
-    tree.tree_ = tree._grow(X, V, y_code, y_value, weight, params, max_features, tree_seed)
+    samples = np.flatnonzero(weight > 0)
+    if samples.size == 0:
+        raise ValueError("every sample has zero weight: nothing to fit")
+    features = template.split_features_
+    n_outputs = template.n_classes_ if forest._is_classifier else 1
+    raw = build_tree(
+        X, V, features.kind, features.col_i, features.col_j, y_code, y_value, weight, samples, n_outputs,
+        forest._is_classifier, params["criterion"], params["max_depth"], params["min_samples_split"],
+        params["min_samples_leaf"], params["min_impurity_decrease"], max_features, tree_seed, cancel=cancel,
+    )
+    tree.tree_ = Tree.from_builder(features, raw, n_outputs, forest._is_classifier)
     return tree
 
 
@@ -141,7 +163,8 @@ class BaseProductForest(BaseEstimator):
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("max_samples applies to bootstrap samples only: set bootstrap=True or max_samples=None")
         # Everything is validated and derived on a template tree first: the forest itself
-        # changes only once every tree has grown, so a refused fit leaves it as it was.
+        # changes only once every tree has grown, so a refused or interrupted fit never
+        # leaves it half-updated.
         template = self._make_tree(None)
         X, y_code, y_value, weight = template._prepare_fit(X, y, sample_weight, check_input)
         n_samples = X.shape[0]
@@ -171,12 +194,24 @@ class BaseProductForest(BaseEstimator):
         seeds = random_state.randint(_MAX_INT, size=n_more)
 
         V = template.split_features_.values(X)
-        # Data travels as arguments, not in a closure, so that a distributed joblib
-        # backend (Dask) can ship the arrays to its workers once instead of per task.
-        trees = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_grow_tree)(self, template, int(seed), X, V, y_code, y_value, weight, params, max_features, n_draws)
-            for seed in seeds
-        )
+        cancel = new_cancel_flag()
+        try:
+            with raise_flag_on_sigint(cancel):
+                # Data travels as arguments, not in a closure, so that a distributed joblib
+                # backend (Dask) can ship the arrays to its workers once instead of per task.
+                trees = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                    delayed(_grow_tree)(
+                        self, template, int(seed), X, V, y_code, y_value, weight, params, max_features, n_draws,
+                        cancel,
+                    )
+                    for seed in seeds
+                )
+        except (KeyboardInterrupt, BuildCancelled) as exc:
+            cancel[0] = 1  # any tree still running stops at its next check
+            clear_fitted(self)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise KeyboardInterrupt("the forest fit was cancelled") from exc
 
         # Fitted attributes shared with every tree.
         self.n_features_in_ = template.n_features_in_
