@@ -201,7 +201,7 @@ def test_valid_documents_load_and_predict_in_the_worker(worker, documents):
                      id="num-class"),
         pytest.param(lambda m: m["learner"].update(extra={}), r"not understood, so refused: \['extra'\]",
                      id="unknown-key"),
-        pytest.param(lambda m: m["learner"]["gradient_booster"].update(name="gblinear"), r"must be 'gbtree'",
+        pytest.param(lambda m: m["learner"]["gradient_booster"].update(name="gblinear"), r"must be 'gbtree' or 'dart'",
                      id="booster"),
     ],
 )

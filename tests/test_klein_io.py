@@ -311,3 +311,46 @@ def test_engine_io_saves_wrappers_of_estimator_objects(data):
     assert isinstance(restored.estimator, RandomForestClassifier)
     assert restored.estimator.get_params()["max_depth"] == 4
     np.testing.assert_array_equal(restored.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    ("estimator", "task"),
+    [
+        pytest.param(xgboost.XGBRFClassifier(n_estimators=3, max_depth=3), "3-classes", id="xgb-rf"),
+        pytest.param(xgboost.XGBClassifier(n_estimators=3, booster="dart"), "binary", id="xgb-dart"),
+        pytest.param(xgboost.XGBClassifier(n_estimators=3, objective="multi:softmax"), "3-classes", id="xgb-softmax"),
+        *(
+            pytest.param(xgboost.XGBRegressor(n_estimators=3, objective=o), "regression", id=o)
+            for o in ("reg:gamma", "reg:squaredlogerror", "reg:absoluteerror", "reg:tweedie", "count:poisson")
+        ),
+        pytest.param(
+            lightgbm.LGBMClassifier(n_estimators=3, boosting_type="rf", bagging_fraction=0.5, bagging_freq=1,
+                                    verbose=-1), "3-classes", id="lgb-rf"),
+        pytest.param(lightgbm.LGBMClassifier(n_estimators=3, boosting_type="dart", verbose=-1), "3-classes",
+                     id="lgb-dart"),
+        pytest.param(lightgbm.LGBMClassifier(n_estimators=3, objective="multiclassova", verbose=-1), "3-classes",
+                     id="lgb-ova"),
+        pytest.param(lightgbm.LGBMClassifier(n_estimators=3, monotone_constraints=[1, 0, -1], verbose=-1), "binary",
+                     id="lgb-monotone"),
+        *(
+            pytest.param(lightgbm.LGBMRegressor(n_estimators=3, objective=o, verbose=-1), "regression", id=o)
+            for o in ("quantile", "huber", "gamma", "tweedie")
+        ),
+        pytest.param(lightgbm.LGBMRegressor(n_estimators=3, reg_sqrt=True, verbose=-1), "regression", id="sqrt"),
+    ],
+)
+def test_library_variants_pass_the_embedded_model_checks_bit_exact(data, fresh, estimator, task):
+    # The checks re-emit XGBoost's and LightGBM's models from checked values: every
+    # variant the wrapper can fit must come back unrefused and predict the same bits.
+    X, y, target = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # subsampling warnings of the correction
+        if task == "regression":
+            model = KleinTreeRegressor(estimator, signature=SIG).fit(X, np.abs(target) + 0.1)
+        else:
+            model = KleinTreeClassifier(estimator, signature=SIG).fit(X, y if task == "3-classes" else y == "a")
+    loaded = io.loads(io.dumps(model))
+    for Z in (X, fresh):
+        assert np.array_equal(loaded.predict(Z), model.predict(Z))
+        if task != "regression":
+            assert np.array_equal(loaded.predict_proba(Z), model.predict_proba(Z))

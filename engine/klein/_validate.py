@@ -13,8 +13,9 @@ forever. So every embedded model is checked here *before* its library sees it:
   (float32-finite where the library stores float32); counts non-negative integers;
 * sizes consistent: node counts, tree counts per iteration, ``num_leaves``,
   ``iteration_indptr``, ``tree_info``; classes and objective matching the wrapper;
-* categorical splits, linear trees, multi-target trees, DART boosters and any key the
-  checks do not know are refused with the reason, never passed through.
+* categorical splits, linear trees, multi-target trees, boosters other than gbtree and
+  DART, and any key the checks do not know are refused with the reason, never passed
+  through.
 
 The XGBoost and LightGBM checks then *re-emit* a canonical model built from the
 checked values only (:func:`canonical_xgboost`, :func:`canonical_lightgbm`); the
@@ -151,24 +152,27 @@ def _classes_plan(is_classifier: bool, n_classes: int | None, where: str) -> int
 
 
 # ---------------------------------------------------------------------- XGBoost
-_XGB_CLASSIFIER_OBJECTIVES = {
-    "binary:logistic": "reg_loss_param",
-    "binary:logitraw": "reg_loss_param",
-    "binary:hinge": None,
-    "multi:softprob": "softmax_multiclass_param",
-    "multi:softmax": "softmax_multiclass_param",
-}
-_XGB_REGRESSOR_OBJECTIVES = {
-    "reg:squarederror": "reg_loss_param",
-    "reg:squaredlogerror": "reg_loss_param",
-    "reg:logistic": "reg_loss_param",
-    "reg:pseudohubererror": "pseudo_huber_param",
-    "reg:absoluteerror": None,
-    "reg:quantileerror": "quantile_loss_param",
-    "reg:gamma": None,
-    "reg:tweedie": "tweedie_regression_param",
-    "count:poisson": "poisson_regression_param",
-}
+_XGB_CLASSIFIER_OBJECTIVES = ("binary:logistic", "binary:logitraw", "binary:hinge", "multi:softprob", "multi:softmax")
+_XGB_REGRESSOR_OBJECTIVES = (
+    "reg:squarederror",
+    "reg:squaredlogerror",
+    "reg:logistic",
+    "reg:pseudohubererror",
+    "reg:absoluteerror",
+    "reg:quantileerror",
+    "reg:gamma",
+    "reg:tweedie",
+    "count:poisson",
+)
+# The objectives' parameter groups (every value a number written as text).
+_XGB_OBJECTIVE_GROUPS = (
+    "reg_loss_param",
+    "softmax_multiclass_param",
+    "pseudo_huber_param",
+    "quantile_loss_param",
+    "tweedie_regression_param",
+    "poisson_regression_param",
+)
 _XGB_TREE_KEYS = (
     "base_weights",
     "categories",
@@ -267,29 +271,28 @@ def _xgb_tree(tree, index: int, n_features: int, where: str) -> dict:
 
 
 def _xgb_objective(objective, is_classifier: bool, groups: int, where: str) -> dict:
-    table = _XGB_CLASSIFIER_OBJECTIVES if is_classifier else _XGB_REGRESSOR_OBJECTIVES
-    if not isinstance(objective, dict) or objective.get("name") not in table:
+    names = _XGB_CLASSIFIER_OBJECTIVES if is_classifier else _XGB_REGRESSOR_OBJECTIVES
+    if not isinstance(objective, dict) or objective.get("name") not in names:
         kind = "classifier" if is_classifier else "regressor"
-        raise ValueError(f"{where}.name must be one of the {kind} objectives {sorted(table)}")
+        raise ValueError(f"{where}.name must be one of the {kind} objectives {list(names)}")
     name = objective["name"]
     if name.startswith("multi:") != (groups > 1):
         raise ValueError(f"{where}.name {name!r} does not fit a model with {groups} outputs per iteration")
-    group = table[name]
-    _check_keys(objective, ("name",) + ((group,) if group else ()), where)
+    _check_keys(objective, ("name",), where, optional=_XGB_OBJECTIVE_GROUPS)
     out = {"name": name}
-    if group:
+    for group in (g for g in _XGB_OBJECTIVE_GROUPS if g in objective):
         params = objective[group]
         if not isinstance(params, dict) or len(params) > 20:
             raise ValueError(f"{where}.{group} must be an object of a few parameters")
-        clean = {}
         for key, value in params.items():
             if not _XGB_PARAM_NAME.fullmatch(key):
                 raise ValueError(f"{where}.{group}: parameter name {key!r} not understood")
             _xgb_number_text(value, f"{where}.{group}.{key}")
-            clean[key] = value
-        if group == "softmax_multiclass_param" and clean.get("num_class") != str(groups):
+        if group == "softmax_multiclass_param" and params.get("num_class") != str(groups):
             raise ValueError(f"{where}.{group}.num_class must be {groups}")
-        out[group] = clean
+        out[group] = dict(params)
+    if name.startswith("multi:") and "softmax_multiclass_param" not in out:
+        raise ValueError(f"{where}.softmax_multiclass_param is missing")
     return out
 
 
@@ -351,11 +354,21 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
     objective = _xgb_objective(learner["objective"], is_classifier, groups, f"{w}.objective")
 
     booster = learner["gradient_booster"]
-    _check_keys(booster, ("model", "name"), f"{w}.gradient_booster")
-    if booster["name"] != "gbtree":
-        raise ValueError(f"{w}.gradient_booster.name must be 'gbtree' (other boosters are refused)")
-    body = booster["model"]
-    b = f"{w}.gradient_booster.model"
+    g = f"{w}.gradient_booster"
+    if not isinstance(booster, dict) or booster.get("name") not in ("gbtree", "dart"):
+        raise ValueError(f"{g}.name must be 'gbtree' or 'dart' (other boosters are refused)")
+    dart = booster["name"] == "dart"
+    if dart:  # DART wraps a gbtree booster and adds one weight per tree
+        _check_keys(booster, ("gbtree", "name", "weight_drop"), g)
+        inner = booster["gbtree"]
+        g = f"{g}.gbtree"
+        if not isinstance(inner, dict) or inner.get("name") != "gbtree":
+            raise ValueError(f"{g}.name must be 'gbtree'")
+    else:
+        inner = booster
+    _check_keys(inner, ("model", "name"), g)
+    body = inner["model"]
+    b = f"{g}.model"
     _check_keys(body, ("gbtree_model_param", "iteration_indptr", "tree_info", "trees"), b, optional=("cats",))
     trees_in = body["trees"]
     if not isinstance(trees_in, list) or not 1 <= len(trees_in) <= _MAX_TREES:
@@ -382,6 +395,8 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
     if cats is not None and (not isinstance(cats, dict) or len(cats) > 10 or any(v != [] for v in cats.values())):
         raise ValueError(f"{b}.cats must be empty: categorical features are refused")
     trees = [_xgb_tree(t, i, n_features, f"{b}.trees[{i}]") for i, t in enumerate(trees_in)]
+    if dart:
+        weight_drop = _float_list(booster["weight_drop"], f"{w}.gradient_booster.weight_drop", n_trees, float32=True)
 
     attributes = learner["attributes"]
     _check_keys(attributes, (), f"{w}.attributes", optional=("scikit_learn", "best_iteration", "best_score"))
@@ -402,18 +417,21 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
         _xgb_number_text(attributes["best_score"], f"{w}.attributes.best_score")
         clean_attributes["best_score"] = attributes["best_score"]
 
+    gbtree = {
+        "model": {
+            "gbtree_model_param": {"num_parallel_tree": str(parallel), "num_trees": str(n_trees)},
+            "iteration_indptr": indptr.tolist(),
+            "tree_info": info.tolist(),
+            "trees": trees,
+            **({"cats": {k: [] for k in cats}} if cats is not None else {}),
+        },
+        "name": "gbtree",
+    }
+    if dart:
+        gbtree = {"gbtree": gbtree, "name": "dart", "weight_drop": weight_drop.tolist()}
     out_learner = {
         "attributes": clean_attributes,
-        "gradient_booster": {
-            "model": {
-                "gbtree_model_param": {"num_parallel_tree": str(parallel), "num_trees": str(n_trees)},
-                "iteration_indptr": indptr.tolist(),
-                "tree_info": info.tolist(),
-                "trees": trees,
-                **({"cats": {k: [] for k in cats}} if cats is not None else {}),
-            },
-            "name": "gbtree",
-        },
+        "gradient_booster": gbtree,
         "learner_model_param": {key: params[key] for key in sorted(params)},
         "objective": objective,
     }
