@@ -233,21 +233,105 @@ def test_failed_run_is_one_line_and_keeps_its_finished_jobs(tmp_path, monkeypatc
     assert main(["--preset", "smoke", "--out", str(tmp_path), "--quiet", "--resume"]) == 0
 
 
-def test_unreachable_scheduler_is_one_line_and_exit_2(tmp_path, capsys):
-    pytest.importorskip("distributed")
+def _free_port():
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        return probe.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_one_line_and_exit_2(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    port = _free_port()
     started = time.perf_counter()
     code = main([*TINY, "--out", str(tmp_path), "--scheduler", f"tcp://127.0.0.1:{port}"])
     elapsed = time.perf_counter() - started
     assert code == 2
     line = _one_line(capsys.readouterr().err)
-    assert line.startswith(f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 5 s")
-    assert elapsed < 15  # distributed's own default waits 30 s
+    assert line == f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (Connection refused)"
+    assert elapsed < 3  # a refusal is final: no waiting (distributed alone retries for 30 s)
     assert list(tmp_path.iterdir()) == []  # no trial log for a run that never started
     assert main([*TINY, "--out", str(tmp_path), "--scheduler", "nonsense://x"]) == 2
     assert "is not a Dask scheduler address" in _one_line(capsys.readouterr().err)
+    _assert_no_default_client()
+
+
+def _assert_no_default_client():
+    """A failed connection leaves no broken default client behind for get_client()."""
+    import distributed
+
+    with pytest.raises(ValueError, match="No clients found"):
+        distributed.default_client()
+
+
+def test_silent_scheduler_times_out_after_connect_timeout(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    with socket.socket() as silent:  # accepts connections (backlog) but never says a word
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        started = time.perf_counter()
+        code = main([*TINY, "--out", str(tmp_path), "--scheduler", address, "--connect-timeout", "1"])
+        elapsed = time.perf_counter() - started
+    assert code == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line == f"error: cannot reach the Dask scheduler at {address}: no answer within 1 s"
+    assert elapsed < 10  # model checks and imports included; the default 30 s is far off
+    assert main([*TINY, "--out", str(tmp_path), "--scheduler", address, "--connect-timeout", "0"]) == 2
+    assert "--connect-timeout must be a positive" in _one_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hold", "expected"),
+    [
+        # A web server or proxy: bytes that are no Dask frame, then the connection closes.
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n" + b"\xff" * 64, 0.2, ""),
+        # A server that says a word and then nothing more: distributed alone would wait forever.
+        (b"\x00", 30.0, "no handshake within 2 s"),
+    ],
+    ids=["web-server", "silent-after-a-byte"],
+)
+def test_server_that_is_not_a_scheduler_is_one_line(tmp_path, capsys, answer, hold, expected):
+    pytest.importorskip("distributed")
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.1)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            threading.Thread(target=talk, args=(conn,), daemon=True).start()
+
+    def talk(conn):
+        with conn:
+            try:
+                conn.sendall(answer)
+                stop.wait(hold)
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    started = time.perf_counter()
+    try:
+        code = main([*TINY, "--out", str(tmp_path), "--scheduler", address, "--connect-timeout", "1"])
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    elapsed = time.perf_counter() - started
+    assert code == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith("error: ") and address in line and expected in line
+    assert elapsed < 12  # model checks and imports included
+    _assert_no_default_client()
 
 
 def test_other_failures_are_one_line(tmp_path, monkeypatch, capsys):

@@ -20,10 +20,13 @@ import contextlib
 import functools
 import json
 import math
+import socket
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
@@ -626,8 +629,33 @@ def _backend_context(backend, client, scheduler, connect_timeout=DEFAULT_CONNECT
 
 def _connect(client_class, scheduler, connect_timeout):
     """A client of the scheduler at ``scheduler``, or a ConnectionError saying why not, within the timeout."""
+    box = {}
+
+    def open_client():
+        try:
+            box["client"] = client_class(scheduler, timeout=connect_timeout)
+        except BaseException as exc:  # handed to the caller's thread below
+            box["error"] = exc
+
+    # distributed waits for the server's handshake without any timeout, so a server that
+    # accepts and then stays silent would hang the run: the client is opened in a daemon
+    # thread and given up on after the timeout (plus a second for the handshake itself).
+    # A client that still connects after that is left to the daemon thread.
+    previous = _default_client()
+    opener = threading.Thread(target=open_client, name="curvedtrees-dask-connect", daemon=True)
+    opener.start()
+    opener.join(connect_timeout + 1.0)
+    timed_out = opener.is_alive()  # read first: dropping the stale client ends the thread
+    if timed_out or "error" in box:
+        _drop_new_default(previous)
+    if timed_out:
+        raise ConnectionError(
+            f"cannot reach the Dask scheduler at {scheduler}: no handshake within {connect_timeout + 1.0:g} s "
+            "(is it a Dask scheduler?)"
+        )
     try:
-        return client_class(scheduler, timeout=connect_timeout)
+        if "error" in box:
+            raise box["error"]
     except ValueError as exc:  # distributed's parse errors: unknown scheme, bad port
         raise ConnectionError(f"{scheduler!r} is not a Dask scheduler address ({exc})") from None
     except OSError as exc:  # refused, unreachable, or no answer in time (TimeoutError is an OSError)
@@ -635,6 +663,81 @@ def _connect(client_class, scheduler, connect_timeout):
             f"cannot reach the Dask scheduler at {scheduler} within {connect_timeout:g} s "
             f"({exc.strerror or exc}); is it running and reachable from here?"
         ) from None
+    except Exception as exc:
+        # Something accepted the connection but does not speak Dask's protocol (a web
+        # server, a proxy): distributed then reads its bytes as a frame length and may
+        # fail anywhere, for example allocating exabytes.
+        raise ConnectionError(
+            f"something answers at {scheduler}, but not as a Dask scheduler ({type(exc).__name__}: {exc})"
+        ) from None
+    return box["client"]
+
+
+def _default_client():
+    """The process's default Dask client, or None."""
+    from distributed import default_client
+
+    try:
+        return default_client()
+    except ValueError:
+        return None
+
+
+def _drop_new_default(previous) -> None:
+    """Close the client a failed connection left behind as the process's default.
+
+    A client registers itself as the default before it connects; when connecting
+    fails, that broken default would answer later ``get_client()`` calls (with the
+    failed address's error).
+    """
+    stale = _default_client()
+    if stale is not None and stale is not previous:
+        with contextlib.suppress(Exception):  # it never connected: nothing to tell the user
+            stale.close(timeout=1)
+
+
+# distributed's default scheduler port, used when an address names none.
+_DEFAULT_SCHEDULER_PORT = 8786
+
+
+def _probe_scheduler(scheduler: str, connect_timeout: float) -> None:
+    """Fail at once when nothing can listen at a TCP scheduler address.
+
+    distributed retries a refused connection until its timeout runs out; a
+    refusal, an unknown host or no route is final at once, so a plain TCP
+    connection is tried first (before the models are built and distributed is
+    imported). On ``tcp://`` a Dask server speaks first (its handshake), so a
+    server silent for the whole timeout is refused here too. Addresses of other
+    transports (inproc, ucx, ws) are left to the client.
+    """
+    address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
+    parts = urlsplit(address)
+    if parts.scheme not in ("tcp", "tls"):
+        return
+    try:
+        host, port = parts.hostname, parts.port or _DEFAULT_SCHEDULER_PORT
+    except ValueError:
+        return  # a malformed port: distributed's own parser names the problem
+    if not host:
+        return
+    deadline = time.monotonic() + connect_timeout
+    try:
+        connection = socket.create_connection((host, port), timeout=connect_timeout)
+        with connection:
+            if parts.scheme != "tcp":
+                return  # TLS speaks only after the client's hello
+            # At least 50 ms for the first bytes even when connecting used up the timeout.
+            connection.settimeout(max(deadline - time.monotonic(), 0.05))
+            first = connection.recv(1)
+    except TimeoutError:
+        raise ConnectionError(
+            f"cannot reach the Dask scheduler at {scheduler}: no answer within {connect_timeout:g} s"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise ConnectionError(f"cannot reach the Dask scheduler at {scheduler} ({reason})") from None
+    if not first:
+        raise ConnectionError(f"the server at {scheduler} closed the connection without a word: not a Dask scheduler")
 
 
 def run_benchmark(
@@ -741,6 +844,10 @@ def run_benchmark(
     if on_error not in ("raise", "record"):
         raise ValueError(f"on_error must be 'raise' or 'record', got {on_error!r}")
     seeds = trial_seeds(random_state, int(n_trials))
+    if not connect_timeout > 0:
+        raise ValueError(f"connect_timeout must be a positive number of seconds, got {connect_timeout!r}")
+    if scheduler is not None and client is None:
+        _probe_scheduler(str(scheduler), float(connect_timeout))
 
     problems = check_models(datasets, models)
     if problems:
