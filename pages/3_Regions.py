@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui import state
 from ui.chrome import page_setup
-from ui.pictures import boundary_tree
+from ui.pictures import boundary_tree, default_layers
 from ui.widgets import picture_picker, show_picture
 
 page_setup("Decision regions")
@@ -16,13 +16,16 @@ if model is None:
     st.info("No model yet: the points are drawn on the bare manifold. Train one on the **Train** page.")
 
 picture = picture_picker(data, "regions")
+# Until the user chooses: no points over a large dataset, no single-tree boundaries over a forest.
+auto_points, auto_bounds = default_layers(data, model)
 col_a, col_b, col_c = st.columns(3)
 with col_a:
-    show_points = st.toggle("Show data points", value=bool(state.pref("points", True)), key="regions_points")
+    show_points = st.toggle("Show data points", value=bool(state.pref("points", auto_points)), key="regions_points")
     state.set_pref("points", show_points)
 tree = None
 with col_b:
-    show_bounds = st.toggle("Show split boundaries", value=bool(state.pref("bounds", True)), key="regions_bounds",
+    show_bounds = st.toggle("Show split boundaries", value=bool(state.pref("bounds", auto_bounds)),
+                            key="regions_bounds",
                             help="Each split of a single tree drawn as the geodesic it is, only where it acts.")
     state.set_pref("bounds", show_bounds)
 with col_c:

@@ -3,22 +3,36 @@
 Pure module (no Streamlit): composes :mod:`curvedtrees.viz` for a ``DataRecord`` and a
 ``ModelRecord``. The grid prediction (the expensive part) is separate
 (:func:`regions_for`) so the app can cache it by model id and view.
+
+World pictures: an S2 component that the dataset marks as the Earth
+(``Dataset.globe``: landmasses, city temperatures, latitude/longitude uploads) is
+drawn with coastlines and a graticule, in natural colours for land and water, and
+can also be shown on a flat world map and a turning orthographic globe. When the
+product has a circle beside the globe whose steps the data makes plain (the
+months of the temperatures), the picture is predicted at every step and plays
+through them in the browser (:func:`frame_steps`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from curvedtrees import viz
+from curvedtrees import coords, viz
 
-__all__ = ["MAX_POINTS", "Picture", "boundary_tree", "picture_figure", "reference_note", "regions_for",
-           "resolve_view", "view_choices"]
+__all__ = ["MAX_POINTS", "MAX_STEPS", "FrameSteps", "Picture", "PictureRegions", "boundary_tree", "default_layers",
+           "frame_steps", "globe_components", "is_world", "picture_figure", "reference_note", "regions_for",
+           "resolve_view", "view_choices", "world_coastlines"]
 
 # Points drawn per picture: enough to see the data, few enough to keep the page
-# light (3-D markers cost more in the browser).
-MAX_POINTS = {"flat": 3000, "3d": 1500}
+# light (3-D markers cost more in the browser; an orthographic globe sends them once per frame).
+MAX_POINTS = {"flat": 3000, "3d": 1500, "ortho": 1000}
 REFERENCE_MODES = ("origin", "mean", "point")
+# A circle beside the globe is animated when its data takes at most this many angles (steps).
+MAX_STEPS = 24
+# Above this many rows a picture opens without its points (they would hide the regions).
+MANY_POINTS = 5000
 
 
 @dataclass(frozen=True)
@@ -39,18 +53,134 @@ class Picture:
         return self.view.key, ref, int(self.resolution)
 
 
-def view_choices(signature) -> list[tuple[str, viz.View]]:
-    """(label, view) for every picture the signature offers."""
+class PictureRegions(NamedTuple):
+    """Predictions of one picture: the grid, its regions, and the frames of an animated one."""
+
+    grid: viz.ViewGrid
+    regions: viz.RegionGrid
+    frames: tuple = ()
+    frame_names: tuple = ()
+    active: int = 0
+
+
+@dataclass(frozen=True)
+class FrameSteps:
+    """The steps of a circle outside the picture at which a world picture is predicted and played.
+
+    Attributes
+    ----------
+    component : int
+        Index of the S1 component.
+    angles : tuple of float
+        Radians, one per frame.
+    names : tuple of str
+        Slider labels ("Jan", ...).
+    label : str
+        What the slider sets.
+    """
+
+    component: int
+    angles: tuple
+    names: tuple
+    label: str
+
+
+def globe_components(data) -> tuple[int, ...]:
+    """The S2 components of ``data`` that are the Earth (``Dataset.globe``; empty for older records)."""
+    return tuple(getattr(data.dataset, "globe", ()) or ())
+
+
+def is_world(data, view: viz.View) -> bool:
+    """Whether ``view`` draws a component of ``data`` that is the globe."""
+    return view.kind in viz.views.SPHERE_KINDS and view.components[0] in globe_components(data)
+
+
+def world_coastlines():
+    """The shipped coastlines ``(lat, lon)`` (NaN-separated degrees), read once."""
+    from curvedtrees.datasets.geo import coastlines
+
+    return coastlines()
+
+
+def view_choices(signature, globe=()) -> list[tuple[str, viz.View]]:
+    """(label, view) for every picture the signature offers (world maps for ``globe`` components)."""
     out = []
-    for view in viz.available_views(signature):
+    for view in viz.available_views(signature, globe=globe):
         title, _ = viz.describe_view(view, signature)
         out.append((title, view))
     return out
 
 
-def resolve_view(signature, key: str | None) -> viz.View:
+def frame_steps(data, view: viz.View) -> FrameSteps | None:
+    """The circle steps a world picture plays through, or None.
+
+    A globe (sphere or map) in a product with an S1 component is predicted at
+    each step of that circle when the dataset names the steps
+    (``extra["circle_steps"]``, such as the temperatures' months) or when its data
+    takes at most ``MAX_STEPS`` distinct angles. An orthographic globe is
+    animated by turning instead, so it gets none.
+    """
+    if view.kind not in ("sphere", "map") or not is_world(data, view):
+        return None
+    signature = data.signature
+    circles = [c for c in signature.components if c.kind == "S" and c.dim == 1 and c.index not in view.components]
+    if not circles:
+        return None
+    comp = circles[0]
+    extra = getattr(data.dataset, "extra", None) or {}
+    declared = (extra.get("circle_steps") or {}).get(comp.index)
+    if declared:
+        names = tuple(str(n) for n in declared)
+        angles = tuple(2.0 * np.pi * k / len(names) for k in range(len(names)))
+        label = "month" if len(names) == 12 else f"{comp.name} (component {comp.index + 1})"
+        return FrameSteps(comp.index, angles, names, label)
+    angles = np.unique(np.round(coords.circle_to_angle(data.X[:, comp.slice], curvature=comp.curvature), 9))
+    if not 2 <= len(angles) <= MAX_STEPS:
+        return None
+    names = tuple(f"{np.degrees(a):.0f}°" for a in angles)
+    if len(set(names)) != len(names):
+        names = tuple(f"{np.degrees(a):.2f}°" for a in angles)
+    return FrameSteps(comp.index, tuple(float(a) for a in angles), names,
+                      f"angle of {comp.name} (component {comp.index + 1})")
+
+
+def _step_references(data, reference: np.ndarray, steps: FrameSteps) -> tuple[list[np.ndarray], int]:
+    """The reference point at every step, and the step nearest to the reference itself (shown first)."""
+    comp = data.signature.components[steps.component]
+    held = float(coords.circle_to_angle(reference[comp.slice][None, :], curvature=comp.curvature)[0])
+    gaps = [abs((a - held + np.pi) % (2.0 * np.pi) - np.pi) for a in steps.angles]
+    refs = []
+    for angle in steps.angles:
+        ref = np.array(reference, dtype=np.float64)
+        ref[comp.slice] = coords.angle_to_circle(np.array([angle]), curvature=comp.curvature)[0]
+        refs.append(ref)
+    return refs, int(np.argmin(gaps))
+
+
+def default_layers(data, model, estimator=None) -> tuple[bool, bool]:
+    """(show points, show split boundaries) when the user has not chosen.
+
+    Points hide the regions of a large dataset (without a model they are all
+    there is to see); the boundaries drawn are those of one tree, which say
+    little about a forest's averaged regions.
+
+    Parameters
+    ----------
+    data : DataRecord
+    model : ModelRecord or None
+    estimator : fitted estimator, optional
+        What the picture predicts with, when not ``model.estimator`` (the
+        Inspector draws a single pruned tree of a forest).
+    """
+    estimator = estimator if estimator is not None else (model.estimator if model is not None else None)
+    if estimator is None:
+        return True, False
+    return len(data.X) <= MANY_POINTS, getattr(estimator, "estimators_", None) is None
+
+
+def resolve_view(signature, key: str | None, globe=()) -> viz.View:
     """The view named by ``key`` if it fits the signature, else the first one."""
-    views = viz.available_views(signature)
+    views = viz.available_views(signature, globe=globe)
     if key:
         try:
             return viz.View.from_key(key, signature)
@@ -59,11 +189,24 @@ def resolve_view(signature, key: str | None) -> viz.View:
     return views[0]
 
 
-def regions_for(estimator, data, picture: Picture):
-    """Grid and predictions of one picture: (ViewGrid, RegionGrid)."""
+def regions_for(estimator, data, picture: Picture) -> PictureRegions:
+    """Grid and predictions of one picture (at every step of :func:`frame_steps` when it has any).
+
+    Returns
+    -------
+    PictureRegions
+        ``(grid, regions)`` first, so it unpacks like a pair's first two items;
+        ``frames`` holds one RegionGrid per step, ``regions`` the one shown first.
+    """
     bounds = viz.data_bounds(picture.view, data.signature, data.X) or None
     grid = viz.view_grid(picture.view, data.signature, picture.resolution, bounds)
-    return grid, viz.predict_regions(estimator, grid, picture.reference(data))
+    reference = picture.reference(data)
+    steps = frame_steps(data, picture.view)
+    if steps is None:
+        return PictureRegions(grid, viz.predict_regions(estimator, grid, reference))
+    references, active = _step_references(data, reference, steps)
+    frames = tuple(viz.predict_frames(estimator, grid, references))
+    return PictureRegions(grid, frames[active], frames, steps.names, active)
 
 
 def boundary_tree(model, tree_index: int = 0):
@@ -87,6 +230,14 @@ def reference_note(data, picture: Picture) -> str | None:
     slice_e = any(signature.components[c].kind == "E" and signature.components[c].dim > 2 for c in shown)
     if not others and not slice_e:
         return None
+    steps = frame_steps(data, picture.view)
+    if steps is not None:
+        others = [c for c in others if c.index != steps.component]
+        played = (f"The picture plays through the {steps.label}s ({steps.names[0]} to {steps.names[-1]}) of "
+                  f"{signature.components[steps.component]} (component {steps.component + 1}): use the slider or "
+                  "Play below it.")
+        if not others and not slice_e:
+            return played
     names = ", ".join(f"{c} (component {c.index + 1})" for c in others) or "the other coordinates"
     if picture.ref_mode == "origin":
         where = "at their origin"
@@ -95,20 +246,27 @@ def reference_note(data, picture: Picture) -> str | None:
                  "direction for S, the mean for E)")
     else:
         where = f"at data row {picture.ref_row}"
-    return f"{names} held {where}; the regions are a slice of the product model."
+    held = f"{names} held {where}; the regions are a slice of the product model."
+    return f"{played} {held}" if steps is not None else held
 
 
-def _points(data, model, view, max_points: int) -> viz.PointLayer:
+def _points(data, model, view, max_points: int, steps: FrameSteps | None = None) -> viz.PointLayer:
     coords = viz.project_points(view, data.signature, data.X)
     is_test = np.zeros(len(data.X), dtype=bool)
     if model is not None and getattr(model, "source", "trained") == "trained" and len(model.test_idx):
         is_test[model.test_idx] = True
-    if data.task == "classification":
-        layer = viz.PointLayer(coords, class_index=data.class_index(), is_test=is_test, rows=np.arange(len(data.X)))
+    rows = np.arange(len(data.X))
+    if steps is not None:
+        # A picture that plays through a circle's steps marks where the data is, one grey point per
+        # place: each place has a row per step, and their colours belong to different frames.
+        comp = data.signature.components[view.components[0]]
+        _, first = np.unique(np.round(data.X[:, comp.slice], 9), axis=0, return_index=True)
+        layer = viz.PointLayer(coords, is_test=is_test, rows=rows).take(np.sort(first))
+    elif data.task == "classification":
+        layer = viz.PointLayer(coords, class_index=data.class_index(), is_test=is_test, rows=rows)
     else:
-        layer = viz.PointLayer(coords, values=np.asarray(data.y, dtype=np.float64), is_test=is_test,
-                               rows=np.arange(len(data.X)))
-    return layer.take(viz.subsample(len(data.X), max_points))
+        layer = viz.PointLayer(coords, values=np.asarray(data.y, dtype=np.float64), is_test=is_test, rows=rows)
+    return layer.take(viz.subsample(len(layer), max_points))
 
 
 def picture_figure(
@@ -133,11 +291,12 @@ def picture_figure(
     picture : Picture
     model : ModelRecord, optional
         Supplies the train/test split of the points.
-    grid_regions : (ViewGrid, RegionGrid), optional
+    grid_regions : PictureRegions or (ViewGrid, RegionGrid), optional
         From :func:`regions_for` (cached by the app); without them the bare
         manifold is drawn with the points.
     tree : fitted tree estimator, optional
         Whose split boundaries to draw (default: :func:`boundary_tree` of ``model``).
+        Not drawn on a picture that plays through frames (they hold for one frame).
     styles : dict of node -> style, optional
     boundary_nodes : iterable of int, optional
         Only these nodes' boundaries.
@@ -150,16 +309,21 @@ def picture_figure(
     """
     view = picture.view
     signature = data.signature
+    frames, frame_names, active = (), (), 0
     if grid_regions is not None:
-        grid, regions = grid_regions
+        grid, regions = grid_regions[0], grid_regions[1]
+        frames = tuple(getattr(grid_regions, "frames", ()) or ())
+        frame_names, active = tuple(getattr(grid_regions, "frame_names", ())), int(getattr(grid_regions, "active", 0))
     else:
         bounds = viz.data_bounds(view, signature, data.X) or None
         grid = viz.view_grid(view, signature, min(picture.resolution, 60), bounds)
         regions = None
-    three_d = view.kind in ("sphere", "torus")
-    points = _points(data, model, view, MAX_POINTS["3d" if three_d else "flat"]) if show_points else None
+    world = is_world(data, view)
+    steps = frame_steps(data, view) if frames else None
+    size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
+    points = _points(data, model, view, MAX_POINTS[size], steps) if show_points else None
     curves = []
-    if show_boundaries:
+    if show_boundaries and not frames:
         tree = tree if tree is not None else boundary_tree(model)
         if tree is not None:
             curves = viz.boundary_curves(tree, signature, view, picture.reference(data), grid, nodes=boundary_nodes)
@@ -171,9 +335,25 @@ def picture_figure(
     if data.task == "regression":
         y = np.asarray(data.y, dtype=np.float64)
         value_range = (float(np.min(y)), float(np.max(y)))
-        if regions is not None:
-            finite = regions.values[np.isfinite(regions.values)]
+        for shown in frames or ((regions,) if regions is not None else ()):
+            finite = shown.values[np.isfinite(shown.values)]
             if finite.size:
                 value_range = (min(value_range[0], float(finite.min())), max(value_range[1], float(finite.max())))
+    extra = getattr(data.dataset, "extra", None) or {}
+    unit = extra.get("target_unit")
+    world_kwargs = {}
+    if world:
+        world_kwargs = {
+            "coastlines": world_coastlines(),
+            "colors": viz.world_class_colors(data.class_names),
+            # Targets of both signs on the globe (temperatures) get a scale that is white at zero.
+            "diverging": value_range is not None and value_range[0] < 0 < value_range[1],
+        }
+    if view.kind in ("sphere", "ortho"):
+        world_kwargs["facing"] = viz.facing_direction(view, signature, data.X)
+    if frames:
+        world_kwargs |= {"frames": list(frames), "frame_names": list(frame_names), "active_frame": active,
+                         "frame_label": steps.label if steps is not None else "frame"}
     return viz.region_figure(grid, regions, points, curves, styles=styles, marked=marked,
-                             class_names=data.class_names, value_range=value_range, title=title, height=height)
+                             class_names=data.class_names, value_range=value_range, title=title, height=height,
+                             value_title=f"predicted {unit}" if unit else None, **world_kwargs)

@@ -9,7 +9,7 @@ from curvedtrees import viz
 
 from ui import cache, state
 from ui.errors import friendly
-from ui.pictures import Picture, picture_figure, reference_note
+from ui.pictures import Picture, default_layers, frame_steps, globe_components, picture_figure, reference_note
 
 __all__ = ["PLOTLY_CONFIG", "picture_picker", "show_picture"]
 
@@ -53,7 +53,7 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
                    default_resolution: int = 150) -> Picture:
     """Widgets choosing the picture; choices are kept in the session and mirrored to the URL."""
     signature = data.signature
-    views = viz.available_views(signature)
+    views = viz.available_views(signature, globe=globe_components(data))
     titles = [viz.describe_view(v, signature)[0] for v in views]
     saved = state.pref("view")
     index = 0
@@ -108,8 +108,17 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
 
 
 def show_picture(data, picture: Picture, model=None, *, estimator=None, model_key: str | None = None,
-                 chart_key: str = "regions", caption: bool = True, **figure_kwargs):
-    """Predict (cached) and draw one picture; notes about the slice and reference point below it."""
+                 chart_key: str = "regions", caption: bool = True, show_points: bool | None = None,
+                 show_boundaries: bool | None = None, **figure_kwargs):
+    """Predict (cached) and draw one picture; notes about the slice and reference point below it.
+
+    ``show_points`` and ``show_boundaries`` default to :func:`ui.pictures.default_layers`
+    (no points over a large dataset, no single-tree boundaries over a forest).
+    """
+    auto_points, auto_bounds = default_layers(data, model, estimator)
+    auto_bounds = auto_bounds or figure_kwargs.get("tree") is not None  # a tree passed in is meant to be drawn
+    figure_kwargs["show_points"] = auto_points if show_points is None else bool(show_points)
+    figure_kwargs["show_boundaries"] = auto_bounds if show_boundaries is None else bool(show_boundaries)
     title, note = viz.describe_view(picture.view, data.signature)
     grid_regions = None
     started = time.perf_counter()
@@ -133,6 +142,8 @@ def show_picture(data, picture: Picture, model=None, *, estimator=None, model_ke
             notes.append("The points alone; the Regions page draws the current model's regions.")
         elif data.task == "classification" and est is not None:
             notes.append("Colour: predicted class; pale means the model is less sure (lower winning probability).")
+        if est is not None and frame_steps(data, picture.view) is not None and figure_kwargs["show_boundaries"]:
+            notes.append("Split boundaries are not drawn on a picture that plays through steps (each holds for one).")
         notes.append(f"Computed in {time.perf_counter() - started:.2f} s.")
         st.caption(" ".join(notes))
     return fig

@@ -7,6 +7,8 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
 * :mod:`curvedtrees.viz.regions`: a model's predictions over a picture (one call);
 * :mod:`curvedtrees.viz.boundaries`: split boundaries of one tree as exact geodesics;
 * :mod:`curvedtrees.viz.figures`: Plotly figures of all of that;
+* :mod:`curvedtrees.viz.world`: graticules, coastlines and projections of world pictures
+  (S2 components that are the Earth);
 * :mod:`curvedtrees.viz.treeview`: the tree diagram, the first-k-splits replay and
   node details.
 """
@@ -18,8 +20,8 @@ require("plotly", "curvedtrees.viz (Plotly figures)")
 
 from .boundaries import BoundaryCurve, boundary_curves, goes_left, reaches_node, split_plane
 from .figures import PointLayer, confusion_figure, region_figure, subsample
-from .palette import class_colors
-from .regions import RegionGrid, compute_regions, predict_regions
+from .palette import class_colors, world_class_colors
+from .regions import RegionGrid, compute_regions, predict_frames, predict_regions
 from .treeview import (
     PrunedTree,
     decision_path_nodes,
@@ -36,11 +38,16 @@ from .views import (
     available_views,
     data_bounds,
     describe_view,
+    facing_direction,
+    ortho_project,
+    ortho_unproject,
     product_rows,
     project_points,
     reference_point,
+    unit_to_latlon,
     view_grid,
 )
+from .world import graticule, latlon_xyz
 
 __all__ = [
     "BoundaryCurve",
@@ -58,9 +65,15 @@ __all__ = [
     "decision_path_nodes",
     "describe_view",
     "explain_path",
+    "facing_direction",
     "first_splits",
     "goes_left",
+    "graticule",
+    "latlon_xyz",
     "node_details",
+    "ortho_project",
+    "ortho_unproject",
+    "predict_frames",
     "predict_regions",
     "product_rows",
     "project_points",
@@ -72,5 +85,7 @@ __all__ = [
     "subsample",
     "tree_figure",
     "tree_layout",
+    "unit_to_latlon",
     "view_grid",
+    "world_class_colors",
 ]

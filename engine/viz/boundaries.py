@@ -8,7 +8,8 @@ ambient origin. Its trace on each picture is exact and closed-form:
 * Poincare disk: an arc of the circle ``|p - c|^2 = |c|^2 - R^2`` with
   ``c = -R s / a0`` (orthogonal to the rim), or a diameter when ``a0 = 0``;
 * Klein disk: the chord ``s . k = -a0 R``;
-* sphere: the great circle orthogonal to the normal;
+* sphere: the great circle orthogonal to the normal (on a world map and an
+  orthographic globe: its latitudes and longitudes);
 * circle and torus: the two antipodal angles with ``a0 cos t + a1 sin t = 0``;
 * plane and line: a straight line, or a point.
 
@@ -25,7 +26,16 @@ import numpy as np
 
 from .. import coords
 from ..manifolds.signature import Signature
-from .views import RIM_MARGIN, View, ViewGrid, _check_view, _component_columns, torus_xyz
+from .views import (
+    RIM_MARGIN,
+    SPHERE_KINDS,
+    View,
+    ViewGrid,
+    _check_view,
+    _component_columns,
+    torus_xyz,
+    unit_to_latlon,
+)
 
 __all__ = ["BoundaryCurve", "boundary_curves", "goes_left", "node_parents", "reaches_node", "split_plane"]
 
@@ -249,12 +259,16 @@ def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndar
         values[:, view.axes[0]] = h2[:, 1]
         values[:, view.axes[1]] = h2[:, 2]
         return {"x": pts[:, 0], "y": pts[:, 1]}, values
-    if view.kind == "sphere":
+    if view.kind in SPHERE_KINDS:
         unit = _great_circle(a[list(view.axes)], n)
         if unit is None:
             return None
         values = np.zeros((n, comp.ambient_dim))
         values[:, list(view.axes)] = unit * comp.radius
+        if view.kind != "sphere":
+            # Flat pictures of the globe: latitude and longitude (the figure breaks lines at the date line).
+            lat, lon = unit_to_latlon(unit)
+            return ({"x": lon, "y": lat} if view.kind == "map" else {"lat": lat, "lon": lon}), values
         lifted = unit * 1.006  # drawn just above the surface so it is not hidden by it
         return {"x": lifted[:, 0], "y": lifted[:, 1], "z": lifted[:, 2]}, values
     if view.kind == "circle":

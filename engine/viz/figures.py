@@ -9,7 +9,16 @@ Pure builders: they take arrays (from :mod:`curvedtrees.viz.views`,
 * sphere, torus: a ``Mesh3d`` with one colour per cell (``intensitymode="cell"``:
   class regions stay crisp instead of blending across a cell), float32 vertices,
   uint16 faces, uint8 colour codes;
-* circle: a ring of ``Barpolar`` sectors.
+* circle: a ring of ``Barpolar`` sectors;
+* map: a ``Heatmap`` over longitude and latitude (equirectangular);
+* ortho: a ``Heatmap`` of the orthographic disk, resampled from the map grid,
+  with animation frames that turn the globe around its polar axis.
+
+World pictures (an S2 component that is the Earth) add a graticule and the
+coastlines (passed in as latitude/longitude arrays, drawn slightly above a 3-D
+globe), and open facing the data. Pictures predicted at several reference
+points (a globe at each month) carry them as Plotly animation frames with a
+slider and a play button, played in the browser without a server round-trip.
 
 Boundaries are line traces on top, so they stay sharp at any zoom; highlighted
 ones get a dark underlay so they read on every class colour.
@@ -26,7 +35,8 @@ import plotly.graph_objects as go
 from .boundaries import BoundaryCurve
 from .palette import class_colors, confidence_levels, encode_classes, region_colorscale
 from .regions import RegionGrid
-from .views import ViewGrid
+from .views import ViewGrid, ortho_project
+from .world import DEFAULT_FACING, break_at_date_line, graticule, latlon_xyz, ortho_image, ortho_lines
 
 __all__ = ["PointLayer", "confusion_figure", "region_figure", "subsample"]
 
@@ -37,8 +47,21 @@ BOUNDARY_STYLES = {
     "newest": ("#FFE100", 4.5, 8.5),
 }
 _REGRESSION_SCALE = "Viridis"
+# Targets with a natural zero (temperatures in degrees C) get a diverging scale centred on it.
+_DIVERGING_SCALE = "RdBu_r"
 _BLANK = "#E9ECEF"  # the manifold without a model: light grey
-_HEIGHT = {"disk": 560, "plane": 560, "sphere": 600, "torus": 560, "circle": 520, "line": 260}
+_HEIGHT = {"disk": 560, "plane": 560, "sphere": 600, "map": 520, "ortho": 600, "torus": 560, "circle": 520,
+           "line": 260}
+# Animated regression pictures send one byte per cell and frame: values are rounded to this
+# many steps of the colour range (finer than the eye tells apart on a continuous scale).
+_VALUE_STEPS = 250
+# Lines on a 3-D globe sit just above its surface so that the mesh does not hide them, below
+# the split boundaries (1.006) and the points (1.015).
+_COAST_LIFT, _GRID_LIFT = 1.004, 1.002
+_COAST_STYLE = {"color": "#1F2A30", "width": 1.4}
+_GRATICULE_STYLE = {"color": "rgba(90, 90, 90, 0.35)", "width": 1}
+# The orthographic globe turns in this many steps per revolution (one frame each).
+ORTHO_TURNS = 12
 
 
 @dataclass
@@ -93,24 +116,63 @@ def _codes(regions: RegionGrid) -> np.ndarray:
     return encode_classes(regions.class_index.ravel(), levels).reshape(regions.class_index.shape)
 
 
-def _color_args(regions: RegionGrid, value_range) -> dict:
+@dataclass
+class _Coloring:
+    """How cells and points are coloured: class colours, or a value scale and its range."""
+
+    colors: list[str] | None = None
+    scale: str = _REGRESSION_SCALE
+    value_range: tuple | None = None
+    value_title: str = "prediction"
+    quantized: bool = False  # regression values sent as uint8 steps of value_range
+
+
+def _color_args(regions: RegionGrid, coloring: _Coloring) -> dict:
     if regions.task == "classification":
-        scale, cmin, cmax = region_colorscale(len(regions.classes))
+        scale, cmin, cmax = region_colorscale(len(regions.classes), coloring.colors)
         return {"colorscale": scale, "cmin": cmin, "cmax": cmax, "showscale": False}
+    lo, hi = _finite_range(regions, coloring.value_range)
+    colorbar = {"title": {"text": coloring.value_title}, "thickness": 14, "len": 0.7}
+    if coloring.quantized:
+        ticks = _nice_ticks(lo, hi)
+        colorbar |= {"tickvals": [float(_quantize(t, lo, hi)) for t in ticks], "ticktext": [f"{t:g}" for t in ticks]}
+        return {"colorscale": coloring.scale, "cmin": 0.0, "cmax": float(_VALUE_STEPS), "showscale": True,
+                "colorbar": colorbar}
+    return {"colorscale": coloring.scale, "cmin": float(lo), "cmax": float(hi), "showscale": True,
+            "colorbar": colorbar}
+
+
+def _finite_range(regions: RegionGrid, value_range) -> tuple[float, float]:
     lo, hi = value_range if value_range else (np.nanmin(regions.values), np.nanmax(regions.values))
     if not np.isfinite(lo) or not np.isfinite(hi) or hi <= lo:
         lo, hi = (float(lo) - 0.5, float(lo) + 0.5) if np.isfinite(lo) else (0.0, 1.0)
-    return {"colorscale": _REGRESSION_SCALE, "cmin": float(lo), "cmax": float(hi), "showscale": True,
-            "colorbar": {"title": {"text": "prediction"}, "thickness": 14, "len": 0.7}}
+    return float(lo), float(hi)
 
 
-def _cell_values(regions: RegionGrid) -> np.ndarray:
+def _quantize(values, lo: float, hi: float) -> np.ndarray:
+    """Values as uint8 steps 0.._VALUE_STEPS of [lo, hi] (NaN -> 0; NaN cells are never on a globe)."""
+    scaled = (np.nan_to_num(np.asarray(values, dtype=np.float64), nan=lo) - lo) / (hi - lo) * _VALUE_STEPS
+    return np.clip(np.rint(scaled), 0, _VALUE_STEPS).astype(np.uint8)
+
+
+def _nice_ticks(lo: float, hi: float) -> list[float]:
+    """About six round numbers inside [lo, hi] for a colour bar."""
+    raw = (hi - lo) / 6.0
+    magnitude = 10.0 ** np.floor(np.log10(raw))
+    step = magnitude * min((1, 2, 5, 10), key=lambda m: abs(m * magnitude - raw))
+    return [float(t) for t in np.arange(np.ceil(lo / step) * step, hi + 1e-9 * step, step)]
+
+
+def _cell_values(regions: RegionGrid, coloring: _Coloring) -> np.ndarray:
     if regions.task == "classification":
         return _codes(regions)
+    if coloring.quantized:
+        return _quantize(regions.values, *_finite_range(regions, coloring.value_range))
     return regions.values.astype(np.float32)
 
 
-def _point_style(points: PointLayer, colors: list[str] | None, value_range, test: bool) -> dict:
+def _point_style(points: PointLayer, colors: list[str] | None, value_range, test: bool,
+                 scale: str = _REGRESSION_SCALE) -> dict:
     marker = {"size": 7 if not test else 8, "symbol": "diamond" if test else "circle",
               "line": {"color": "#1A1A1A" if test else "#FFFFFF", "width": 1.2 if test else 0.9}}
     if points.class_index is not None and colors is not None:
@@ -119,7 +181,7 @@ def _point_style(points: PointLayer, colors: list[str] | None, value_range, test
         marker["color"] = palette[np.where((idx >= 0) & (idx < len(colors)), idx, len(colors))].tolist()
     elif points.values is not None:
         lo, hi = value_range if value_range else (np.nanmin(points.values), np.nanmax(points.values))
-        marker.update(color=np.asarray(points.values, dtype=np.float32), colorscale=_REGRESSION_SCALE,
+        marker.update(color=np.asarray(points.values, dtype=np.float32), colorscale=scale,
                       cmin=float(lo), cmax=float(hi), showscale=False)
     else:
         marker["color"] = "#4C4C4C"
@@ -167,24 +229,36 @@ def _legend_entries(fig: go.Figure, class_names, colors, has_test: bool, kind: s
                                         "line": {"color": "#1A1A1A", "width": 1}}))
 
 
-def _boundary_traces(fig, curves, styles, three_d: bool, polar: bool = False):
-    """Add curves grouped by style (one trace per style, NaN-separated) so the figure stays small."""
+def _grouped_boundaries(curves, styles) -> list[tuple[str, dict, str]]:
+    """(style, NaN-joined coordinates, node list text) per boundary style, plain splits first."""
     styles = styles or {}
     grouped: dict[str, list[BoundaryCurve]] = {}
     for curve in curves:
         grouped.setdefault(styles.get(curve.node, "split"), []).append(curve)
+    out = []
     # Draw plain splits first and highlights on top.
     for style in sorted(grouped, key=lambda s: list(BOUNDARY_STYLES).index(s)):
-        color, width, under = BOUNDARY_STYLES[style]
         keys = list(grouped[style][0].coords)
         joined = {k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan)
                                      for c in grouped[style]]) for k in keys}
-        nodes = ", ".join(str(c.node) for c in grouped[style][:20])
-        name = {"split": "split boundary", "path": "splits on the path", "newest": "newest split"}[style]
-        for layer_width, layer_color in ((under, "#111111"), (width, color)):
-            if not layer_width:
-                continue
-            line = {"color": layer_color, "width": layer_width}
+        out.append((style, joined, ", ".join(str(c.node) for c in grouped[style][:20])))
+    return out
+
+
+def _boundary_layers(style: str):
+    """(line dict, is_top_layer) of the layers of one boundary style: dark underlay first."""
+    color, width, under = BOUNDARY_STYLES[style]
+    return [({"color": c, "width": w}, top) for w, c, top in ((under, "#111111", False), (width, color, True)) if w]
+
+
+_BOUNDARY_NAMES = {"split": "split boundary", "path": "splits on the path", "newest": "newest split"}
+
+
+def _boundary_traces(fig, curves, styles, three_d: bool, polar: bool = False):
+    """Add curves grouped by style (one trace per style, NaN-separated) so the figure stays small."""
+    for style, joined, nodes in _grouped_boundaries(curves, styles):
+        name = _BOUNDARY_NAMES[style]
+        for line, _ in _boundary_layers(style):
             common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
             if polar:
                 fig.add_trace(go.Scatterpolar(r=joined["r"], theta=joined["theta"], **common))
@@ -235,6 +309,16 @@ def region_figure(
     value_range: tuple | None = None,
     title: str | None = None,
     height: int | None = None,
+    *,
+    colors: list[str] | None = None,
+    coastlines: tuple | None = None,
+    frames: list[RegionGrid] | None = None,
+    frame_names: list[str] | None = None,
+    active_frame: int = 0,
+    frame_label: str = "frame",
+    value_title: str | None = None,
+    diverging: bool = False,
+    facing: np.ndarray | None = None,
 ) -> go.Figure:
     """Decision regions (or the bare manifold), points and boundaries of one view.
 
@@ -257,6 +341,30 @@ def region_figure(
     title : str, optional
     height : int, optional
         Pixels; a per-kind default otherwise.
+    colors : list of str, optional
+        One hex colour per class (default :func:`~curvedtrees.viz.palette.class_colors`;
+        world pictures of land and water pass natural colours).
+    coastlines : (ndarray, ndarray), optional
+        NaN-separated latitudes and longitudes in degrees, each of shape (n,): the
+        picture is the globe, drawn with coastlines and a graticule (sphere, map, ortho).
+    frames : list of RegionGrid, optional
+        Predictions over ``grid`` at several reference points (for example one per
+        month): the figure gets one animation frame each, a slider and a play button.
+        ``regions`` defaults to ``frames[active_frame]``. An ortho view, which is
+        animated by turning, shows ``frames[active_frame]`` only.
+    frame_names : list of str, optional
+        Slider labels of the frames (default 1, 2, ...); must be distinct.
+    active_frame : int
+        The frame shown first.
+    frame_label : str
+        What the slider sets ("month").
+    value_title : str, optional
+        Colour-bar title of a regression (default "prediction"), such as "°C".
+    diverging : bool
+        Regression colours on a diverging scale centred on zero (blue below, red above).
+    facing : ndarray of shape (3,), optional
+        Unit direction the camera of a sphere (and the centre of an ortho view)
+        looks at; a globe without one faces 20 N 20 E.
 
     Returns
     -------
@@ -264,6 +372,13 @@ def region_figure(
     """
     kind = grid.view.kind
     height = height or _HEIGHT[kind]
+    frames = list(frames) if frames else []
+    if frames:
+        active_frame = int(np.clip(active_frame, 0, len(frames) - 1))
+        regions = regions if regions is not None else frames[active_frame]
+        frame_names = [str(n) for n in frame_names] if frame_names else [str(k + 1) for k in range(len(frames))]
+        if len(frame_names) != len(frames) or len(set(frame_names)) != len(frames):
+            raise ValueError(f"{len(frames)} frames need as many distinct names, got {frame_names!r}")
     classification = regions is not None and regions.task == "classification"
     if classification and class_names is None:
         class_names = [str(c) for c in regions.classes]
@@ -271,22 +386,37 @@ def region_figure(
     if points is not None and points.class_index is not None and class_names is None:
         n_classes = int(np.max(points.class_index)) + 1 if len(points) else 0
         class_names = [str(k) for k in range(n_classes)]
-    colors = class_colors(n_classes) if n_classes else None
+    if colors is not None and len(colors) != n_classes:
+        raise ValueError(f"{len(colors)} colours for {n_classes} classes")
+    colors = (list(colors) if colors is not None else class_colors(n_classes)) if n_classes else None
     if regions is not None and regions.task == "regression" and value_range is None:
-        pieces = [regions.values[np.isfinite(regions.values)]]
+        pieces = [r.values[np.isfinite(r.values)] for r in (frames or [regions])]
         if points is not None and points.values is not None:
             pieces.append(np.asarray(points.values, dtype=np.float64))
         both = np.concatenate([np.ravel(p) for p in pieces])
         value_range = (float(both.min()), float(both.max())) if both.size else (0.0, 1.0)
+    if diverging and value_range is not None:
+        # Centre the scale on zero: equal reach both ways, so white means 0.
+        reach = max(abs(float(value_range[0])), abs(float(value_range[1]))) or 1.0
+        value_range = (-reach, reach)
+    coloring = _Coloring(colors, _DIVERGING_SCALE if diverging else _REGRESSION_SCALE, value_range,
+                         value_title or "prediction", quantized=bool(frames) or kind == "ortho")
+    if kind == "ortho":
+        return _ortho_figure(grid, regions, points, boundaries, styles, marked, class_names, coloring, title,
+                             height, coastlines, facing)
 
     fig = go.Figure()
     three_d = kind in ("sphere", "torus")
     if kind in ("disk", "plane", "line"):
-        _add_flat(fig, grid, regions, value_range)
+        _add_flat(fig, grid, regions, coloring)
+    elif kind == "map":
+        _add_map(fig, grid, regions, coloring)
     elif three_d:
-        _add_mesh(fig, grid, regions, value_range)
+        _add_mesh(fig, grid, regions, coloring)
     else:
-        _add_ring(fig, grid, regions, value_range)
+        _add_ring(fig, grid, regions, coloring)
+    if coastlines is not None and kind in ("sphere", "map"):
+        _add_world_lines(fig, kind, coastlines)
 
     if boundaries:
         if kind == "circle":
@@ -295,18 +425,25 @@ def region_figure(
         elif kind == "line":
             curves = [BoundaryCurve(c.node, _vertical_segments(c.coords["x"])) for c in boundaries]
             _boundary_traces(fig, curves, styles, False)
+        elif kind == "map":
+            curves = [BoundaryCurve(c.node, dict(zip("xy", break_at_date_line(c.coords["x"], c.coords["y"]))))
+                      for c in boundaries]
+            _boundary_traces(fig, curves, styles, False)
         else:
             _boundary_traces(fig, boundaries, styles, three_d)
 
     parts = _split_points(points)
     for part, test in parts:
-        _add_points(fig, kind, part, _point_style(part, colors, value_range, test), _hover(part, class_names, test),
-                    test)
+        _add_points(fig, kind, part, _point_style(part, colors, value_range, test, coloring.scale),
+                    _hover(part, class_names, test), test)
     if marked:
         _add_marked(fig, kind, marked)
     _legend_entries(fig, class_names if classification or points is not None else None, colors,
                     any(test for _, test in parts), kind, bool(parts))
-    _finish_layout(fig, grid, height, title)
+    _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None)
+    if frames and regions is not None:
+        _add_month_frames(fig, grid, frames, coloring)
+        _add_animation(fig, frame_names, active_frame, frame_label, duration=700)
     return fig
 
 
@@ -327,7 +464,7 @@ def _vertical_segments(x: np.ndarray) -> dict:
     return {"x": np.array(xs[:-1]), "y": np.array(ys[:-1])}
 
 
-def _add_flat(fig, grid: ViewGrid, regions, value_range):
+def _add_flat(fig, grid: ViewGrid, regions, coloring: _Coloring):
     kind = grid.view.kind
     x = np.asarray(grid.coords["x"], dtype=np.float32)
     if kind == "line":
@@ -335,8 +472,8 @@ def _add_flat(fig, grid: ViewGrid, regions, value_range):
     else:
         y = np.asarray(grid.coords["y"], dtype=np.float32)
     if regions is not None:
-        z = _cell_values(regions)
-        color = _color_args(regions, value_range)
+        z = _cell_values(regions, coloring)
+        color = _color_args(regions, coloring)
         if kind == "line":
             z = z.reshape(1, -1)
             fig.add_trace(go.Heatmap(x=x, y=[0.0, 1.0], z=np.vstack([z, z]), zsmooth=False, hoverinfo="skip",
@@ -359,6 +496,33 @@ def _add_flat(fig, grid: ViewGrid, regions, value_range):
                                  showlegend=False))
 
 
+def _add_map(fig, grid: ViewGrid, regions, coloring: _Coloring):
+    """Regions of a world map: one heatmap cell per grid cell, longitude across, latitude up."""
+    lon = np.asarray(grid.coords["lon"], dtype=np.float32)
+    lat = np.asarray(grid.coords["lat"], dtype=np.float32)
+    if regions is None:
+        z, color = np.zeros((len(lat), len(lon)), dtype=np.uint8), {"colorscale": [[0, _BLANK], [1, _BLANK]],
+                                                                   "cmin": 0, "cmax": 1, "showscale": False}
+    else:
+        z, color = _cell_values(regions, coloring), _color_args(regions, coloring)
+    fig.add_trace(go.Heatmap(x=lon, y=lat, z=z, zsmooth=False, hoverinfo="skip", name="regions",
+                             **_heatmap_color(color)))
+
+
+def _add_world_lines(fig, kind: str, coastlines):
+    """Graticule (every 30 degrees) and coastlines on a 3-D globe or a flat map."""
+    coast_lat, coast_lon = (np.asarray(a, dtype=np.float64) for a in coastlines)
+    grid_lat, grid_lon = graticule(30.0)
+    for (lat, lon), line, name, lift in (((grid_lat, grid_lon), _GRATICULE_STYLE, "graticule", _GRID_LIFT),
+                                         ((coast_lat, coast_lon), _COAST_STYLE, "coastlines", _COAST_LIFT)):
+        common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
+        if kind == "sphere":
+            fig.add_trace(go.Scatter3d(**latlon_xyz(lat, lon, lift), **common))
+        else:
+            x, y = break_at_date_line(lon, lat)
+            fig.add_trace(go.Scatter(x=x.astype(np.float32), y=y.astype(np.float32), **common))
+
+
 def _heatmap_color(color: dict) -> dict:
     out = {"colorscale": color["colorscale"], "zmin": color["cmin"], "zmax": color["cmax"],
            "showscale": color["showscale"]}
@@ -367,7 +531,15 @@ def _heatmap_color(color: dict) -> dict:
     return out
 
 
-def _add_mesh(fig, grid: ViewGrid, regions, value_range):
+def _mesh_intensity(regions: RegionGrid, coloring: _Coloring) -> np.ndarray:
+    cell = _cell_values(regions, coloring).ravel()
+    cell = np.concatenate([cell, cell])  # two triangles per cell, in _mesh_faces order
+    if regions.task == "classification":
+        cell = np.nan_to_num(cell, nan=0.0).astype(np.uint8)
+    return cell
+
+
+def _add_mesh(fig, grid: ViewGrid, regions, coloring: _Coloring):
     rows, cols = grid.shape
     vx, vy, vz = (np.asarray(grid.coords[k], dtype=np.float32).ravel() for k in ("vx", "vy", "vz"))
     i, j, k = _mesh_faces(rows, cols)
@@ -377,40 +549,76 @@ def _add_mesh(fig, grid: ViewGrid, regions, value_range):
     if regions is None:
         fig.add_trace(go.Mesh3d(**common, color=_BLANK))
         return
-    cell = _cell_values(regions).ravel()
-    cell = np.concatenate([cell, cell])  # two triangles per cell, in _mesh_faces order
-    color = _color_args(regions, value_range)
+    fig.add_trace(go.Mesh3d(**common, intensity=_mesh_intensity(regions, coloring), intensitymode="cell",
+                            **_color_args(regions, coloring)))
+
+
+def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _Coloring):
+    """One animation frame per prediction, each restyling the regions trace (trace 0) only."""
+    kind = grid.view.kind
+    out = []
+    for regions in frames:
+        if kind in ("sphere", "torus"):
+            data = go.Mesh3d(intensity=_mesh_intensity(regions, coloring))
+        elif kind == "circle":
+            data = go.Barpolar(marker={"color": _ring_colors(regions, coloring)})
+        else:
+            z = _cell_values(regions, coloring)
+            data = go.Heatmap(z=np.vstack([z.reshape(1, -1)] * 2) if kind == "line" else z)
+        out.append(data)
+    fig.frames = [go.Frame(data=[d], traces=[0]) for d in out]
+
+
+def _add_animation(fig, names: list[str], active: int, label: str, duration: int):
+    """Name the figure's frames, and add a slider over them and play / pause buttons."""
+    frames = list(fig.frames)
+    fig.frames = [go.Frame(data=f.data, traces=f.traces, name=name) for f, name in zip(frames, names)]
+    # redraw: WebGL and heatmap traces only change when redrawn; no transition (nothing to tween).
+    still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
+    play = {"frame": {"duration": duration, "redraw": True}, "fromcurrent": True, "mode": "immediate",
+            "transition": {"duration": 0}}
+    fig.update_layout(
+        updatemenus=[{"type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
+                      "xanchor": "left", "yanchor": "top", "pad": {"t": 36, "r": 8},
+                      "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
+                                  {"label": "❚❚ Pause", "method": "animate",
+                                   "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                                                     "transition": {"duration": 0}}]}]}],
+        sliders=[{"active": int(active), "x": 0.22, "len": 0.78, "y": 0.0, "yanchor": "top", "pad": {"t": 20},
+                  "currentvalue": {"prefix": f"{label}: ", "font": {"size": 14}},
+                  "steps": [{"label": name, "method": "animate", "args": [[name], still]} for name in names]}],
+    )
+    fig.update_layout(margin={"b": max(int(fig.layout.margin.b or 0), 110)})
+
+
+def _ring_colors(regions: RegionGrid, coloring: _Coloring) -> list[str]:
     if regions.task == "classification":
-        cell = np.nan_to_num(cell, nan=0.0).astype(np.uint8)
-    fig.add_trace(go.Mesh3d(**common, intensity=cell, intensitymode="cell", **color))
+        scale = region_colorscale(len(regions.classes), coloring.colors)[0]
+        return [scale[2 * int(c)][1] if np.isfinite(c) else _BLANK for c in _codes(regions).ravel()]
+    values = regions.values.ravel()
+    lo, hi = _finite_range(regions, coloring.value_range)
+    scale = pc.get_colorscale(coloring.scale)
+    span = (hi - lo) or 1.0
+    return [pc.sample_colorscale(scale, float(np.clip((v - lo) / span, 0, 1)))[0] for v in values]
 
 
-def _add_ring(fig, grid: ViewGrid, regions, value_range):
+def _add_ring(fig, grid: ViewGrid, regions, coloring: _Coloring):
     theta = np.asarray(grid.coords["theta"], dtype=np.float64)
     width = 360.0 / len(theta)
-    if regions is None:
-        colors = [_BLANK] * len(theta)
-    elif regions.task == "classification":
-        scale = region_colorscale(len(regions.classes))[0]
-        codes = _codes(regions).ravel()
-        colors = [scale[2 * int(c)][1] if np.isfinite(c) else _BLANK for c in codes]
-    else:
-        values = regions.values.ravel()
-        lo, hi = value_range if value_range else (np.nanmin(values), np.nanmax(values))
-        scale = pc.get_colorscale(_REGRESSION_SCALE)
-        span = (hi - lo) or 1.0
-        colors = [pc.sample_colorscale(scale, float(np.clip((v - lo) / span, 0, 1)))[0] for v in values]
+    colors = [_BLANK] * len(theta) if regions is None else _ring_colors(regions, coloring)
     fig.add_trace(go.Barpolar(r=np.full(len(theta), 0.45, dtype=np.float32), base=0.55,
                               theta=theta.astype(np.float32), width=width,
                               # An outline in the fill colour hides the hairline seams between sectors.
                               marker={"color": colors, "line": {"color": colors, "width": 0.6}},
                               hoverinfo="skip", showlegend=False, name="regions"))
     if regions is not None and regions.task == "regression":
+        lo, hi = _finite_range(regions, coloring.value_range)
         # Barpolar has no colour bar of its own: an invisible marker trace carries it.
         fig.add_trace(go.Scatterpolar(r=[None], theta=[None], mode="markers", showlegend=False, hoverinfo="skip",
-                                      marker={"colorscale": _REGRESSION_SCALE, "cmin": float(lo), "cmax": float(hi),
-                                              "color": [float(lo)], "showscale": True,
-                                              "colorbar": {"title": {"text": "prediction"}, "thickness": 14}}))
+                                      marker={"colorscale": coloring.scale, "cmin": lo, "cmax": hi,
+                                              "color": [lo], "showscale": True,
+                                              "colorbar": {"title": {"text": coloring.value_title},
+                                                           "thickness": 14}}))
 
 
 def _add_points(fig, kind: str, part: PointLayer, marker: dict, hover: list[str], test: bool):
@@ -433,7 +641,10 @@ def _add_points(fig, kind: str, part: PointLayer, marker: dict, hover: list[str]
         jitter = 0.1 + 0.8 * ((np.asarray(rows) * 0.6180339887) % 1.0)
         fig.add_trace(go.Scatter(x=np.asarray(c["x"], np.float32), y=jitter.astype(np.float32), **common))
     else:
-        fig.add_trace(go.Scatter(x=np.asarray(c["x"], np.float32), y=np.asarray(c["y"], np.float32), **common))
+        if kind == "map":
+            marker = dict(marker, size=5 if not test else 6)
+        fig.add_trace(go.Scatter(x=np.asarray(c["x"], np.float32), y=np.asarray(c["y"], np.float32),
+                                 **(common | {"marker": marker})))
 
 
 def _add_marked(fig, kind: str, marked: dict):
@@ -451,7 +662,15 @@ def _add_marked(fig, kind: str, marked: dict):
         fig.add_trace(go.Scatter(x=[float(marked["x"])], y=[float(marked["y"])], **common))
 
 
-def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None):
+def _facing_latlon(facing) -> tuple[float, float]:
+    """(latitude, longitude) in degrees of a facing direction (DEFAULT_FACING without one)."""
+    if facing is None:
+        return DEFAULT_FACING
+    f = np.asarray(facing, dtype=np.float64)
+    return float(np.degrees(np.arcsin(np.clip(f[2], -1, 1)))), float(np.degrees(np.arctan2(f[1], f[0])))
+
+
+def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=None, globe: bool = False):
     kind = grid.view.kind
     if kind == "disk":
         R = float(grid.bounds[1]) if grid.bounds else 1.0
@@ -461,6 +680,11 @@ def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None):
         _layout_2d(fig, grid.bounds, True, height, title, hide_axes=False)
         fig.update_xaxes(title={"text": f"x{grid.view.axes[0]}"}, showline=True, mirror=True, linecolor="#888")
         fig.update_yaxes(title={"text": f"x{grid.view.axes[1]}"}, showline=True, mirror=True, linecolor="#888")
+    elif kind == "map":
+        _layout_2d(fig, (-180.0, 180.0, -90.0, 90.0), True, height, title, hide_axes=False)
+        degrees = {"showline": True, "mirror": True, "linecolor": "#888", "ticks": "outside", "ticksuffix": "°"}
+        fig.update_xaxes(title={"text": "longitude"}, tickvals=list(range(-180, 181, 60)), **degrees)
+        fig.update_yaxes(title={"text": "latitude"}, tickvals=list(range(-90, 91, 30)), **degrees)
     elif kind == "line":
         lo, hi = grid.bounds
         _layout_2d(fig, (lo, hi, -0.05, 1.05), False, height, title, hide_axes=False)
@@ -477,13 +701,126 @@ def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None):
         )
     else:
         hidden = {"visible": False, "showbackground": False}
-        eye = {"x": 1.1, "y": 1.1, "z": 0.75} if kind == "sphere" else {"x": 0.0, "y": -1.55, "z": 1.1}
+        if kind == "sphere" and (facing is not None or globe):
+            # Open facing the data (a globe without a mean direction: Africa and Europe), from a
+            # little above its equator so that the poles do not fill the view.
+            lat, lon = _facing_latlon(facing)
+            lat = float(np.clip(lat, -35.0, 35.0))
+            # Far enough that the globe fits a narrow column (the home page at 1024 px) without clipping.
+            eye = {k: 2.0 * float(v[0]) for k, v in latlon_xyz([lat], [lon]).items()}
+        elif kind == "sphere":
+            eye = {"x": 1.1, "y": 1.1, "z": 0.75}
+        else:
+            eye = {"x": 0.0, "y": -1.55, "z": 1.1}
         fig.update_layout(
             scene={"xaxis": hidden, "yaxis": hidden, "zaxis": hidden, "aspectmode": "data",
                    "camera": {"eye": eye}, "dragmode": "turntable"},
             height=height, margin={"l": 0, "r": 0, "t": 40 if title else 0, "b": 0}, title=title,
             legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
         )
+        if globe:
+            # A legend across the top leaves the globe the column's whole width.
+            fig.update_layout(legend={"orientation": "h", "x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom"})
+
+
+# ------------------------------------------------------------ orthographic globe
+def _ortho_figure(grid: ViewGrid, regions, points, boundaries, styles, marked, class_names, coloring: _Coloring,
+                  title, height, coastlines, facing) -> go.Figure:
+    """The orthographic globe, with one animation frame per step of a turn around the polar axis.
+
+    Every frame restyles the same traces (regions image, graticule, coastlines,
+    boundaries, points, marked point) with their projection for its centre
+    longitude; the legend entries do not move.
+    """
+    centre_lat, centre_lon = _facing_latlon(facing)
+    # Round numbers on the slider; a tilt toward a pole beyond 35 degrees would hide the other half.
+    centre_lat, centre_lon = float(np.clip(centre_lat, -35.0, 35.0)), 10.0 * round(centre_lon / 10.0)
+    n_lat = grid.shape[0]
+    size = int(np.clip(1.2 * n_lat, 80, 180))
+    axis = ((np.arange(size) + 0.5) / size * 2.0 - 1.0).astype(np.float32)
+    if regions is None:
+        cells = np.zeros(grid.shape, dtype=np.uint8)
+        color = {"colorscale": [[0, _BLANK], [1, _BLANK]], "cmin": 0, "cmax": 1, "showscale": False}
+    else:
+        cells = _cell_values(regions, coloring)
+        cells = np.nan_to_num(cells, nan=0.0).astype(np.uint8)
+        color = _color_args(regions, coloring)
+    lines = [("graticule", _GRATICULE_STYLE, graticule(30.0))]
+    if coastlines is not None:
+        lines.append(("coastlines", _COAST_STYLE, tuple(np.asarray(a, dtype=np.float64) for a in coastlines)))
+    bounds = _grouped_boundaries(boundaries, styles) if boundaries else []
+    parts = _split_points(points)
+
+    def layers(lon0: float) -> list:
+        """Trace data for one centre longitude, in the figure's trace order."""
+        out = [go.Heatmap(z=ortho_image(cells, centre_lat, lon0, size, 0))]
+        for _, _, (lat, lon) in lines:
+            x, y = ortho_lines(lat, lon, centre_lat, lon0)
+            out.append(go.Scatter(x=x, y=y))
+        for style, joined, _ in bounds:
+            x, y = ortho_lines(joined["lat"], joined["lon"], centre_lat, lon0)
+            out += [go.Scatter(x=x, y=y) for _ in _boundary_layers(style)]
+        for part, _ in parts:
+            x, y = _ortho_points(part.coords, centre_lat, lon0)
+            out.append(go.Scatter(x=x, y=y))
+        if marked:
+            x, y = _ortho_points(marked, centre_lat, lon0)
+            out.append(go.Scatter(x=x, y=y))
+        return out
+
+    first = layers(centre_lon)
+    fig = go.Figure()
+    fig.add_trace(go.Heatmap(x=axis, y=axis, z=first[0].z, zsmooth=False, hoverinfo="skip", name="regions",
+                             **_heatmap_color(color)))
+    at = 1
+    for name, style, _ in lines:
+        fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="lines", line=style, hoverinfo="skip",
+                                 showlegend=False, name=name))
+        at += 1
+    for style, _, nodes in bounds:
+        name = _BOUNDARY_NAMES[style]
+        for line, top in _boundary_layers(style):
+            fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="lines", line=line, name=name,
+                                     showlegend=top, legendgroup=style, hoverinfo="name" if top else "skip",
+                                     hovertext=f"nodes {nodes}" if top else None))
+            at += 1
+    for part, test in parts:
+        marker = _point_style(part, coloring.colors, coloring.value_range, test, coloring.scale)
+        marker["size"] = 5 if not test else 6
+        fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="markers", marker=marker,
+                                 hovertext=_hover(part, class_names, test), hoverinfo="text", showlegend=False,
+                                 name="test points" if test else "training points"))
+        at += 1
+    if marked:
+        fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="markers", name="explained point",
+                                 marker={"symbol": "star", "size": 20, "color": "#FFE100",
+                                         "line": {"color": "#111111", "width": 1.5}}, hoverinfo="name"))
+    n_moving = len(fig.data)
+    classification = regions is not None and regions.task == "classification"
+    _legend_entries(fig, class_names if classification or points is not None else None, coloring.colors,
+                    any(test for _, test in parts), "ortho", bool(parts))
+    # Everything outside the disk is covered in white (the resampled image is square), and the rim drawn.
+    t = np.linspace(0.0, 2.0 * np.pi, 145)
+    ring = " ".join(f"L {np.cos(a):.4f} {np.sin(a):.4f}" for a in t[1:])
+    mask = f"M -1.2 -1.2 L 1.2 -1.2 L 1.2 1.2 L -1.2 1.2 Z M 1 0 {ring} Z"
+    fig.add_shape(type="path", path=mask, fillcolor="#FFFFFF", line={"width": 0}, layer="above",
+                  fillrule="evenodd")
+    fig.add_shape(type="circle", x0=-1, y0=-1, x1=1, y1=1, line={"color": "#222222", "width": 1.5}, layer="above")
+    _layout_2d(fig, (-1.04, 1.04, -1.04, 1.04), True, height, title, hide_axes=True)
+
+    turns = [(centre_lon + k * 360.0 / ORTHO_TURNS + 180.0) % 360.0 - 180.0 for k in range(ORTHO_TURNS)]
+    names = [f"{abs(lon):.0f}°{'E' if lon >= 0 else 'W'}" for lon in turns]
+    fig.frames = [go.Frame(data=layers(lon), traces=list(range(n_moving))) for lon in turns]
+    _add_animation(fig, names, 0, "centre longitude", duration=350)
+    return fig
+
+
+def _ortho_points(coords: dict, centre_lat: float, centre_lon: float) -> tuple[np.ndarray, np.ndarray]:
+    """Projected points, NaN on the far side (hidden), float32."""
+    lat = np.atleast_1d(np.asarray(coords["lat"], dtype=np.float64))
+    lon = np.atleast_1d(np.asarray(coords["lon"], dtype=np.float64))
+    x, y, visible = ortho_project(lat, lon, centre_lat, centre_lon)
+    return np.where(visible, x, np.nan).astype(np.float32), np.where(visible, y, np.nan).astype(np.float32)
 
 
 def confusion_figure(matrix: np.ndarray, class_names: list[str], title: str | None = None) -> go.Figure:

@@ -20,6 +20,7 @@ __all__ = [
     "encode_classes",
     "region_colorscale",
     "rgba",
+    "world_class_colors",
 ]
 
 # Four shades per class: enough to read "sure" against "unsure" at a glance,
@@ -45,6 +46,31 @@ def class_colors(n_classes: int) -> list[str]:
     else:
         base = pc.qualitative.Dark24
     return [_to_hex(base[k % len(base)]) for k in range(int(n_classes))]
+
+
+# Natural colours of land and water on world pictures (class labels "land" and "water"):
+# an olive green that reads as vegetation and stays distinct from the ocean blue when paled.
+LAND_COLOR = "#6E9A3C"
+WATER_COLOR = "#2F72B8"
+
+
+def world_class_colors(class_names) -> list[str] | None:
+    """Natural colours for land/water labels (land green, water blue), None for any other classes.
+
+    Parameters
+    ----------
+    class_names : sequence of str or None
+
+    Returns
+    -------
+    list of str (one hex colour per class) or None
+    """
+    if class_names is None:
+        return None
+    names = [str(n).strip().lower() for n in class_names]
+    if sorted(names) != ["land", "water"]:
+        return None
+    return [LAND_COLOR if n == "land" else WATER_COLOR for n in names]
 
 
 def _to_hex(color: str) -> str:
@@ -112,8 +138,14 @@ def encode_classes(class_index: np.ndarray, levels: np.ndarray | None = None) ->
     return np.where(class_index < 0, np.float32(np.nan), code).astype(np.float32)
 
 
-def region_colorscale(n_classes: int) -> tuple[list[list], float, float]:
+def region_colorscale(n_classes: int, colors: list[str] | None = None) -> tuple[list[list], float, float]:
     """Stepped colour scale for :func:`encode_classes` codes.
+
+    Parameters
+    ----------
+    n_classes : int
+    colors : list of str, optional
+        One hex colour per class (default :func:`class_colors`).
 
     Returns
     -------
@@ -122,7 +154,7 @@ def region_colorscale(n_classes: int) -> tuple[list[list], float, float]:
     cmin, cmax : float
         Colour-axis limits that put every integer code in the middle of its band.
     """
-    colors = class_colors(n_classes)
+    colors = list(colors) if colors is not None else class_colors(n_classes)
     n_bins = max(int(n_classes), 1) * N_LEVELS
     scale = []
     for code in range(n_bins):

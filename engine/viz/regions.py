@@ -9,7 +9,7 @@ from sklearn.base import is_classifier
 
 from .views import View, ViewGrid, product_rows, view_grid
 
-__all__ = ["RegionGrid", "compute_regions", "predict_regions"]
+__all__ = ["RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
 
 
 @dataclass
@@ -77,6 +77,25 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray) -> RegionGrid:
     if len(rows):
         values[grid.mask] = np.asarray(model.predict(rows), dtype=np.float64).ravel()
     return RegionGrid(grid, "regression", None, None, values.reshape(shape), np.array([]))
+
+
+def predict_frames(model, grid: ViewGrid, references) -> list[RegionGrid]:
+    """Predictions of one picture at several reference points (the frames of an animation).
+
+    For example a globe drawn at each month of an S2 x S1 product: the S1
+    component held at one angle per frame.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    grid : ViewGrid
+    references : sequence of ndarray of shape (ambient_dim,)
+
+    Returns
+    -------
+    list of RegionGrid, one per reference, in order
+    """
+    return [predict_regions(model, grid, np.asarray(ref, dtype=np.float64)) for ref in references]
 
 
 def compute_regions(

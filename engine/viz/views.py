@@ -4,6 +4,10 @@ A *view* says which part of a product manifold a picture shows:
 
 * ``disk``   an H component (dim >= 2) on the Poincare or the Klein disk;
 * ``sphere`` an S component (dim >= 2) as a 3-D sphere;
+* ``map``    an S component (dim >= 2) as a flat equirectangular world map
+  (longitude across, latitude up; offered for components that are the globe);
+* ``ortho``  the same on an orthographic projection, the hemisphere seen from
+  far away, which the figure turns around the polar axis;
 * ``circle`` an S1 component as a ring;
 * ``torus``  two S1 components as a 3-D torus;
 * ``plane``  an E component (dim >= 2) as a flat rectangle;
@@ -34,19 +38,26 @@ from .. import coords
 from ..manifolds.signature import Signature
 
 __all__ = [
+    "SPHERE_KINDS",
     "VIEW_KINDS",
     "View",
     "ViewGrid",
     "available_views",
     "data_bounds",
     "describe_view",
+    "facing_direction",
+    "ortho_project",
+    "ortho_unproject",
     "product_rows",
     "project_points",
     "reference_point",
+    "unit_to_latlon",
     "view_grid",
 ]
 
-VIEW_KINDS = ("disk", "sphere", "circle", "torus", "plane", "line")
+VIEW_KINDS = ("disk", "sphere", "map", "ortho", "circle", "torus", "plane", "line")
+# Views that show an S component by latitude and longitude of its three chosen axes.
+SPHERE_KINDS = ("sphere", "map", "ortho")
 
 # Grid cells and curve samples stay this far (relative to R) inside the rim of a
 # Poincare or Klein disk: at the rim the hyperboloid coordinates are infinite.
@@ -64,13 +75,14 @@ class View:
 
     Parameters
     ----------
-    kind : {"disk", "sphere", "circle", "torus", "plane", "line"}
+    kind : {"disk", "sphere", "map", "ortho", "circle", "torus", "plane", "line"}
     components : tuple of int
         Index of the component shown (two indices for a torus).
     axes : tuple of int
         Ambient coordinates of the component used by the picture, counted from 0
         inside the component: two spatial axes (>= 1) for a disk; three ambient
-        axes for a sphere; two (plane) or one (line) axes for E; ``()`` otherwise.
+        axes for a sphere, map or ortho (latitude from the third, longitude from
+        the first two); two (plane) or one (line) axes for E; ``()`` otherwise.
     model : {"poincare", "klein"}
         Disk model of an H component (ignored by other kinds).
     """
@@ -128,8 +140,9 @@ class ViewGrid:
         Their values at every cell on the manifold (row-major cell order).
     coords : dict of str to ndarray
         Picture coordinates: ``x``, ``y`` axes (1-D) for disk / plane; ``x`` for
-        line; ``theta`` (degrees) for circle; ``x``, ``y``, ``z`` (2-D float32)
-        for sphere / torus.
+        line; ``theta`` (degrees) for circle; ``vx``, ``vy``, ``vz`` (cell corners,
+        2-D float32) for sphere / torus; ``lon``, ``lat`` (cell centres in
+        degrees, 1-D) for map / ortho.
     bounds : tuple of float or None
         ``(xmin, xmax, ymin, ymax)`` of a plane, ``(xmin, xmax)`` of a line.
     """
@@ -162,6 +175,8 @@ def _check_view(view: View, signature: Signature) -> None:
     expected = {
         "disk": ("H", lambda d: d >= 2, 2, range(1, comp.dim + 1)),
         "sphere": ("S", lambda d: d >= 2, 3, range(0, comp.dim + 1)),
+        "map": ("S", lambda d: d >= 2, 3, range(0, comp.dim + 1)),
+        "ortho": ("S", lambda d: d >= 2, 3, range(0, comp.dim + 1)),
         "circle": ("S", lambda d: d == 1, 0, range(0)),
         "plane": ("E", lambda d: d >= 2, 2, range(0, comp.dim)),
         "line": ("HE", lambda d: d == 1, 1 if comp.kind == "E" else 0, range(0, comp.dim)),
@@ -175,7 +190,7 @@ def _check_view(view: View, signature: Signature) -> None:
         )
 
 
-def available_views(signature, max_tori: int = 6) -> list[View]:
+def available_views(signature, max_tori: int = 6, globe=()) -> list[View]:
     """One natural picture per component, plus tori for pairs of S1 components.
 
     Parameters
@@ -183,6 +198,9 @@ def available_views(signature, max_tori: int = 6) -> list[View]:
     signature : str or Signature
     max_tori : int
         At most this many torus views (pairs in signature order).
+    globe : iterable of int
+        S2 components that are the Earth (``Dataset.globe``): each also gets a
+        flat world map and an orthographic view, right after its sphere.
 
     Returns
     -------
@@ -191,6 +209,7 @@ def available_views(signature, max_tori: int = 6) -> list[View]:
         axes of S, the first two axes of E.
     """
     signature = Signature.parse(signature)
+    globe = {int(c) for c in globe}
     views = []
     for comp in signature.components:
         c = comp.index
@@ -198,6 +217,8 @@ def available_views(signature, max_tori: int = 6) -> list[View]:
             views.append(View("disk", (c,), (1, 2)) if comp.dim >= 2 else View("line", (c,), ()))
         elif comp.kind == "S":
             views.append(View("sphere", (c,), (0, 1, 2)) if comp.dim >= 2 else View("circle", (c,), ()))
+            if comp.dim == 2 and c in globe:
+                views += [View("map", (c,), (0, 1, 2)), View("ortho", (c,), (0, 1, 2))]
         else:
             views.append(View("plane", (c,), (0, 1)) if comp.dim >= 2 else View("line", (c,), (0,)))
     circles = [c.index for c in signature.components if c.kind == "S" and c.dim == 1]
@@ -249,6 +270,16 @@ def describe_view(view: View, signature) -> tuple[str, str]:
             f"{comp.name} is cut by the great 2-sphere of the ambient axes x{a}, x{b}, x{c} (every other "
             f"coordinate 0); points are shown by the direction of those three coordinates."
         )
+    if view.kind in ("map", "ortho"):
+        if view.kind == "map":
+            title, how = f"{who} on a world map", "Equirectangular: longitude across, latitude up."
+        else:
+            title, how = (f"{who} on a turning globe (orthographic)",
+                          "The hemisphere seen from far away; Play turns it around the polar axis.")
+        if comp.dim == 2:
+            return title, how
+        a, b, c = view.axes
+        return title, f"{how} Latitude and longitude of the great 2-sphere of the ambient axes x{a}, x{b}, x{c}."
     if view.kind == "circle":
         return f"{who} on the circle", "Angle atan2(x1, x0); points sit just outside the ring, spread out to be seen."
     if view.kind == "plane":
@@ -445,6 +476,16 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
         xyz = {f"v{k}": corners[..., i] for i, k in enumerate("xyz")}
         return ViewGrid(view, (n, n), np.ones(n * n, dtype=bool), columns, values, xyz)
 
+    if view.kind in ("map", "ortho"):
+        # Cells of a latitude-longitude grid twice as wide as tall (square cells in
+        # degrees), predicted at their centres; an orthographic figure resamples it.
+        lat, lon = _centres(np.linspace(-90.0, 90.0, n + 1)), _centres(np.linspace(-180.0, 180.0, 2 * n + 1))
+        glon, glat = np.meshgrid(lon, lat)
+        unit = coords.latlon_to_sphere(glat.ravel(), glon.ravel())
+        values = _sphere_to_ambient(unit, comp, view)
+        return ViewGrid(view, (n, 2 * n), np.ones(2 * n * n, dtype=bool), columns, values, {"lon": lon, "lat": lat},
+                        (-180.0, 180.0, -90.0, 90.0))
+
     if view.kind == "circle":
         m = 2 * n
         theta = (np.arange(m) + 0.5) / m * 2 * np.pi - np.pi
@@ -550,11 +591,14 @@ def project_points(view: View, signature, X) -> dict:
         else:
             ball = coords.hyperboloid_to_klein(block, curvature=comp.curvature)
         return {"x": ball[:, view.axes[0] - 1], "y": ball[:, view.axes[1] - 1]}
-    if view.kind == "sphere":
+    if view.kind in SPHERE_KINDS:
         sub = block[:, list(view.axes)]
         norm = np.linalg.norm(sub, axis=1, keepdims=True)
         # Directions of (near-)zero vectors are undefined: such points are left out.
         unit = np.where(norm > 1e-12, sub / np.where(norm > 0, norm, 1.0), np.nan)
+        if view.kind != "sphere":
+            lat, lon = unit_to_latlon(unit)
+            return {"x": lon, "y": lat} if view.kind == "map" else {"lat": lat, "lon": lon}
         lifted = unit * 1.015  # just above the surface so markers are not buried in it
         return {"x": lifted[:, 0], "y": lifted[:, 1], "z": lifted[:, 2]}
     if view.kind == "circle":
@@ -569,3 +613,92 @@ def project_points(view: View, signature, X) -> dict:
     if comp.kind == "H":
         return {"x": coords.hyperboloid_to_poincare(block, curvature=comp.curvature)[:, 0]}
     return {"x": block[:, view.axes[0]]}
+
+
+# ------------------------------------------------------------- the globe
+def unit_to_latlon(unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Latitude and longitude in degrees of unit vectors, shape (n, 3) -> two of shape (n,).
+
+    The inverse of :func:`curvedtrees.coords.latlon_to_sphere` (x toward 0 N 0 E,
+    z toward the north pole); NaN rows stay NaN.
+    """
+    unit = np.asarray(unit, dtype=np.float64)
+    lat = np.degrees(np.arcsin(np.clip(unit[:, 2], -1.0, 1.0)))
+    lon = np.degrees(np.arctan2(unit[:, 1], unit[:, 0]))
+    return lat, lon
+
+
+def ortho_project(lat, lon, centre_lat: float, centre_lon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Orthographic projection of the unit sphere seen from above (centre_lat, centre_lon).
+
+    Parameters
+    ----------
+    lat, lon : array-like of shape (n,)
+        Degrees.
+    centre_lat, centre_lon : float
+        The point at the middle of the picture, degrees.
+
+    Returns
+    -------
+    x, y : ndarray of shape (n,)
+        Picture coordinates in the unit disk (east to the right, north up).
+    visible : ndarray of bool, shape (n,)
+        On the near hemisphere (the far side is hidden behind it).
+    """
+    phi, lam = np.radians(np.asarray(lat, dtype=np.float64)), np.radians(np.asarray(lon, dtype=np.float64))
+    phi0, lam0 = math.radians(centre_lat), math.radians(centre_lon)
+    d = lam - lam0
+    x = np.cos(phi) * np.sin(d)
+    y = math.cos(phi0) * np.sin(phi) - math.sin(phi0) * np.cos(phi) * np.cos(d)
+    cos_c = math.sin(phi0) * np.sin(phi) + math.cos(phi0) * np.cos(phi) * np.cos(d)
+    return x, y, cos_c >= 0
+
+
+def ortho_unproject(x, y, centre_lat: float, centre_lon: float) -> tuple[np.ndarray, np.ndarray]:
+    """Latitude and longitude (degrees) of picture points of :func:`ortho_project`; NaN outside the disk.
+
+    Parameters
+    ----------
+    x, y : array-like, same shape
+    centre_lat, centre_lon : float
+
+    Returns
+    -------
+    lat, lon : ndarray, same shape as ``x``; longitudes in [-180, 180)
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    rho = np.hypot(x, y)
+    inside = rho <= 1.0
+    c = np.arcsin(np.clip(rho, 0.0, 1.0))
+    phi0, lam0 = math.radians(centre_lat), math.radians(centre_lon)
+    safe = np.where(rho > 0, rho, 1.0)  # at the centre sin(c)/rho -> 1: the formulas below give the centre
+    sin_c, cos_c = np.sin(c), np.cos(c)
+    phi = np.arcsin(np.clip(cos_c * math.sin(phi0) + y * sin_c * math.cos(phi0) / safe, -1.0, 1.0))
+    lam = lam0 + np.arctan2(x * sin_c, safe * cos_c * math.cos(phi0) - y * sin_c * math.sin(phi0))
+    lon = (np.degrees(lam) + 180.0) % 360.0 - 180.0
+    return np.where(inside, np.degrees(phi), np.nan), np.where(inside, lon, np.nan)
+
+
+def facing_direction(view: View, signature, X, min_share: float = 0.2) -> np.ndarray | None:
+    """The unit mean direction of the data in a sphere view's three axes, or None.
+
+    A picture of a sphere opens facing this direction. None when there is no data
+    or the directions nearly cancel (the mean is shorter than ``min_share`` of the
+    radius: points spread over the whole sphere, such as a latitude-longitude grid).
+
+    Returns
+    -------
+    ndarray of shape (3,) or None
+    """
+    signature = Signature.parse(signature)
+    _check_view(view, signature)
+    if X is None or len(X) == 0:
+        return None
+    comp = signature.components[view.components[0]]
+    sub = np.asarray(X, dtype=np.float64)[:, comp.start + np.asarray(view.axes, dtype=np.int64)]
+    sub = sub[np.isfinite(sub).all(axis=1)]
+    if len(sub) == 0:
+        return None
+    mean = sub.mean(axis=0) / comp.radius
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm >= min_share else None
