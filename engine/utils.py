@@ -25,6 +25,7 @@ EXTRAS = {
     "statsmodels": "datasets",
     "world_temperature_data": "datasets",
     "pandas": "benchmarks",
+    "tqdm": "benchmarks",
     "xgboost": "boosting",
     "lightgbm": "boosting",
     "dask": "dask",
