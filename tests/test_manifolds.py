@@ -692,6 +692,49 @@ def test_check_point_reports_shape_and_nan_problems():
     assert Euclidean(2).check_point([[1e300, -1e300]])
 
 
+
+@pytest.mark.parametrize("M", ALL, ids=ids)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=str)
+def test_projx_propagates_nan_instead_of_inventing_a_point(M, bad):
+    X = sample(M, 6, 21)
+    slices = M.slices if isinstance(M, ProductManifold) else (slice(0, M.ambient_dim),)
+    noisy = X + 0.01
+    for row, block in enumerate(slices):  # one bad coordinate in a different block per row
+        noisy[row, block.stop - 1] = bad
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        P = M.projx(noisy)
+    for row, block in enumerate(slices):
+        assert np.all(np.isnan(P[row, block])), (row, P[row])
+        others = np.ones(M.ambient_dim, dtype=bool)
+        others[block] = False
+        assert np.all(np.isfinite(P[row, others]))
+    clean = slice(len(slices), None)
+    np.testing.assert_array_equal(P[clean], M.projx(noisy[clean]))
+    assert np.all(np.isnan(M.projx(noisy[0])[slices[0]]))  # a single point too
+
+
+def test_projx_ignores_no_coordinate_not_even_x0():
+    # x0 is recomputed from the spatial part, but a NaN x0 still makes the row NaN.
+    assert np.all(np.isnan(Hyperbolic(2).projx([np.nan, 0.3, 0.4])))
+    assert np.all(np.isnan(Spherical(1).projx([np.nan, 1.0])))  # the zero-norm fallback must not kick in
+
+
+def test_check_point_names_nan_and_infinity_with_the_coordinate():
+    M = ProductManifold("H2 x S2 x E2")
+    X = M.random_normal(5, random_state=1)
+    X[3, 1] = np.nan
+    X[4, 4] = -np.inf
+    X[2, 7] = np.inf
+    ok, reason = M.check_point(X, explain=True)
+    assert not ok
+    assert "component 1 (H2): row 3 has a NaN at coordinate 1" in reason
+    assert "component 2 (S2): row 4 has -inf at coordinate 1" in reason
+    assert "component 3 (E2): row 2 has +inf at coordinate 1" in reason
+    ok, reason = Spherical(2).check_point(np.array([[np.nan, 0.0, 1.0], [1.0, 0.0, np.nan]]), explain=True)
+    assert not ok and reason.startswith("S2: row 0 has a NaN at coordinate 0 (2 row(s)") and "0, 1" in reason
+
+
 # ---------------------------------------------------------------------------- validate
 @pytest.fixture
 def product():

@@ -113,7 +113,28 @@ class ComponentManifold:
         raise NotImplementedError
 
     def projx(self, x) -> np.ndarray:
-        """A point of the manifold near ``x`` (exactly ``x`` when ``x`` is on it)."""
+        """A point of the manifold near ``x`` (exactly ``x`` when ``x`` is on it).
+
+        Parameters
+        ----------
+        x : array-like, shape (..., ambient_dim)
+
+        Returns
+        -------
+        ndarray, shape (..., ambient_dim)
+            A row with a NaN or infinite coordinate has no nearest point and comes
+            back as a row of NaN (NaN propagates, as in NumPy), never as a valid point.
+        """
+        x = self._points(x, "x")
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            out = self._projx(x)
+        bad = ~np.isfinite(x).all(axis=-1)
+        if np.any(bad):
+            out[bad] = np.nan
+        return out
+
+    def _projx(self, x: np.ndarray) -> np.ndarray:
+        """``projx`` of a float64 array (rows with non-finite coordinates are overwritten afterwards)."""
         raise NotImplementedError
 
     def proju(self, x, u) -> np.ndarray:
@@ -207,7 +228,13 @@ class ComponentManifold:
         finite = np.isfinite(X).all(axis=1)
         if not finite.all():
             bad = np.flatnonzero(~finite)
-            return False, f"{label}: row {bad[0]} has a NaN or infinite coordinate ({len(bad)} such rows)"
+            column = int(np.flatnonzero(~np.isfinite(X[bad[0]]))[0])
+            value = X[bad[0], column]
+            what = "a NaN" if np.isnan(value) else ("+inf" if value > 0 else "-inf")
+            return False, (
+                f"{label}: row {bad[0]} has {what} at coordinate {column} ({len(bad)} row(s) with NaN or "
+                f"infinite coordinates: {format_rows(bad)})"
+            )
         ok, describe = self._membership(X, rtol)
         if ok.all():
             return True, None

@@ -58,8 +58,8 @@ class Euclidean(ComponentManifold):
         y, u = self._points(y, "y"), self._points(u, "u")
         return np.broadcast_to(u, np.broadcast_shapes(y.shape, u.shape)).copy()
 
-    def projx(self, x) -> np.ndarray:
-        return self._points(x, "x").copy()
+    def _projx(self, x) -> np.ndarray:
+        return x.copy()
 
     def proju(self, x, u) -> np.ndarray:
         x, u = self._points(x, "x"), self._points(u, "u")

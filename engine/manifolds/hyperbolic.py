@@ -315,16 +315,17 @@ class Hyperbolic(ComponentManifold):
         ys, us = np.broadcast_arrays(ys, us)
         return self._tangent(ys, _from_origin(ys, us))
 
-    def projx(self, x) -> np.ndarray:
+    def _projx(self, x) -> np.ndarray:
         """Keep the spatial coordinates and set ``x0 = sqrt(R^2 + |x_s|^2)``.
 
         The hyperboloid is the graph of that function over the spatial
         coordinates, so this is the nearest manifold point along the time axis
         (geoopt's convention), defined for every input. The Euclidean-nearest
         point is not used: it needs a root search and is not even unique (for
-        ``(x0, 0, ..., 0)`` with ``x0 > 2R`` a whole ring is nearest).
+        ``(x0, 0, ..., 0)`` with ``x0 > 2R`` a whole ring is nearest). A row with a
+        NaN or infinite coordinate, ``x0`` included, gives a row of NaN (``projx``).
         """
-        return self._point(self._unit(x, "x"))
+        return self._point(x[..., 1:] / self.radius)
 
     def proju(self, x, u) -> np.ndarray:
         """``u + <x, u>_L / R^2 x``: the Minkowski-orthogonal projection onto ``T_x``."""

@@ -212,7 +212,18 @@ class ProductManifold:
         return self._map("transp0", y, u)
 
     def projx(self, x) -> np.ndarray:
-        """Component-wise projection onto the manifold (see each component's ``projx``)."""
+        """Component-wise projection onto the manifold (see each component's ``projx``).
+
+        Parameters
+        ----------
+        x : array-like, shape (..., ambient_dim)
+
+        Returns
+        -------
+        ndarray, shape (..., ambient_dim)
+            A component block holding a NaN or infinite coordinate comes back as NaN
+            (NaN propagates, as in NumPy); ``check_point(explain=True)`` names it.
+        """
         return self._map("projx", x)
 
     def proju(self, x, u) -> np.ndarray:

@@ -176,9 +176,9 @@ class Spherical(ComponentManifold):
         flipped = v - 2.0 * row_dot(v, t)[..., None] * t
         return np.where((row_norm(plus) <= _ANTIPODE_TOL)[..., None], flipped, moved)
 
-    def projx(self, x) -> np.ndarray:
-        """``R x / |x|``: the nearest point of the sphere (the origin for ``x = 0``)."""
-        return self.radius * _unit(self._points(x, "x"))
+    def _projx(self, x) -> np.ndarray:
+        """``R x / |x|``: the nearest point of the sphere (the origin for ``x = 0``; NaN rows stay NaN)."""
+        return self.radius * _unit(x)
 
     def proju(self, x, u) -> np.ndarray:
         x = _unit(self._points(x, "x"))
