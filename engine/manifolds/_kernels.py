@@ -33,6 +33,9 @@ def hyperbolic_half_chords(A, B, out):
     """``out[i, j] = sinh^2(d(A_i, B_j) / 2)`` for unit-hyperboloid spatial parts ``A`` (n, d), ``B`` (m, d)."""
     n, d = A.shape
     m = B.shape[0]
+    # The loops read B[j, k] for k < d and write out[i, j]; numba does not bounds-check.
+    if B.shape[1] != d or out.shape[0] != n or out.shape[1] != m:
+        raise ValueError("hyperbolic_half_chords: A and B need the same width and out the shape (len(A), len(B))")
     norm_a = _row_norms(A)
     norm_b = _row_norms(B)
     cosh_a = np.sqrt(1.0 + norm_a * norm_a)
@@ -68,6 +71,8 @@ def spherical_chords(A, B, minus, plus):
     """
     n, d = A.shape
     m = B.shape[0]
+    if B.shape[1] != d or minus.shape != (n, m) or plus.shape != (n, m):  # as above: no bounds checks in numba
+        raise ValueError("spherical_chords: A and B need the same width, minus and plus the shape (len(A), len(B))")
     na_all = _row_norms(A)
     nb_all = _row_norms(B)
     for i in range(n):

@@ -84,6 +84,10 @@ def hyperbolic_threshold(x0, xj, go_left):
         geodesic margin ``d`` on a hyperboloid of radius ``R``.
     """
     m = x0.shape[0]
+    # Every loop below reads xj[k] and go_left[k] for k < m: check once per call (the
+    # builder passes arrays it made with m entries; numba does not bounds-check).
+    if xj.shape[0] != m or go_left.shape[0] != m:
+        raise ValueError("hyperbolic_threshold: x0, xj and go_left must have the same length")
     t_lo = -np.inf
     t_hi = np.inf
     for k in range(m):
@@ -179,6 +183,8 @@ def circular_direction(xi, xj, go_left, phi_a, phi_b):
         ``min |<p, n>|`` over the points with a non-zero projection.
     """
     m = xi.shape[0]
+    if xj.shape[0] != m or go_left.shape[0] != m:  # read for k < m below; numba does not bounds-check
+        raise ValueError("circular_direction: xi, xj and go_left must have the same length")
     # Upper bound on the objective: the smallest, over points, of each point's largest
     # value on the arc (endpoint or, where the sinusoid peaks inside the arc, its radius).
     upper = np.inf

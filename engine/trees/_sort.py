@@ -80,7 +80,13 @@ def _median3(keys, lo, hi):
 
 @njit(cache=True, nogil=True)
 def sort_with_index(keys, idx, lo, hi):
-    """Sort ``keys[lo:hi]`` ascending in place, applying the same permutation to ``idx``."""
+    """Sort ``keys[lo:hi]`` ascending in place, applying the same permutation to ``idx``.
+
+    Raises ValueError unless ``0 <= lo`` and ``hi`` is within both arrays (numba does not
+    bounds-check, so a bad range would read and write outside them).
+    """
+    if lo < 0 or hi > keys.shape[0] or hi > idx.shape[0]:
+        raise ValueError("sort_with_index: the range [lo, hi) must lie within keys and idx")
     n = hi - lo
     if n < 2:
         return
