@@ -30,7 +30,10 @@ import numpy as np
 
 from ..manifolds import Signature
 
-__all__ = ["CIRCULAR", "GEOMETRY_CODES", "LIFT", "TIMELIKE", "SplitFeatures"]
+__all__ = [
+    "CIRCULAR", "GEOMETRY_CODES", "LIFT", "MAX_SPLIT_FEATURES", "MAX_VALUES_BYTES", "TIMELIKE", "SplitFeatures",
+    "count_planes",
+]
 
 LIFT, TIMELIKE, CIRCULAR = 0, 1, 2
 KIND_NAMES = {LIFT: "lift", TIMELIKE: "timelike", CIRCULAR: "circular"}
@@ -40,6 +43,32 @@ GEOMETRY_CODES = {"E": 0, "H": 1, "S": 2}
 ORIGIN_ANGLE = -1.0  # marks a point whose projection is the plane's origin
 
 _PAIR_MODES = ("base", "all")
+
+# Limits checked before anything is allocated. ``pairs="all"`` grows the number of
+# planes with the square of a component's dimension (E300: 45,150 planes), and the
+# values array of :meth:`SplitFeatures.values`, one float64 per plane and row, is the
+# largest allocation of a fit (E300 with pairs="all" on 20,000 rows: 6.7 GiB).
+MAX_SPLIT_FEATURES = 1_000_000  # plane tables of ~80 MB; also bounds what a model file can make us build
+MAX_VALUES_BYTES = 2 * 2**30  # 2 GiB: a quarter of a small machine's memory, for one array
+
+
+def count_planes(signature, pairs: str = "base") -> int:
+    """Number of split planes of ``signature`` under ``pairs``, without building them.
+
+    E components have ``n`` lift planes (plus ``n (n - 1) / 2`` with ``"all"``); H and S
+    components (``n`` ambient coordinates) have ``n - 1`` with ``"base"`` and
+    ``n (n - 1) / 2`` with ``"all"``.
+    """
+    if pairs not in _PAIR_MODES:
+        raise ValueError(f"pairs must be 'base' or 'all', got {pairs!r}")
+    total = 0
+    for comp in Signature.parse(signature).components:
+        n = comp.ambient_dim
+        if pairs == "all":
+            total += n * (n - 1) // 2 + (n if comp.kind == "E" else 0)
+        else:
+            total += n if comp.kind == "E" else n - 1
+    return total
 
 
 @dataclass(frozen=True)
@@ -83,9 +112,14 @@ class SplitFeatures:
         components and the lift pairs of E (plain thresholds); ``pairs="all"`` gives
         every pair ``i < j`` of a component's coordinates, the lift included for E.
         """
-        if pairs not in _PAIR_MODES:
-            raise ValueError(f"pairs must be 'base' or 'all', got {pairs!r}")
         signature = Signature.parse(signature)
+        n_planes = count_planes(signature, pairs)
+        if n_planes > MAX_SPLIT_FEATURES:
+            raise ValueError(
+                f"pairs={pairs!r} on '{signature}' gives {n_planes:,} split planes, above the limit of "
+                f"{MAX_SPLIT_FEATURES:,} (curvedtrees.trees._features.MAX_SPLIT_FEATURES)"
+                + (f"; pairs='base' gives {count_planes(signature, 'base'):,}" if pairs == "all" else "")
+            )
         rows = []
         for comp in signature.components:
             n = comp.ambient_dim
@@ -133,6 +167,36 @@ class SplitFeatures:
             out.append(f"{comp.name}#{comp_index} ({first}, x{j})")
         return out
 
+    def values_nbytes(self, n_samples: int) -> int:
+        """Bytes of the array :meth:`values` returns for ``n_samples`` rows."""
+        return 8 * self.n_features * int(n_samples)
+
+    def check_memory(self, n_samples: int) -> None:
+        """Refuse, before anything is allocated, a values array above ``MAX_VALUES_BYTES``.
+
+        Raises
+        ------
+        ValueError
+            Stating the estimate in GiB, the number of planes and rows, and what to
+            change (``pairs="base"``, fewer rows).
+        """
+        nbytes = self.values_nbytes(n_samples)
+        if nbytes <= MAX_VALUES_BYTES:
+            return
+        message = (
+            f"pairs={self.pairs!r} on '{self.signature}' with {int(n_samples):,} rows needs "
+            f"{nbytes / 2**30:.1f} GiB for the values of {self.n_features:,} split planes, above the limit of "
+            f"{MAX_VALUES_BYTES / 2**30:g} GiB (curvedtrees.trees._features.MAX_VALUES_BYTES)"
+        )
+        if self.pairs == "all":
+            n_base = count_planes(self.signature, "base")
+            message += (
+                f"; use pairs='base' ({n_base:,} planes, {8 * n_base * int(n_samples) / 2**30:.2f} GiB) or fewer rows"
+            )
+        else:
+            message += "; use fewer rows"
+        raise ValueError(message + " (max_features does not lower this: every plane's values are computed once)")
+
     def values(self, X: np.ndarray) -> np.ndarray:
         """Feature values used by the split search.
 
@@ -149,6 +213,7 @@ class SplitFeatures:
             features. Stored feature-major so that one feature's values are contiguous.
         """
         n_samples = X.shape[0]
+        self.check_memory(n_samples)
         out = np.empty((self.n_features, n_samples), dtype=np.float64)
         for f in range(self.n_features):
             xj = X[:, self.col_j[f]]
