@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
 
@@ -25,6 +28,21 @@ __all__ = ["ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor"]
 
 _MAX_INT = np.iinfo(np.int32).max
 _UNLIMITED_DEPTH = np.iinfo(np.int32).max
+
+# Sample weights. The criteria sum weights and square the sums (gini's sum of squared
+# class weights, the node weight squared), and forests multiply weights by bootstrap
+# counts of up to n_samples: weights near 1e308 overflow (NaN probabilities) and
+# weights near 5e-324 square to zero (division by zero). Weights whose largest value
+# lies outside [2**-200, 2**200] are divided by a power of two that brings it into
+# [1, 2): exact, so the splits are those of the unscaled weights, and inside that
+# range nothing changes. Then sums stay below 2**262 and their squares below 2**524.
+_WEIGHT_RANGE = 2.0**200
+# A positive weight below this fraction of the largest would square to a subnormal or
+# zero (2**-500 squared is 2**-1000, still a normal float): refused, not silently lost.
+_WEIGHT_SPAN = 2.0**-300
+# Regression targets: the squared-error criterion sums w y^2 over a node; with the
+# weight sums above (< 2**262) targets up to 1e100 (2**333) keep that below 2**1000.
+_MAX_TARGET = 1e100
 
 
 def resolve_signature(signature, n_features: int) -> Signature:
@@ -52,6 +70,43 @@ def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> n
     else:
         signature = estimator.signature_
     return ProductManifold(signature).validate(X, name="X", check_manifold=check_input)
+
+
+def check_sample_weight(sample_weight, X) -> np.ndarray:
+    """Validated float64 weights of shape (n_samples,), rescaled by a power of two if extreme.
+
+    Raises ValueError for NaN, infinite or negative weights, and for positive weights
+    so much smaller than the largest (below ``2**-300`` of it) that the criteria would
+    square them to zero; see ``_WEIGHT_RANGE`` for the rescaling.
+    """
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    largest = float(weight.max()) if weight.size else 0.0
+    if largest > 0 and not 1.0 / _WEIGHT_RANGE <= largest <= _WEIGHT_RANGE:
+        # frexp: largest = m 2**e with m in [0.5, 1); ldexp scales exactly (no rounding).
+        weight = np.ldexp(weight, 1 - int(np.frexp(largest)[1]))
+        largest = float(weight.max())
+    tiny = (weight > 0) & (weight < largest * _WEIGHT_SPAN)
+    if np.any(tiny):
+        rows = np.flatnonzero(tiny)
+        raise ValueError(
+            f"sample_weight spans too many orders of magnitude: {len(rows)} positive weight(s) (rows "
+            f"{', '.join(map(str, rows[:5]))}{' ...' if len(rows) > 5 else ''}) are below 2**-300 (about 5e-91) "
+            "times the largest, and the split criteria would square them to zero; set them to 0 or raise them"
+        )
+    return weight
+
+
+def check_class_labels(y: np.ndarray) -> None:
+    """Refuse targets that are not class labels (scikit-learn's check, with whole floats fixed).
+
+    scikit-learn tells discrete from continuous float labels by comparing ``y`` with
+    ``y.astype(int)``, which overflows beyond 2**63, so 1e19, 2e19 and 3e19 would read as
+    continuous. Finite whole numbers are class labels whatever their size, compared as
+    the floats they are (never cast to int64).
+    """
+    if y.dtype.kind == "f" and y.ndim == 1 and np.all(np.isfinite(y)) and np.all(y == np.trunc(y)):
+        return
+    check_classification_targets(y)
 
 
 def _is_int(value) -> bool:
@@ -96,6 +151,27 @@ class BaseProductTree(BaseEstimator):
     """Shared machinery of the product decision trees (not public)."""
 
     _is_classifier = True
+
+    # scikit-learn's declarative parameter checks (``_validate_params`` at the start of
+    # fit): NaN and infinity fall outside every Interval, so they are refused by name.
+    _parameter_constraints: ClassVar[dict] = {
+        "signature": "no_validation",  # parsed, with its own messages, by Signature.parse
+        "pairs": [StrOptions({"base", "all"})],
+        "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [
+            Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            StrOptions({"sqrt", "log2"}), None,
+        ],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -146,6 +222,7 @@ class BaseProductTree(BaseEstimator):
 
     def _prepare_fit(self, X, y, sample_weight, check_input):
         """Validate inputs and set the data-derived attributes shared with forests."""
+        self._validate_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X, y = validate_data(
@@ -154,7 +231,7 @@ class BaseProductTree(BaseEstimator):
         self.signature_ = resolve_signature(self.signature, X.shape[1])
         X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
         if self._is_classifier:
-            check_classification_targets(y)
+            check_class_labels(y)
             self.classes_, y_code = np.unique(y, return_inverse=True)
             self.n_classes_ = len(self.classes_)
             y_code = y_code.astype(np.int64)
@@ -163,11 +240,17 @@ class BaseProductTree(BaseEstimator):
             y_value = np.ascontiguousarray(y, dtype=np.float64)
             if not np.all(np.isfinite(y_value)):
                 raise ValueError("Input y contains NaN or inf")
+            too_large = np.abs(y_value) > _MAX_TARGET
+            if np.any(too_large):
+                row = int(np.flatnonzero(too_large)[0])
+                raise ValueError(
+                    f"regression targets must be at most {_MAX_TARGET:g} in magnitude (the squared-error criterion "
+                    f"squares them), got {y_value[row]:g} at row {row}; divide y by a constant"
+                )
             y_code = np.zeros(1, dtype=np.int64)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(sample_weight < 0):
-            raise ValueError("sample_weight must be non-negative")
+        sample_weight = check_sample_weight(sample_weight, X)
         self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
+        self.split_features_.check_memory(X.shape[0])
         return X, y_code, y_value, sample_weight
 
     def _grow(self, X, V, y_code, y_value, weight, params, max_features, seed) -> Tree:
@@ -192,9 +275,15 @@ class BaseProductTree(BaseEstimator):
         X : array-like of shape (n_samples, ambient_dim)
             Points in ambient coordinates of ``signature``.
         y : array-like of shape (n_samples,)
-            Class labels or regression targets.
+            Class labels (whole-number floats of any size count as labels), or
+            regression targets (finite, at most 1e100 in magnitude).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; rows of weight zero are ignored.
+            Non-negative finite weights; rows of weight zero are ignored. Only their
+            ratios matter: if the largest lies outside ``[2**-200, 2**200]`` they are
+            first divided by a power of two that brings it into ``[1, 2)`` (exact, so
+            the tree is the same), and ``tree_.weighted_n_node_samples`` and
+            ``tree_.improvement`` are then in those units. Positive weights below
+            ``2**-300`` times the largest are refused.
         check_input : bool, default=True
             Check that every row lies on the manifold (shape and finiteness are
             always checked).
@@ -342,6 +431,10 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
     """
 
     _is_classifier = False
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseProductTree._parameter_constraints,
+        "criterion": [StrOptions({"squared_error"})],
+    }
 
     def __init__(
         self,
