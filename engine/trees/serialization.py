@@ -1,8 +1,26 @@
-"""JSON state of the product trees and forests (registered with :mod:`curvedtrees.io`)."""
+"""JSON state of the product trees and forests (registered with :mod:`curvedtrees.io`).
+
+Model files are untrusted. Besides the checks of :mod:`curvedtrees.io` (types, sizes)
+and :class:`~curvedtrees.trees.Tree` (child ids, split-plane ids, finite boundaries:
+the indices the compiled routing reads), loading checks what the tree's numbers mean:
+
+* hyperparameters satisfy the estimators' ``_parameter_constraints`` (a forest's
+  own ones too), so a loaded model can be refitted without surprises;
+* ``n_jobs`` is a setting of the machine that runs the model, not model state: it is
+  neither written nor read (a loaded forest gets the default, ``n_jobs=None``), so a
+  file cannot start thousands of threads;
+* node values are finite; a classifier's are class fractions (non-negative, each
+  node's summing to 1); node statistics (impurity, weights, counts, impurity
+  decreases, margins) are finite and non-negative where they are defined. Every
+  refusal names the node.
+"""
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, RealNotInt, validate_parameter_constraints
 
 from ..io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array, encode_labels, register
 from ..manifolds import Signature
@@ -11,12 +29,58 @@ from ._features import SplitFeatures
 from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
 from ._tree import Tree
 
+# Parameters that describe the machine a model runs on, not the model: never stored,
+# ignored when an older document has them (a file asking for 20,000 threads left them
+# alive and made every predict take 17 s).
+RUNTIME_PARAMS = ("n_jobs",)
+
+# A forest's own parameters (the rest are its trees', checked by the tree class). The
+# number of trees is bounded like the fitted list, so a refit cannot be asked for more.
+_FOREST_CONSTRAINTS = {
+    "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
+    "bootstrap": ["boolean"],
+    "max_samples": [None, Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "warm_start": ["boolean"],
+}
+
+# A node's class fractions sum to 1 up to the rounding of one division per class:
+# far above n_classes * 2**-53, far below any real mistake.
+_FRACTION_SUM_TOL = 1e-9
+
 _TREE_ARRAYS = {
     "children_left": ("int64", 1), "children_right": ("int64", 1), "feature": ("int64", 1),
     "threshold": ("float64", 1), "normal": ("float64", 2), "impurity": ("float64", 1),
     "n_node_samples": ("int64", 1), "weighted_n_node_samples": ("float64", 1), "value": ("float64", 2),
     "margin": ("float64", 1), "improvement": ("float64", 1),
 }
+
+
+def _dump_params(estimator) -> dict:
+    """Constructor parameters without the runtime settings (:data:`RUNTIME_PARAMS`)."""
+    return {k: v for k, v in estimator.get_params(deep=False).items() if k not in RUNTIME_PARAMS}
+
+
+def _params_loader(cls):
+    """``load_params`` for ``cls``: drop runtime settings, validate the rest like ``fit`` does."""
+
+    def load(params: dict) -> dict:
+        params = {k: v for k, v in params.items() if k not in RUNTIME_PARAMS}
+        estimator = cls(**params)
+        if estimator.signature is not None:
+            Signature.parse(estimator.signature)  # ValueError naming the malformed signature
+        if hasattr(estimator, "n_estimators"):
+            own = {k: getattr(estimator, k) for k in _FOREST_CONSTRAINTS}
+            validate_parameter_constraints(_FOREST_CONSTRAINTS, own, caller_name=cls.__name__)
+            if not estimator.bootstrap and estimator.max_samples is not None:
+                raise ValueError(
+                    "max_samples applies to bootstrap samples only: set bootstrap=True or max_samples=None"
+                )
+            estimator._make_tree(None)._validate_params()
+        else:
+            estimator._validate_params()
+        return params
+
+    return load
 
 
 def _dump_common(estimator) -> dict | None:
@@ -49,9 +113,14 @@ def _load_common(estimator, state: dict, where: str) -> None:
     estimator.n_features_in_ = signature.ambient_dim
     estimator.split_features_ = SplitFeatures.from_signature(signature, pairs)
     if estimator._is_classifier:
-        classes = decode_labels(state.get("classes"), f"{where}.classes")
+        try:
+            classes = decode_labels(state.get("classes"), f"{where}.classes")
+        except OverflowError:  # integer labels beyond int64
+            raise ValueError(f"{where}.classes: integer labels must lie in the int64 range") from None
         if classes.size == 0 or np.unique(classes).size != classes.size:
             raise ValueError(f"{where}: classes must be distinct and non-empty")
+        if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
+            raise ValueError(f"{where}.classes: labels must be finite (JSON numbers such as 1e400 read as inf)")
         estimator.classes_ = classes
         estimator.n_classes_ = classes.size
 
@@ -81,8 +150,50 @@ def _load_tree(estimator, state: dict, where: str = "fitted") -> None:
     n_outputs = estimator.n_classes_ if estimator._is_classifier else 1
     try:
         estimator.tree_ = Tree(estimator.split_features_, decoded, n_outputs)
+        _check_node_numbers(estimator.tree_, estimator._is_classifier)
     except ValueError as exc:
         raise ValueError(f"{where}.tree: {exc}") from None
+
+
+def _first_bad(bad: np.ndarray) -> int:
+    """Index of the first node flagged in a node mask (or in any column of a node table)."""
+    return int(np.flatnonzero(bad.reshape(bad.shape[0], -1).any(axis=1))[0])
+
+
+def _check_node_numbers(tree: Tree, is_classifier: bool) -> None:
+    """Refuse node numbers that would turn into NaN or nonsense outputs, naming the node.
+
+    Runs after :class:`Tree`'s structural checks, so child and split-plane ids are valid.
+    """
+    internal = tree.children_left != -1
+    checks = [
+        ("value", ~np.isfinite(tree.value), "is not finite"),
+        ("impurity", ~(tree.impurity >= 0) | ~np.isfinite(tree.impurity), "must be finite and >= 0"),
+        ("n_node_samples", tree.n_node_samples < 0, "must be >= 0"),
+        ("weighted_n_node_samples", ~(tree.weighted_n_node_samples >= 0)
+         | ~np.isfinite(tree.weighted_n_node_samples), "must be finite and >= 0"),
+        # Rounding can leave a kept split's decrease a hair below zero, so only finiteness
+        # is required; importances normalise these, and one NaN or inf would spoil them all.
+        ("improvement", ~np.isfinite(tree.improvement), "must be finite"),
+        # Informational only (NaN at leaves); a negative distance is a tampered file.
+        ("margin", internal & (tree.margin < 0), "must be >= 0 at a split"),
+    ]
+    if is_classifier:
+        checks.append(("value", tree.value < 0, "holds a negative class fraction"))
+    for name, bad, problem in checks:
+        if np.any(bad):
+            node = _first_bad(bad)
+            shown = getattr(tree, name)[node]
+            raise ValueError(f"node {node}: {name} {problem} (got {np.array2string(np.asarray(shown))})")
+    # Bounding the sum of magnitudes bounds every partial sum of the importances.
+    if not np.isfinite(np.abs(tree.improvement).sum()):
+        raise ValueError("improvement: the impurity decreases sum beyond float64")
+    if is_classifier:
+        total = tree.value.sum(axis=1)
+        bad = np.abs(total - 1.0) > _FRACTION_SUM_TOL
+        if np.any(bad):
+            node = _first_bad(bad)
+            raise ValueError(f"node {node}: class fractions must sum to 1, got {total[node]!r}")
 
 
 def _dump_forest(forest) -> dict | None:
@@ -109,10 +220,15 @@ def _load_forest(forest, state: dict) -> None:
         if forest._is_classifier and not np.array_equal(tree.classes_, forest.classes_):
             raise ValueError(f"fitted.trees[{k}] has different classes than the forest")
         estimators.append(tree)
+    if not forest._is_classifier:
+        # Predictions average the trees' leaf values: their largest magnitudes must sum
+        # to a float64, or a prediction would overflow to inf (and NaN with signs mixed).
+        if not np.isfinite(sum(float(np.abs(t.tree_.value).max()) for t in estimators)):
+            raise ValueError("fitted.trees: the trees' leaf values are too large to average in float64")
     forest.estimators_ = estimators
 
 
 for _cls in (ProductDecisionTreeClassifier, ProductDecisionTreeRegressor):
-    register(_cls, _dump_tree, _load_tree)
+    register(_cls, _dump_tree, _load_tree, _dump_params, _params_loader(_cls))
 for _cls in (ProductRandomForestClassifier, ProductRandomForestRegressor):
-    register(_cls, _dump_forest, _load_forest)
+    register(_cls, _dump_forest, _load_forest, _dump_params, _params_loader(_cls))
