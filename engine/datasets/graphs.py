@@ -301,10 +301,13 @@ def load_link_prediction(
 # ---------------------------------------------------------------- registry entries
 _SIGNATURE_CHOICES = ("H2", "S2", "E2", "H2 x E2", "H2 x S2", "S2 x E2 x H2")
 _EMBED_PARAMS = (
-    ParamInfo("n_epochs", "int", 1000, "Riemannian Adam epochs per restart (the paper used 3000).", 10, 5000, step=100),
-    ParamInfo("n_restarts", "int", 1, "Random restarts; the lowest distortion is kept (paper: 10).", 1, 20),
-    ParamInfo("learn_curvature", "bool", True, "Learn each component's curvature after a burn-in."),
-    ParamInfo("random_state", "seed", 0, "Seed of the embedding (and of generated graphs)."),
+    ParamInfo("n_epochs", "int", 1000, "Riemannian Adam epochs per restart (the paper used 3000).", 10, 5000, step=100,
+              label="Epochs"),
+    ParamInfo("n_restarts", "int", 1, "Random restarts; the lowest distortion is kept (paper: 10).", 1, 20,
+              label="Restarts"),
+    ParamInfo("learn_curvature", "bool", True, "Learn each component's curvature after a burn-in.",
+              label="Learn curvatures"),
+    ParamInfo("random_state", "seed", 0, "Seed of the embedding (and of generated graphs).", label="Seed"),
 )
 
 
@@ -314,7 +317,8 @@ def _signature_param(default):
     )
 
 
-_N_NODES = ParamInfo("n_nodes", "int", 64, "Number of nodes of the generated graph.", 8, 500, step=8)
+_N_NODES = ParamInfo("n_nodes", "int", 64, "Number of nodes of the generated graph.", 8, 500, step=8,
+                     label="Nodes")
 
 
 def _embedding_entry(name, title, task, summary, with_nodes):
@@ -381,7 +385,8 @@ register(
         ParamInfo("graph", "choice", "karate_club", "Which graph to embed.", choices=GRAPHS),
         ParamInfo("signature", "signature", "S2 x E2 x H2", "Signature P of each node.", choices=_SIGNATURE_CHOICES),
         _N_NODES,
-        ParamInfo("test_size", "float", 0.25, "Fraction of nodes held out.", 0.05, 0.8, step=0.05),
+        ParamInfo("test_size", "float", 0.25, "Fraction of nodes held out.", 0.05, 0.8, step=0.05,
+                  label="Held-out nodes"),
         *_EMBED_PARAMS,
     ),
     requires=("networkx", "torch", "geoopt"),
