@@ -274,8 +274,8 @@ def picture_figure(
     picture: Picture,
     model=None,
     grid_regions=None,
-    show_points: bool = True,
-    show_boundaries: bool = True,
+    show_points: bool | None = None,
+    show_boundaries: bool | None = None,
     tree=None,
     styles: dict | None = None,
     boundary_nodes=None,
@@ -294,6 +294,8 @@ def picture_figure(
     grid_regions : PictureRegions or (ViewGrid, RegionGrid), optional
         From :func:`regions_for` (cached by the app); without them the bare
         manifold is drawn with the points.
+    show_points, show_boundaries : bool, optional
+        Default to :func:`default_layers` (boundaries also whenever ``tree`` is given).
     tree : fitted tree estimator, optional
         Whose split boundaries to draw (default: :func:`boundary_tree` of ``model``).
         Not drawn on a picture that plays through frames (they hold for one frame).
@@ -309,6 +311,9 @@ def picture_figure(
     """
     view = picture.view
     signature = data.signature
+    auto_points, auto_bounds = default_layers(data, model, tree)
+    show_points = auto_points if show_points is None else bool(show_points)
+    show_boundaries = (auto_bounds or tree is not None) if show_boundaries is None else bool(show_boundaries)
     frames, frame_names, active = (), (), 0
     if grid_regions is not None:
         grid, regions = grid_regions[0], grid_regions[1]
