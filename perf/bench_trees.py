@@ -6,7 +6,8 @@ search the same number of candidate features per node.
 
 Goals (issue 3): fit <= 1.5x, predict <= 2x scikit-learn's DecisionTreeClassifier;
 forests <= 1.5x RandomForestClassifier with the same n_jobs and faster with
-n_jobs=2 than 1; peak memory at n = 1e6 <= 2x scikit-learn's. Also printed: the
+n_jobs=2 than 1; peak memory of a tree fit at n = 1e6 <= 2x scikit-learn's (a
+forest's: perf/bench_memory.py). Also printed: the
 speed-up over the public implementation's published ~26 CPU-seconds for a depth-5
 tree on 8,000 rows of S2 x E2 x H2.
 

@@ -293,35 +293,19 @@ def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
 
 
 @njit(cache=True, nogil=True)
-def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx):
+def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, side):
     """Maximum-margin boundary inducing the partition found by the sweep.
 
-    ``keys/idx[0:m]`` must hold the feature's sorted keys (:func:`_gather_sorted`).
+    ``keys/idx[0:m]`` must hold the feature's sorted keys (:func:`_gather_sorted`);
+    ``coord`` (float64) and ``side`` (bool) are scratch buffers of at least ``m``
+    entries. The keys are read first and then overwritten with the second coordinate
+    of the points, so a node needs one extra float per row here, not two.
     Returns ``(threshold, normal_i, normal_j, plane_margin)``.
     """
     if kind == LIFT:
         t, margin = lift_threshold(keys[position - 1], keys[position])
         scale = math.hypot(t, 1.0)
         return t, -t / scale, 1.0 / scale, margin
-    if kind == TIMELIKE:
-        x0 = np.empty(m)
-        xj = np.empty(m)
-        go_left = np.empty(m, dtype=np.bool_)
-        for q in range(m):
-            x0[q] = X[idx[q], col_i]
-            xj[q] = X[idx[q], col_j]
-            go_left[q] = q < position
-        t, margin = hyperbolic_threshold(x0, xj, go_left)
-        scale = math.hypot(t, 1.0)
-        return t, -t / scale, 1.0 / scale, margin
-    xi = np.empty(m)
-    xj = np.empty(m)
-    go_left = np.empty(m, dtype=np.bool_)
-    for q in range(m):
-        xi[q] = X[idx[q], col_i]
-        xj[q] = X[idx[q], col_j]
-        # Left = lower half-plane, flipped for the points the line has passed.
-        go_left[q] = (V[f, idx[q]] >= math.pi) != (q < position)
     if position == 0:
         # The wrap-around gap: directions between the largest angle (minus pi) and the smallest.
         phi_a = keys[m - 1] - math.pi
@@ -329,6 +313,22 @@ def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx):
     else:
         phi_a = keys[position - 1]
         phi_b = keys[position]
+    xi = coord[:m]
+    xj = keys[:m]
+    go_left = side[:m]
+    if kind == TIMELIKE:
+        for q in range(m):
+            xi[q] = X[idx[q], col_i]
+            xj[q] = X[idx[q], col_j]
+            go_left[q] = q < position
+        t, margin = hyperbolic_threshold(xi, xj, go_left)
+        scale = math.hypot(t, 1.0)
+        return t, -t / scale, 1.0 / scale, margin
+    for q in range(m):
+        xi[q] = X[idx[q], col_i]
+        xj[q] = X[idx[q], col_j]
+        # Left = lower half-plane, flipped for the points the line has passed.
+        go_left[q] = (V[f, idx[q]] >= math.pi) != (q < position)
     phi, margin = circular_direction(xi, xj, go_left, phi_a, phi_b)
     return np.nan, -math.sin(phi), math.cos(phi), margin
 
@@ -386,8 +386,12 @@ def _build_tree(
 
     n_features = kinds.shape[0]
     feat_order = np.arange(n_features)
+    # Per-tree buffers of one entry per in-bag row: sort keys, row ids (the rows' own
+    # dtype, int32 in forests) and the boundary's scratch (see _place_boundary).
     keys = np.empty(n_samples)
-    idx = np.empty(n_samples, dtype=np.int64)
+    idx = np.empty_like(samples)
+    coord = np.empty(n_samples)
+    side = np.empty(n_samples, dtype=np.bool_)
     stats = np.zeros(n_outputs)
     stats_l = np.zeros(n_outputs)
     stats_r = np.zeros(n_outputs)
@@ -476,7 +480,8 @@ def _build_tree(
             continue
         kind = kinds[f]
         m, _ = _gather_sorted(V, f, kind, samples, start, end, keys, idx)
-        t, n_i, n_j, margin = _place_boundary(X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx)
+        t, n_i, n_j, margin = _place_boundary(X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord,
+                                              side)
 
         # Partition with the routing predicate itself: left rows first, stable order.
         n_left = 0
@@ -555,7 +560,7 @@ def build_tree(
         Targets (regression; ignored otherwise).
     w : ndarray of shape (n_samples,), float64
         Sample weights (bootstrap counts times user weights).
-    samples : ndarray of shape (n_in_bag,), int64
+    samples : ndarray of shape (n_in_bag,), int64 or int32
         Rows to grow on; reordered in place.
     n_outputs : int
         Number of classes (classification) or 1.
@@ -594,6 +599,13 @@ def build_tree(
     if status != BUILT or cancel[0] != 0:
         raise BuildCancelled("the tree build was cancelled")
     return arrays
+
+
+@njit(cache=True, nogil=True)
+def add_draws(draws, counts):
+    """``counts[r] += 1`` for every row ``r`` in ``draws`` (bootstrap counts, in place)."""
+    for k in range(draws.shape[0]):
+        counts[draws[k]] += 1.0
 
 
 # ---------------------------------------------------------------------- routing

@@ -7,7 +7,10 @@ releases the GIL). So the result is identical for every ``n_jobs``, and the same
 ``random_state`` with ``warm_start`` grows the same trees as one big fit.
 
 Forests validate the input and compute the split-plane values once, and every tree
-reads them: the data is never copied per tree.
+reads them: the data is never copied per tree. Per tree, the fit holds one float64
+weight per row (bootstrap counts times user weights, counted in place from draws
+made in small chunks) and, for the in-bag rows, int32 row ids and the builder's
+buffers (curvedtrees.trees._builder); they are freed when the tree is done.
 
 Ctrl-C during a fit raises KeyboardInterrupt within a fraction of a second, stops
 every tree's thread and leaves the forest unfitted (curvedtrees.trees._interrupt).
@@ -24,7 +27,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from ._builder import build_tree
+from ._builder import add_draws, build_tree
 from ._classes import (
     _MAX_INT,
     ProbabilisticClassifierMixin,
@@ -39,10 +42,34 @@ from ._tree import Tree
 __all__ = ["ProductRandomForestClassifier", "ProductRandomForestRegressor"]
 
 
-def _bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
-    """How often each row is drawn into a tree's bootstrap sample (scikit-learn's recipe)."""
-    draws = check_random_state(seed).randint(0, n_samples, n_draws)
-    return np.bincount(draws, minlength=n_samples).astype(np.float64)
+# Bootstrap rows are drawn this many at a time: 0.5 MB of draws at once instead of 8
+# bytes per row. RandomState draws each integer on its own, so the chunks continue one
+# stream and give exactly the rows of a single randint(0, n, n_draws) call.
+_DRAW_CHUNK = 1 << 16
+# Row ids fit in int32 below this many rows (half the memory of int64 per tree).
+_INT32_ROWS = np.iinfo(np.int32).max
+
+
+def _bootstrap_weights(seed: int, weight: np.ndarray, n_draws: int) -> np.ndarray:
+    """A tree's weights: ``weight`` times how often each row is drawn (scikit-learn's recipe).
+
+    Parameters
+    ----------
+    seed : int
+    weight : ndarray of shape (n_samples,), float64
+    n_draws : int
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), float64
+    """
+    random_state = check_random_state(seed)
+    n_samples = weight.shape[0]
+    out = np.zeros(n_samples)
+    for start in range(0, n_draws, _DRAW_CHUNK):
+        add_draws(random_state.randint(0, n_samples, min(_DRAW_CHUNK, n_draws - start)), out)
+    out *= weight
+    return out
 
 
 def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, max_features, n_draws, cancel):
@@ -62,11 +89,13 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
         tree.classes_ = template.classes_
         tree.n_classes_ = template.n_classes_
     if forest.bootstrap:
-        weight = weight * _bootstrap_counts(seed, X.shape[0], n_draws)
+        weight = _bootstrap_weights(seed, weight, n_draws)
     tree_seed = int(check_random_state(seed).randint(1, _MAX_INT))
     samples = np.flatnonzero(weight > 0)
     if samples.size == 0:
         raise ValueError("every sample has zero weight: nothing to fit")
+    if X.shape[0] <= _INT32_ROWS:
+        samples = samples.astype(np.int32)
     features = template.split_features_
     n_outputs = template.n_classes_ if forest._is_classifier else 1
     raw = build_tree(
