@@ -26,15 +26,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["FORMAT", "VERSION", "decode_array", "dumps", "encode_array", "loads", "register"]
+from .limits import MAX_ARRAY_ITEMS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_ESTIMATORS
+
+__all__ = ["FORMAT", "MAX_ARRAY_ITEMS", "MAX_DOCUMENT_BYTES", "MAX_ESTIMATORS", "VERSION", "decode_array", "dumps",
+           "encode_array", "loads", "register"]
 
 FORMAT = "curvedtrees-model"
 VERSION = 1
-# Bounds on what a document may ask us to allocate: far above any model the app
-# trains, far below what would exhaust memory.
-MAX_DOCUMENT_CHARS = 200_000_000
-MAX_ARRAY_ITEMS = 50_000_000
-MAX_ESTIMATORS = 10_000
+# Kept for callers of the old name: a text of more characters than this has more bytes too.
+MAX_DOCUMENT_CHARS = MAX_DOCUMENT_BYTES
 
 _REGISTRY: dict[str, tuple[type, Callable, Callable, Callable | None, Callable | None]] = {}
 # Modules that register serialisers when imported; loaded only if a document needs them.
@@ -107,43 +107,140 @@ def _encode_float(value: float):
 
 
 _SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_DTYPES = {"float64": np.float64, "int64": np.int64, "bool": np.bool_}
+
+
+class _Decoded(dict):
+    """An encoded array whose ``data`` list :func:`loads` already turned into an ndarray.
+
+    Same keys as the JSON object, so checks of the object's shape still pass; only
+    :func:`loads` makes these (JSON cannot hold an ndarray), while parsing, so that each
+    array's Python list is freed as soon as it is read instead of living until the whole
+    document is parsed (Python floats take 32 bytes where the array takes 8).
+    """
+
+
+def _array_from_fields(kind, shape, data) -> np.ndarray:
+    """Validate the fields of an encoded array and build it; ``ValueError`` says what is wrong."""
+    if kind not in _DTYPES:
+        raise ValueError(f"dtype must be float64, int64 or bool, got {kind!r}")
+    if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+        raise ValueError("shape must be a list of non-negative integers")
+    if len(shape) > 32:  # NumPy's own limit on dimensions
+        raise ValueError(f"shape has {len(shape)} dimensions; at most 32")
+    size = math.prod(shape)
+    if size > MAX_ARRAY_ITEMS:
+        raise ValueError(f"{size} items exceed the limit of {MAX_ARRAY_ITEMS} (curvedtrees.limits.MAX_ARRAY_ITEMS)")
+    if isinstance(data, np.ndarray):  # decoded while parsing (see _Decoded)
+        if data.dtype != _DTYPES[kind] or data.shape != tuple(shape):
+            raise ValueError(f"data must hold {size} items of {kind} for shape {shape}")
+        return data
+    if not isinstance(data, list) or len(data) != size:
+        raise ValueError(f"data must be a list of {size} numbers for shape {shape}")
+    # The set of item types decides, in one C-speed pass, which strict conversion applies
+    # (np.asarray alone would accept "1.5" as a float and true as 1).
+    types = set(map(type, data))
+    if kind == "float64":
+        if str in types:
+            bad = next((v for v in data if isinstance(v, str) and v not in _SPECIAL_FLOATS), None)
+            if bad is not None:
+                raise ValueError(f"{bad!r} is not a number")
+            data = [_SPECIAL_FLOATS[v] if isinstance(v, str) else v for v in data]
+            types.discard(str)
+        if not types <= {float, int}:
+            bad = next(v for v in data if type(v) not in (float, int))
+            raise ValueError(f"{bad!r} is not a number")
+        try:
+            return np.array(data, dtype=np.float64).reshape(shape)
+        except OverflowError:  # an integer beyond float64's range
+            raise ValueError("a number is beyond the float64 range") from None
+    if kind == "int64":
+        if not types <= {int}:
+            raise ValueError("every item must be an integer")
+        try:
+            return np.array(data, dtype=np.int64).reshape(shape)
+        except OverflowError:
+            raise ValueError("integers out of the int64 range") from None
+    if not types <= {bool}:
+        raise ValueError("every item must be true or false")
+    return np.array(data, dtype=bool).reshape(shape)
 
 
 def decode_array(obj, where: str, dtype: str | None = None, ndim: int | None = None) -> np.ndarray:
     """Inverse of :func:`encode_array`, validating every field; ``where`` names it in errors."""
     if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
         raise ValueError(f"{where}: expected an object with keys dtype, shape and data")
-    kind, shape, data = obj["dtype"], obj["shape"], obj["data"]
-    if kind not in ("float64", "int64", "bool") or (dtype is not None and kind != dtype):
+    kind, shape = obj["dtype"], obj["shape"]
+    if kind not in _DTYPES or (dtype is not None and kind != dtype):
         raise ValueError(f"{where}: dtype must be {dtype or 'float64, int64 or bool'}, got {kind!r}")
-    if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
-        raise ValueError(f"{where}: shape must be a list of non-negative integers")
-    if ndim is not None and len(shape) != ndim:
+    if ndim is not None and isinstance(shape, list) and len(shape) != ndim:
         raise ValueError(f"{where}: expected {ndim} dimensions, got shape {shape}")
-    size = math.prod(shape)
-    if size > MAX_ARRAY_ITEMS:
-        raise ValueError(f"{where}: {size} items exceed the limit of {MAX_ARRAY_ITEMS}")
-    if not isinstance(data, list) or len(data) != size:
-        raise ValueError(f"{where}: data must be a list of {size} numbers for shape {shape}")
-    if kind == "float64":
-        values = []
-        for v in data:
-            if isinstance(v, str) and v in _SPECIAL_FLOATS:
-                values.append(_SPECIAL_FLOATS[v])
-            elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                values.append(float(v))
-            else:
-                raise ValueError(f"{where}: {v!r} is not a number")
-        return np.asarray(values, dtype=np.float64).reshape(shape)
-    if kind == "int64":
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
-            raise ValueError(f"{where}: every item must be an integer")
-        if data and (min(data) < -(2**63) or max(data) >= 2**63):
-            raise ValueError(f"{where}: integers out of the int64 range")
-        return np.asarray(data, dtype=np.int64).reshape(shape)
-    if not all(isinstance(v, bool) for v in data):
-        raise ValueError(f"{where}: every item must be true or false")
-    return np.asarray(data, dtype=bool).reshape(shape)
+    try:
+        return _array_from_fields(kind, shape, obj["data"])
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _decode_while_parsing(obj: dict):
+    """``json.loads`` object hook: encoded arrays become arrays as soon as they are read.
+
+    Anything that does not decode stays as it is, for :func:`decode_array` to report
+    with the field's name.
+    """
+    if len(obj) == 3 and "data" in obj and "dtype" in obj and "shape" in obj and isinstance(obj["data"], list):
+        try:
+            array = _array_from_fields(obj["dtype"], obj["shape"], obj["data"])
+        except ValueError:
+            return obj
+        return _Decoded(dtype=obj["dtype"], shape=obj["shape"], data=array)
+    return obj
+
+
+# Distinct float literals that one parse shares (a dict entry is about 100 bytes,
+# so at most 6.5 MB). Repeated values (0.0, 1.0, thresholds of sibling nodes, or
+# a hostile document's one short literal repeated) then cost a list slot (8 bytes)
+# instead of a new float object (24 more); literals that never repeat cost as before.
+_FLOAT_CACHE_SIZE = 65_536
+
+
+def _float_parser():
+    """A ``parse_float`` for one ``json.loads`` call that shares repeated values."""
+    cache: dict[str, float] = {}
+
+    def parse(literal: str) -> float:
+        value = cache.get(literal)
+        if value is None:
+            value = float(literal)
+            if len(cache) < _FLOAT_CACHE_SIZE:
+                cache[literal] = value
+        return value
+
+    return parse
+
+
+def _plain(value):
+    """``value`` with arrays decoded while parsing turned back into JSON lists (for parameters)."""
+    if isinstance(value, _Decoded):
+        return {"dtype": value["dtype"], "shape": value["shape"], "data": value["data"].ravel().tolist()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _check_depth(document) -> None:
+    """Refuse nesting deeper than MAX_DOCUMENT_DEPTH (iteratively: no recursion to exhaust)."""
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DOCUMENT_DEPTH:
+            raise ValueError(f"model document nests deeper than {MAX_DOCUMENT_DEPTH} levels "
+                             "(curvedtrees.limits.MAX_DOCUMENT_DEPTH)")
+        if isinstance(value, _Decoded):
+            continue
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
 def encode_labels(labels: np.ndarray) -> dict:
@@ -234,26 +331,36 @@ def loads(text: str | bytes):
         an unknown estimator, or holds parameters or fitted state that are malformed,
         out of range or inconsistent. The message says which field is wrong.
     """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ValueError(f"expected the model document as text, got {type(text).__name__}")
+    # Bounded before decoding or parsing. A str of more characters than the limit has more
+    # bytes too; a shorter one may have up to 4x as many bytes, but the parser's memory
+    # follows characters, which is what the limit is for.
+    if len(text) > MAX_DOCUMENT_BYTES:
+        unit = "characters" if isinstance(text, str) else "bytes"
+        raise ValueError(f"model document too large ({len(text):,} {unit}; the limit is {MAX_DOCUMENT_BYTES:,} "
+                         "bytes, curvedtrees.limits.MAX_DOCUMENT_BYTES)")
     if isinstance(text, (bytes, bytearray)):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError("model file is not UTF-8 text") from None
-    if not isinstance(text, str):
-        raise ValueError(f"expected the model document as text, got {type(text).__name__}")
-    if len(text) > MAX_DOCUMENT_CHARS:
-        raise ValueError(f"model document too large ({len(text)} characters, limit {MAX_DOCUMENT_CHARS})")
     try:
-        document = json.loads(text, parse_constant=_reject_constant)
+        document = json.loads(text, parse_constant=_reject_constant, parse_float=_float_parser(),
+                              object_hook=_decode_while_parsing)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise ValueError(f"model file is not valid JSON: {exc}") from None
+        # RecursionError: the parser's own guard against deep nesting (about 1,000 levels).
+        raise ValueError(f"model file is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(document, dict):
         raise ValueError("model document must be a JSON object")
+    _check_depth(document)
     if document.get("format") != FORMAT:
         raise ValueError(f"not a model document: 'format' must be {FORMAT!r}")
     version = document.get("version")
-    if version != VERSION:
-        raise ValueError(f"unsupported model document version {version!r}; this version reads {VERSION}")
+    # An integer, exactly: JSON's true and 1.0 compare equal to 1 in Python but are not versions.
+    if type(version) is not int or version != VERSION:
+        raise ValueError(f"unsupported model document version {version!r}; this version reads {VERSION} "
+                         "(an integer)")
     extra = set(document) - {"format", "version", "estimator", "params", "fitted"}
     if extra:
         raise ValueError(f"unexpected keys in model document: {sorted(extra)}")
@@ -264,6 +371,7 @@ def loads(text: str | bytes):
     params = document.get("params")
     if not isinstance(params, dict):
         raise ValueError("'params' must be an object")
+    params = _plain(params)  # parameters are read as JSON, whatever looked like an array
     known = set(cls().get_params(deep=False))
     unknown = set(params) - known
     if unknown:
