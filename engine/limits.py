@@ -51,9 +51,9 @@ MAX_SIGNATURE_CHARS = 2_000
 # ------------------------------------------------------------ model documents
 # Bytes of a model document given to ``curvedtrees.io.loads``. A 20-tree forest
 # grown without a depth limit on 20,000 rows is 29 MB of JSON; 256 MB admits
-# models several times larger, and ``loads`` peaks at about 1.5x the document
-# on top of the text itself (measured by perf/bench_io.py), so the worst case
-# stays well under 1 GB.
+# models several times larger, and ``loads`` peaks at 1.5-3.5x the document on
+# top of the text itself (perf/bench_io.py, hostile documents included), so the
+# worst case stays under about 1 GB.
 MAX_DOCUMENT_BYTES = 256 * 2**20
 # Items in one array of a document (float64: 8 bytes each, so 400 MB at most).
 MAX_ARRAY_ITEMS = 50_000_000
