@@ -296,3 +296,14 @@ def test_frames_need_distinct_names_and_colours_one_per_class():
         viz.region_figure(grid, regions, colors=["#000000"] * 3)
     spec = json.loads(viz.region_figure(grid, frames=[regions, regions], active_frame=1).to_json())
     assert [f["name"] for f in spec["frames"]] == ["1", "2"] and spec["layout"]["sliders"][0]["active"] == 1
+
+
+def test_temperature_pictures_mark_each_city_once_in_grey(temperatures):
+    data, model = temperatures
+    n_places = len(np.unique(np.round(data.X[:, :3], 9), axis=0))  # two of the 270 cities share a place
+    assert n_places < len(data.X) // 10
+    for view in (GLOBE, ORTHO):
+        spec, _ = world_spec(data, model, view, resolution=20, show_points=True)
+        placed = named(spec, "training points") + named(spec, "test points")
+        assert sum(len(decode(t["x"])) for t in placed) == n_places, view.kind  # one per city, not per month
+        assert all(t["marker"]["color"] == "#4C4C4C" for t in placed)  # a month's colour would mislead in others

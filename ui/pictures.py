@@ -325,8 +325,11 @@ def picture_figure(
         regions = None
     world = is_world(data, view)
     steps = frame_steps(data, view) if frames else None
+    # A turning globe holds the circle at one step, but its points come from every step: places only.
+    places = steps or (frame_steps(data, viz.View("sphere", view.components, view.axes)) if view.kind == "ortho"
+                       else None)
     size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
-    points = _points(data, model, view, MAX_POINTS[size], steps) if show_points else None
+    points = _points(data, model, view, MAX_POINTS[size], places) if show_points else None
     curves = []
     if show_boundaries and not frames:
         tree = tree if tree is not None else boundary_tree(model)

@@ -578,17 +578,20 @@ def _add_animation(fig, names: list[str], active: int, label: str, duration: int
     play = {"frame": {"duration": duration, "redraw": True}, "fromcurrent": True, "mode": "immediate",
             "transition": {"duration": 0}}
     fig.update_layout(
+        # Buttons on the left above the slider's rail, the current value on the right: nothing overlaps
+        # in a narrow column.
         updatemenus=[{"type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
-                      "xanchor": "left", "yanchor": "top", "pad": {"t": 36, "r": 8},
+                      "xanchor": "left", "yanchor": "top", "pad": {"t": 6, "r": 8},
                       "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
                                   {"label": "❚❚ Pause", "method": "animate",
                                    "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                                      "transition": {"duration": 0}}]}]}],
-        sliders=[{"active": int(active), "x": 0.22, "len": 0.78, "y": 0.0, "yanchor": "top", "pad": {"t": 20},
-                  "currentvalue": {"prefix": f"{label}: ", "font": {"size": 14}},
+        sliders=[{"active": int(active), "x": 0.0, "len": 1.0, "y": 0.0, "yanchor": "top", "pad": {"t": 44},
+                  "currentvalue": {"prefix": f"{label}: ", "font": {"size": 14}, "xanchor": "right",
+                                   "offset": 12},
                   "steps": [{"label": name, "method": "animate", "args": [[name], still]} for name in names]}],
     )
-    fig.update_layout(margin={"b": max(int(fig.layout.margin.b or 0), 110)})
+    fig.update_layout(margin={"b": max(int(fig.layout.margin.b or 0), 130)})
 
 
 def _ring_colors(regions: RegionGrid, coloring: _Coloring) -> list[str]:
@@ -720,7 +723,7 @@ def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=N
         )
         if globe:
             # A legend across the top leaves the globe the column's whole width.
-            fig.update_layout(legend={"orientation": "h", "x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom"})
+            fig.update_layout(legend={"orientation": "h", "x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "top"})
 
 
 # ------------------------------------------------------------ orthographic globe
