@@ -139,10 +139,11 @@ def test_label_problems_and_table_level_problems():
 
 
 @pytest.mark.parametrize(("mapping", "reason"), [
-    ({"label": "y", "components": [{"model": "ambient", "columns": ["a"]}]}, "needs 2 columns"),
+    ({"label": "y", "components": [{"model": "ambient", "columns": ["a"]}]}, "needs 2 columns; 1 is selected"),
+    ({"label": "y", "components": [{"model": "ambient", "columns": []}]}, "needs 2 columns; none is selected"),
     ({"label": "y", "components": [{"model": "ambient", "columns": ["a", "zz"]}]}, "not in the file"),
     ({"label": "a", "components": [{"model": "ambient", "columns": ["a", "b"]}]}, "used twice"),
-    ({"label": "y", "components": []}, "has 1 components"),
+    ({"label": "y", "components": []}, "has 1 component;"),
     ({"label": "y", "components": [{"model": "klein", "columns": ["a", "b"]}]}, "unknown coordinate model"),
 ])
 def test_inconsistent_mappings_are_rejected(mapping, reason):

@@ -15,53 +15,91 @@ largest relative error 0.31 (rows 3, 5, 8, ...)").
 
 from __future__ import annotations
 
+import csv
 import io
+import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from curvedtrees import coords
+from curvedtrees.limits import (
+    MAX_CSV_FIELD_CHARS,
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_CELLS,
+    MAX_UPLOAD_COLUMNS,
+    MAX_UPLOAD_DECODED_BYTES,
+    MAX_UPLOAD_MB,
+    MAX_UPLOAD_ROWS,
+)
 from curvedtrees.manifolds import CHECK_RTOL, ProductManifold, Signature, manifold_for
 
 __all__ = [
     "ACCEPTED_TYPES",
+    "MAX_CELLS",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "MAX_UPLOAD_BYTES",
     "MAX_UPLOAD_MB",
+    "UPLOADER_MB",
     "ComponentReport",
+    "TextFormat",
     "UploadError",
     "UploadResult",
     "convert_upload",
     "coordinate_models",
+    "count_rows",
     "read_table",
+    "sniff_format",
     "suggest_mapping",
     "upload_record",
 ]
 
-# Limits (documented on the Data page). The server refuses bodies above
-# server.maxUploadSize (.streamlit/config.toml, same number); the check here also
-# covers callers that bypass the browser.
-MAX_UPLOAD_MB = 25
-MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
-MAX_ROWS = 50_000
-MAX_COLUMNS = 500
+# Limits (documented on the Data page; the numbers and their reasons are in
+# curvedtrees.limits). Read from this module's globals so tests can lower them.
+MAX_ROWS = MAX_UPLOAD_ROWS
+MAX_COLUMNS = MAX_UPLOAD_COLUMNS
+MAX_CELLS = MAX_UPLOAD_CELLS
+MAX_DECODED_BYTES = MAX_UPLOAD_DECODED_BYTES
+# Streamlit's own uploader limit (MB): above ours, so that a file a little over our
+# limit reaches read_table and gets our message instead of Streamlit's generic one
+# and a lingering chip. Needs server.maxUploadSize at least this in .streamlit/config.toml.
+UPLOADER_MB = 2 * MAX_UPLOAD_MB
 ACCEPTED_TYPES = ("csv", "tsv", "txt", "npy", "npz")
 # Ball coordinates pushed inside by "project onto the manifold" stay this far
 # (relative) from the rim, where hyperboloid coordinates would be infinite.
 _RIM_MARGIN = 1e-7
 # Names that suggest a label column, in order of preference.
 _LABEL_NAMES = ("label", "labels", "y", "class", "target", "category", "species")
+# Characters of a text file read to guess its separator: enough for dozens of lines.
+_SNIFF_CHARS = 65_536
+_SNIFF_LINES = 50
+_SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
+_DECIMAL_COMMA = re.compile(r"^\s*[+-]?\d+,\d+(?:[eE][+-]?\d+)?\s*$")
+_DECIMAL_POINT = re.compile(r"^\s*[+-]?\d*\.\d+(?:[eE][+-]?\d+)?\s*$")
+# Longest string (characters) of a label array in a NumPy upload: far above any class name.
+_MAX_LABEL_CHARS = 256
 
 
 class UploadError(ValueError):
     """A file that cannot be read, with the reason in plain words."""
 
 
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    """``"1 row"``, ``"2 rows"``, ``"1,200 rows"``."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
 # ----------------------------------------------------------------- reading
 def read_table(name: str, data: bytes) -> pd.DataFrame:
     """Parse an uploaded file into a table with at least one column.
+
+    Every size is checked before the data is parsed or decompressed: the file's
+    bytes, then the rows and columns a text file holds (counted without parsing)
+    or a NumPy file's headers declare, and the declared sizes of an ``.npz``'s
+    members.
 
     Parameters
     ----------
@@ -73,7 +111,9 @@ def read_table(name: str, data: bytes) -> pd.DataFrame:
     -------
     pandas.DataFrame
         NumPy arrays get columns ``c0, c1, ...`` (an ``.npz`` with arrays ``X``
-        and ``y`` gets ``x0, x1, ..., y``).
+        and ``y`` gets ``x0, x1, ..., y``). ``table.attrs["hint"]`` says how a text
+        file was read when that was guessed (a separator other than the
+        extension's, decimal commas), else None.
 
     Raises
     ------
@@ -90,71 +130,256 @@ def read_table(name: str, data: bytes) -> pd.DataFrame:
     if ext not in ACCEPTED_TYPES:
         raise UploadError(f"{name}: unsupported file type {ext or '(none)'!r}; use "
                           f"{', '.join('.' + e for e in ACCEPTED_TYPES)}")
+    hint = None
     if ext in ("npy", "npz"):
         table = _read_numpy(name, data, ext)
     else:
-        table = _read_text(name, data, ext)
+        table, hint = _read_text(name, data, ext)
     if table.shape[0] == 0 or table.shape[1] == 0:
         raise UploadError(f"{name} has no data rows")
     if table.shape[0] > MAX_ROWS:
         raise UploadError(f"{name} has {table.shape[0]:,} rows; the limit is {MAX_ROWS:,} (subsample it first)")
     if table.shape[1] > MAX_COLUMNS:
-        raise UploadError(f"{name} has {table.shape[1]} columns; the limit is {MAX_COLUMNS}")
+        raise UploadError(f"{name} has {table.shape[1]:,} columns; the limit is {MAX_COLUMNS:,}")
     table.columns = [str(c).strip() for c in table.columns]
     if len(set(table.columns)) != len(table.columns):
         raise UploadError(f"{name} has repeated column names; make every column name unique")
-    return table.reset_index(drop=True)
+    table = table.reset_index(drop=True)
+    table.attrs["hint"] = hint
+    return table
 
 
-def _read_text(name: str, data: bytes, ext: str) -> pd.DataFrame:
+@dataclass(frozen=True)
+class TextFormat:
+    """How a text table is written: its separator and decimal mark, and whether that was guessed.
+
+    Attributes
+    ----------
+    sep : str
+        A single character, or the regular expression of whitespace for columns aligned with spaces.
+    decimal : str
+        "." or ",".
+    hint : str or None
+        A sentence for the user when the format differs from what the extension says.
+    """
+
+    sep: str
+    decimal: str = "."
+    hint: str | None = None
+
+
+def _count_outside_quotes(line: str, sep: str) -> int:
+    count, quoted = 0, False
+    for char in line:
+        if char == '"':
+            quoted = not quoted
+        elif char == sep and not quoted:
+            count += 1
+    return count
+
+
+def sniff_format(text: str, ext: str = "csv") -> TextFormat:
+    """Guess the separator and decimal mark of a text table from its first lines.
+
+    A separator is a candidate when every sampled line has the same, non-zero
+    number of it outside quotes; the one giving the most columns wins (the
+    extension's own separator on a tie). Decimal commas are recognised when the
+    separator is not a comma and the data lines hold numbers such as ``1,5`` but
+    none such as ``1.5``.
+
+    Parameters
+    ----------
+    text : str
+    ext : {"csv", "tsv", "txt"}
+
+    Returns
+    -------
+    TextFormat
+    """
+    default = {"csv": ",", "tsv": "\t"}.get(ext, ",")
+    sample = text[:_SNIFF_CHARS]
+    lines = sample.splitlines()
+    if len(text) > _SNIFF_CHARS and len(lines) > 1:
+        lines = lines[:-1]  # the last sampled line may be cut short
+    lines = [line for line in lines if line.strip()][:_SNIFF_LINES]
+    if not lines:
+        return TextFormat(default)
+    best, best_columns = None, 1
+    for sep in sorted(_SEPARATORS, key=lambda s: s != default):
+        counts = {_count_outside_quotes(line, sep) for line in lines}
+        if len(counts) == 1 and (columns := counts.pop() + 1) > best_columns:
+            best, best_columns = sep, columns
+    if best is None:
+        widths = {len(line.split()) for line in lines}
+        if len(widths) == 1 and widths.pop() > 1:
+            return TextFormat(r"\s+", ".", "Read as columns separated by spaces (detected).")
+        return TextFormat(default)
+    decimal = "."
+    if best != ",":
+        fields = [f for line in lines[1:] for f in line.split(best)]
+        if any(_DECIMAL_COMMA.match(f) for f in fields) and not any(_DECIMAL_POINT.match(f) for f in fields):
+            decimal = ","
+    if best == default and decimal == ".":
+        return TextFormat(best)
+    what = f"{_SEPARATORS[best]}-separated values" if best != default else "values"
+    hint = f"Read as {what}" + (" with decimal commas" if decimal == "," else "") + " (detected from the first lines)."
+    return TextFormat(best, decimal, hint)
+
+
+def count_rows(text: str, fmt: TextFormat) -> int:
+    """Data rows of a text table (header and blank lines excluded), without parsing it.
+
+    Counts line ends in one C-speed pass; blank lines are looked for only when the
+    total could be over a limit, and only when the text has quotes (where a field
+    may span lines) are the records read with the ``csv`` module, one at a time.
+    """
+    if '"' in text and fmt.sep != r"\s+":
+        previous = csv.field_size_limit(MAX_CSV_FIELD_CHARS)
+        try:
+            records = sum(1 for row in csv.reader(io.StringIO(text), delimiter=fmt.sep) if any(f.strip() for f in row))
+        finally:
+            csv.field_size_limit(previous)
+        return max(records - 1, 0)
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if lines <= MAX_ROWS + 1:
+        return max(lines - 1, 0)  # at most the limit whatever the blank lines; pandas counts exactly
+    filled = sum(1 for _ in re.finditer(r"^[ \t\r]*\S", text, flags=re.MULTILINE))
+    return max(filled - 1, 0)
+
+
+def _read_text(name: str, data: bytes, ext: str) -> tuple[pd.DataFrame, str | None]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UploadError(f"{name} is not UTF-8 text; save it as a UTF-8 CSV") from None
     if "\x00" in text:
         raise UploadError(f"{name} looks like a binary file, not a CSV/TSV table")
-    sep = {"csv": ",", "tsv": "\t"}.get(ext)
+    fmt = sniff_format(text, ext)
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    n_columns = len(first.split()) if fmt.sep == r"\s+" else _count_outside_quotes(first, fmt.sep) + 1
+    if n_columns > MAX_COLUMNS:
+        raise UploadError(f"{name} has {n_columns:,} columns; the limit is {MAX_COLUMNS:,}")
     try:
-        return pd.read_csv(io.StringIO(text), sep=sep, engine="python" if sep is None else "c",
-                           nrows=MAX_ROWS + 1, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv_error()) as exc:
+        n_rows = count_rows(text, fmt)
+    except csv.Error as exc:
+        raise UploadError(f"{name} could not be read as a table: {exc}") from None
+    if n_rows > MAX_ROWS:
+        raise UploadError(f"{name} has {n_rows:,} rows; the limit is {MAX_ROWS:,} (subsample it first)")
+    if n_rows * n_columns > MAX_CELLS:
+        raise UploadError(f"{name} has {n_rows:,} rows of {n_columns:,} columns ({n_rows * n_columns:,} values); "
+                          f"the limit is {MAX_CELLS:,} values (keep fewer columns or rows)")
+    regex = fmt.sep == r"\s+"
+    try:
+        table = pd.read_csv(io.StringIO(text), sep=fmt.sep, decimal=fmt.decimal, engine="python" if regex else "c",
+                            nrows=MAX_ROWS + 1, skipinitialspace=not regex)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UploadError(f"{name} could not be read as a table: {first}") from None
+    return table, fmt.hint
 
 
 def csv_error():
-    import csv
-
+    """The ``csv`` module's error class (kept for callers of the old helper)."""
     return csv.Error
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+_PICKLE_MESSAGE = ("contains pickled Python objects, which are never loaded here (they can run code); save plain "
+                   "numeric arrays with numpy.save / numpy.savez")
+
+
 def _read_numpy(name: str, data: bytes, ext: str) -> pd.DataFrame:
-    try:
-        loaded = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:
-        if "pickle" in str(exc).lower():
-            raise UploadError(f"{name} contains pickled Python objects, which are never loaded here (they can run "
-                              "code); save plain numeric arrays with numpy.save / numpy.savez") from None
-        raise UploadError(f"{name} is not a valid NumPy file: {exc}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise UploadError(f"{name} is not a valid NumPy file: {exc}") from None
-    if isinstance(loaded, np.lib.npyio.NpzFile):
-        with loaded:
-            try:
-                arrays = {key: loaded[key] for key in loaded.files}
-            except ValueError as exc:
-                raise UploadError(f"{name}: an array could not be read without pickle ({exc})") from None
-            except (OSError, EOFError, zipfile.BadZipFile) as exc:
-                raise UploadError(f"{name}: an array in the archive is damaged ({exc})") from None
-        odd = [key for key, value in arrays.items() if not isinstance(value, np.ndarray)]
-        if odd:
-            raise UploadError(f"{name}: member {odd[0]!r} is not a NumPy array")
+    if data.startswith(_NPY_MAGIC):
+        if ext != "npy":
+            raise UploadError(f"{name} holds a single array; name it .npy")
+        stream = io.BytesIO(data)
+        return _arrays_to_table(name, {"": _read_npy(name, "", stream, MAX_CELLS)})
+    if data.startswith(_ZIP_MAGIC):
         if ext != "npz":
             raise UploadError(f"{name} is an .npz archive; name it .npz")
-        return _arrays_to_table(name, arrays)
-    if ext != "npy":
-        raise UploadError(f"{name} holds a single array; name it .npy")
-    return _arrays_to_table(name, {"": loaded})
+        return _arrays_to_table(name, _read_npz(name, data))
+    if data.startswith(b"\x80") or data[:1] in (b"(", b"]", b"}"):  # pickle protocols 2-5, and 0-1's openers
+        raise UploadError(f"{name} {_PICKLE_MESSAGE}")
+    raise UploadError(f"{name} is not a valid NumPy file: it starts with neither a NumPy header nor a zip archive")
+
+
+def _read_npz(name: str, data: bytes) -> dict:
+    """The arrays of an ``.npz``, each member's declared size checked before it is decompressed."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise UploadError(f"{name} is not a valid NumPy file: {exc}") from None
+    with archive:
+        members = [info for info in archive.infolist() if not info.is_dir()]
+        if len(members) > MAX_COLUMNS:
+            raise UploadError(f"{name} holds {len(members):,} arrays; the limit is {MAX_COLUMNS:,}")
+        # The central directory declares every member's size; zipfile never yields more
+        # bytes than that, so this bounds what decompressing can produce.
+        declared = sum(info.file_size for info in members)
+        if declared > MAX_DECODED_BYTES:
+            raise UploadError(
+                f"{name} expands to {declared / 2**20:,.0f} MB when decompressed; the limit is "
+                f"{MAX_DECODED_BYTES / 2**20:,.0f} MB ({MAX_CELLS:,} numbers); nothing was decompressed")
+        arrays, cells = {}, 0
+        for info in members:
+            if not info.filename.endswith(".npy"):
+                raise UploadError(f"{name}: member {info.filename!r} is not a NumPy array (.npy)")
+            if info.flag_bits & 0x1:
+                raise UploadError(f"{name}: member {info.filename!r} is encrypted")
+            key = info.filename[: -len(".npy")]
+            try:
+                with archive.open(info) as member:
+                    array = _read_npy(name, key, member, MAX_CELLS - cells)
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as exc:
+                raise UploadError(f"{name}: array {key!r} in the archive is damaged ({exc})") from None
+            cells += array.size
+            arrays[key] = array
+    return arrays
+
+
+def _read_npy(name: str, key: str, stream, cells_left: int) -> np.ndarray:
+    """One ``.npy`` from a stream: header checked, then exactly the bytes it declares read.
+
+    Never unpickles and never allocates more than the header's checked shape.
+    """
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(stream)
+        else:  # 3.0 only adds UTF-8 field names of structured arrays, which are refused anyway
+            raise ValueError(f"unsupported .npy format version {version}")
+    except (ValueError, EOFError, SyntaxError, TypeError) as exc:
+        raise UploadError(f"{name}: array {key!r} has an invalid NumPy header ({exc})") from None
+    if dtype.hasobject:
+        raise UploadError(f"{name} {_PICKLE_MESSAGE}")
+    if dtype.names is not None:
+        raise UploadError(f"{name}: structured array {key!r} is not supported; save a plain 2-D array")
+    if dtype.kind not in "biuf" and not (dtype.kind in "US" and len(shape) == 1):
+        raise UploadError(f"{name}: array {key!r} has type {dtype}; expected numbers (labels may be strings)")
+    if len(shape) not in (1, 2):
+        raise UploadError(f"{name}: array {key!r} has shape {shape}; expected 1-D or 2-D")
+    rows, columns = shape[0], (shape[1] if len(shape) == 2 else 1)
+    if rows > MAX_ROWS:
+        where = f" (array {key!r})" if key else ""
+        raise UploadError(f"{name} has {rows:,} rows{where}; the limit is {MAX_ROWS:,} (subsample it first)")
+    if columns > MAX_COLUMNS:
+        raise UploadError(f"{name}: array {key!r} has {columns:,} columns; the limit is {MAX_COLUMNS:,}")
+    if rows * columns > cells_left:
+        raise UploadError(f"{name} holds more than {MAX_CELLS:,} values (array {key!r} has {rows * columns:,}); "
+                          "keep fewer columns or rows")
+    if dtype.kind in "US" and dtype.itemsize > _MAX_LABEL_CHARS * (4 if dtype.kind == "U" else 1):
+        raise UploadError(f"{name}: array {key!r} holds strings of up to {dtype.itemsize} bytes; labels may have "
+                          f"at most {_MAX_LABEL_CHARS} characters")
+    n_bytes = rows * columns * dtype.itemsize
+    buffer = stream.read(n_bytes)
+    if len(buffer) != n_bytes:
+        raise UploadError(f"{name}: array {key!r} is truncated ({len(buffer):,} of {n_bytes:,} bytes)")
+    flat = np.frombuffer(buffer, dtype=dtype, count=rows * columns)
+    return flat.reshape(shape, order="F" if fortran else "C").copy()
 
 
 def _arrays_to_table(name: str, arrays: dict) -> pd.DataFrame:
@@ -163,24 +388,11 @@ def _arrays_to_table(name: str, arrays: dict) -> pd.DataFrame:
     columns: dict[str, np.ndarray] = {}
     n_rows = None
     for key, array in arrays.items():
-        if array.dtype.names is not None:
-            raise UploadError(f"{name}: structured array {key or '(main)'!r} is not supported; save a plain 2-D "
-                              "array")
-        if array.dtype.kind not in "biuf" and not (array.dtype.kind in "US" and array.ndim == 1):
-            raise UploadError(f"{name}: array {key or '(main)'!r} has type {array.dtype}; expected numbers "
-                              "(labels may be strings)")
-        if array.ndim == 0 or array.ndim > 2:
-            raise UploadError(f"{name}: array {key or '(main)'!r} has shape {array.shape}; expected 1-D or 2-D")
         if n_rows is None:
             n_rows = array.shape[0]
         elif array.shape[0] != n_rows:
-            raise UploadError(f"{name}: arrays have different numbers of rows ({n_rows} and {array.shape[0]} in "
-                              f"{key!r})")
-        if array.ndim == 2 and array.shape[1] > MAX_COLUMNS:
-            raise UploadError(f"{name}: array {key or '(main)'!r} has {array.shape[1]} columns; the limit is "
-                              f"{MAX_COLUMNS}")
-        if n_rows > MAX_ROWS:
-            raise UploadError(f"{name} has {n_rows:,} rows; the limit is {MAX_ROWS:,} (subsample it first)")
+            raise UploadError(f"{name}: arrays have different numbers of rows ({n_rows:,} and {array.shape[0]:,} "
+                              f"in {key!r})")
         prefix = "c" if key == "" else ("x" if key == "X" else f"{key}_")
         if array.ndim == 2:
             for j in range(array.shape[1]):
@@ -326,7 +538,7 @@ class UploadResult:
 
 
 def _n_rows(n: int) -> str:
-    return f"{n} row" if n == 1 else f"{n} rows"
+    return _plural(n, "row")
 
 
 def _format_rows(rows: np.ndarray, limit: int = 6) -> str:
@@ -358,7 +570,8 @@ def _numeric(table: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, list[
         text_bad = values.isna() & raw.notna()
         if text_bad.any():
             where = np.flatnonzero(text_bad.to_numpy())
-            problems.append(f"column {name!r} has {len(where)} non-numeric entries ({_format_rows(where)}), "
+            problems.append(f"column {name!r} has {_plural(len(where), 'non-numeric entry', 'non-numeric entries')} "
+                            f"({_format_rows(where)}), "
                             f"such as {str(raw.iloc[where[0]])!r}")
         out[:, k] = values.to_numpy(dtype=np.float64)
     return out, problems
@@ -475,8 +688,8 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
     signature = Signature.parse(signature)
     comps = mapping.get("components") or []
     if len(comps) != len(signature.components):
-        raise ValueError(f"{signature} has {len(signature.components)} components; the mapping describes "
-                         f"{len(comps)}")
+        raise ValueError(f"{signature} has {_plural(len(signature.components), 'component')}; the mapping "
+                         f"describes {len(comps)}")
     label = mapping.get("label")
     task = mapping.get("task", "classification")
     used: list[str] = []
@@ -484,8 +697,9 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
         need = _model_columns(comp, spec.get("model"))
         cols = list(spec.get("columns") or [])
         if len(cols) != need:
-            raise ValueError(f"{comp.name} (component {comp.index + 1}) in the chosen model needs {need} columns; "
-                             f"{len(cols)} are selected")
+            chosen = "none is" if not cols else ("1 is" if len(cols) == 1 else f"{len(cols)} are")
+            raise ValueError(f"{comp.name} (component {comp.index + 1}) in the chosen model needs "
+                             f"{_plural(need, 'column')}; {chosen} selected")
         missing = [c for c in cols if c not in table.columns]
         if missing:
             raise ValueError(f"column {missing[0]!r} is not in the file")
@@ -549,7 +763,7 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
 
     general: list[str] = []
     if len(X) < 10:
-        general.append(f"only {len(X)} usable rows; at least 10 are needed to train and test a model")
+        general.append(f"only {_plural(len(X), 'usable row')}; at least 10 are needed to train and test a model")
     elif label is not None and task == "classification" and not label_problems:
         classes = np.unique(y[~bad])
         if len(classes) < 2:
@@ -588,9 +802,10 @@ def upload_record(result: UploadResult, signature, task: str, file_name: str, ma
     signature = Signature.parse(signature)
     dataset = Dataset(
         X=result.X, y=result.y, signature=signature, task=task, name=file_name,
-        description=f"Uploaded file {file_name}: {len(result.X)} rows on {signature}"
-                    + (f" ({result.n_dropped} rows dropped)" if result.n_dropped else "")
-                    + (f" ({result.n_projected} rows projected onto the manifold)" if result.n_projected else "")
+        description=f"Uploaded file {file_name}: {_plural(len(result.X), 'row')} on {signature}"
+                    + (f" ({_plural(result.n_dropped, 'row')} dropped)" if result.n_dropped else "")
+                    + (f" ({_plural(result.n_projected, 'row')} projected onto the manifold)" if result.n_projected
+                       else "")
                     + ".",
         provenance="Uploaded by you; it stays in this browser session.",
     )
