@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import streamlit as st
+from curvedtrees import viz
 from curvedtrees.datasets import load_dataset
 from curvedtrees.manifolds import Signature
 
@@ -13,15 +14,19 @@ from ui.data import (
     MAX_SYNTHETIC_SAMPLES,
     build_dataset,
     builtin_datasets,
+    check_recipe,
     content_hash,
     make_record,
     synthetic_recipe,
 )
 from ui.errors import friendly
+from ui.pictures import Picture
 from ui.uploads import (
     ACCEPTED_TYPES,
     MAX_ROWS,
+    MAX_UPLOAD_BYTES,
     MAX_UPLOAD_MB,
+    UPLOADER_MB,
     UploadError,
     convert_upload,
     coordinate_models,
@@ -39,8 +44,12 @@ OK = ":green[:material/check_circle:]"
 BAD = ":red[:material/cancel:]"
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
 def signature_box(label: str, key: str, default: str):
-    """A signature text box whose parse error appears right under it."""
+    """A signature text box whose parse error appears right under it (sizes are refused at once)."""
     text = st.text_input(label, value=default, key=key,
                          help="Components joined by x: H (hyperbolic), S (sphere), E (Euclidean) with a dimension, "
                               "optional curvature in parentheses and powers, e.g. 'H2 x S2 x E2', 'H2(-0.5) x S1', "
@@ -50,8 +59,8 @@ def signature_box(label: str, key: str, default: str):
     except (TypeError, ValueError) as exc:
         st.error(str(exc), icon=":material/edit:")
         return None
-    st.caption(f"✓ `{signature}`: {len(signature.components)} component(s), dimension {signature.dim}, "
-               f"{signature.ambient_dim} ambient coordinates per row.")
+    st.caption(f"✓ `{signature}`: {plural(len(signature.components), 'component')}, dimension {signature.dim}, "
+               f"{plural(signature.ambient_dim, 'ambient coordinate')} per row.")
     return signature
 
 
@@ -81,10 +90,17 @@ with tab_synthetic:
                        help="Scale of each cluster's covariance: small values give tight, separable clusters.")
     train_now = c7.checkbox("Train a tree right away", value=True, key="syn_train",
                             help="Fit a default product decision tree so the regions show at once.")
-    if st.button("Generate", type="primary", key="syn_go", disabled=signature is None):
+    recipe = None
+    if signature is not None:
+        recipe = synthetic_recipe(signature, n_samples, n_classes, task, seed, max(n_clusters, n_classes), spread,
+                                  title=f"Mixture on {signature}")
+        try:
+            check_recipe(recipe)  # sizes refused here, before the button (the limits of a share link too)
+        except ValueError as exc:
+            st.error(str(exc), icon=":material/edit:")
+            recipe = None
+    if st.button("Generate", type="primary", key="syn_go", disabled=recipe is None):
         with friendly("generate the mixture"):
-            recipe = synthetic_recipe(signature, n_samples, n_classes, task, seed, max(n_clusters, n_classes),
-                                      spread, title=f"Mixture on {signature}")
             adopt(build_dataset(recipe), train_now, "synthetic")
     show_note("synthetic")
 
@@ -153,19 +169,24 @@ with tab_upload:
         f"**{MAX_ROWS:,} rows**. Pickled files are refused. Rows are counted from 0 in messages (header excluded). "
         "Your file stays in this browser session.")
     up_signature = signature_box("Signature of the data", "up_signature", "H2")
-    uploaded = st.file_uploader("File", type=list(ACCEPTED_TYPES), key="up_file")
+    # The uploader's own limit is above ours, so that read_table's message explains a file over ours.
+    uploaded = st.file_uploader("File", type=list(ACCEPTED_TYPES), key="up_file", max_upload_size=UPLOADER_MB)
     upload = state.get(state.UPLOAD)
     if uploaded is None:
         if upload is not None:
             state.drop(state.UPLOAD)
         upload = None
     else:
-        raw = uploaded.getvalue()
-        digest = content_hash(np.frombuffer(raw, dtype=np.uint8), extra=uploaded.name)
+        # Oversized files are refused from their size, before they are hashed or read.
+        raw = uploaded.getvalue() if uploaded.size <= MAX_UPLOAD_BYTES else b""
+        digest = content_hash(np.frombuffer(raw, dtype=np.uint8), extra=f"{uploaded.name}|{uploaded.size}")
         if upload is None or upload.get("hash") != digest:
             upload = {"hash": digest, "name": uploaded.name, "table": None, "error": None, "project": False,
                       "drop": False}
             try:
+                if uploaded.size > MAX_UPLOAD_BYTES:
+                    raise UploadError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; the limit is "
+                                      f"{MAX_UPLOAD_MB} MB (subsample the rows or keep fewer columns)")
                 upload["table"] = read_table(uploaded.name, raw)
             except UploadError as exc:
                 upload["error"] = str(exc)
@@ -174,7 +195,10 @@ with tab_upload:
         st.error(f"Could not read the file: {upload['error']}", icon=":material/warning:")
     elif upload is not None and up_signature is not None:
         table = upload["table"]
-        st.caption(f"**{upload['name']}**: {len(table):,} rows, {table.shape[1]} columns.")
+        st.caption(f"**{upload['name']}**: {plural(len(table), 'row')}, {plural(table.shape[1], 'column')}.")
+        if table.attrs.get("hint"):
+            st.info(table.attrs["hint"] + " Check the columns below; save the file with commas and decimal points "
+                    "if they are wrong.", icon=":material/tune:")
         st.dataframe(table.head(8), hide_index=False)
         guess = suggest_mapping(table, up_signature)
         prefix = f"map_{upload['hash']}_{str(up_signature).replace(' ', '')}"
@@ -238,7 +262,14 @@ with tab_upload:
                 st.rerun()
             train_upload = b4.checkbox("Train a tree right away", value=True, key="up_train")
             if result.ok:
-                st.success(f"Ready: {len(result.X):,} rows on `{up_signature}`.")
+                st.success(f"Ready: {plural(len(result.X), 'row')} on `{up_signature}`.")
+                # The points on their manifold (the first picture the signature offers), before they are used.
+                with friendly("draw the uploaded points"):
+                    ready = upload_record(result, up_signature, up_task, upload["name"], mapping)
+                    first_view = viz.available_views(ready.signature)[0]
+                    show_picture(ready, Picture(first_view, "origin", 0, 60), None, chart_key="upload_points",
+                                 show_boundaries=False, height=380, caption=False)
+                    st.caption(f"The uploaded points on {viz.describe_view(first_view, ready.signature)[0]}.")
                 if st.button("Use this dataset", type="primary", key="up_use"):
                     with friendly("use the uploaded data"):
                         adopt(upload_record(result, up_signature, up_task, upload["name"], mapping), train_upload,

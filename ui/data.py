@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from curvedtrees.limits import MAX_LINK_TITLE_CHARS, MAX_SYNTHETIC_CELLS
 from curvedtrees.manifolds import Signature
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "available_demos",
     "build_dataset",
     "builtin_datasets",
+    "check_recipe",
     "content_hash",
     "make_record",
     "synthetic_recipe",
@@ -35,6 +38,9 @@ __all__ = [
 # since recipes can come from a URL).
 MAX_SYNTHETIC_SAMPLES = 20_000
 MAX_SYNTHETIC_CLASSES = 20
+MAX_SYNTHETIC_CLUSTERS = 200
+# The form's spread slider goes to 2; beyond 10 a wrapped normal covers a sphere many times over.
+MAX_COV_SCALE = 10.0
 
 
 @dataclass
@@ -126,34 +132,92 @@ def synthetic_recipe(signature="H2", n_samples=600, n_classes=5, task="classific
     return recipe
 
 
+def _integer(recipe: dict, name: str, default: int, low: int, high: int) -> int:
+    value = recipe.get(name, default)
+    # JSON numbers only: a bool is not a count, and text such as "1e9" is not read as one.
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer between {low:,} and {high:,}, got {str(value)[:40]}")
+    return value
+
+
+def check_recipe(recipe) -> dict:
+    """Check a dataset recipe (it may come from a share link) before anything is built.
+
+    Every size is bounded here, so that rebuilding never allocates more than
+    the Data page's own form could ask for.
+
+    Returns
+    -------
+    dict
+        The recipe with its defaults filled in.
+
+    Raises
+    ------
+    ValueError
+        Naming the field that is wrong, its bounds and the value (clipped).
+    """
+    if not isinstance(recipe, dict):
+        raise ValueError("a dataset recipe must be a mapping")
+    recipe = dict(recipe)
+    title = recipe.get("title")
+    if title is not None and (not isinstance(title, str) or len(title) > MAX_LINK_TITLE_CHARS):
+        raise ValueError(f"the dataset's title must be text of at most {MAX_LINK_TITLE_CHARS} characters")
+    source = recipe.get("source")
+    if source == "builtin":
+        if not isinstance(recipe.get("name"), str) or not isinstance(recipe.get("params", {}), dict):
+            raise ValueError("a built-in dataset recipe needs a name and a mapping of parameters")
+        return recipe
+    if source != "synthetic":
+        return recipe  # build_dataset explains uploads and unknown sources
+    if not isinstance(recipe.get("signature"), str):
+        raise ValueError("a synthetic dataset recipe needs a signature such as 'H2 x S2'")
+    signature = Signature.parse(recipe["signature"])  # bounded: curvedtrees.limits
+    n_samples = _integer(recipe, "n_samples", 600, 10, MAX_SYNTHETIC_SAMPLES)
+    cells = n_samples * signature.ambient_dim
+    if cells > MAX_SYNTHETIC_CELLS:
+        raise ValueError(
+            f"{n_samples:,} points on {signature} ({signature.ambient_dim:,} coordinates each) make {cells:,} "
+            f"numbers; the limit is {MAX_SYNTHETIC_CELLS:,}: ask for at most "
+            f"{MAX_SYNTHETIC_CELLS // signature.ambient_dim:,} points or a smaller signature")
+    task = recipe.get("task", "classification")
+    if task not in ("classification", "regression"):
+        raise ValueError(f"task must be 'classification' or 'regression', got {str(task)[:40]!r}")
+    recipe.update(
+        signature=str(signature), n_samples=n_samples, task=task,
+        seed=_integer(recipe, "seed", 0, 0, 2**32 - 1),
+        n_classes=_integer(recipe, "n_classes", 5, 2, MAX_SYNTHETIC_CLASSES),
+        n_clusters=_integer(recipe, "n_clusters", 10, 1, MAX_SYNTHETIC_CLUSTERS),
+    )
+    cov_scale = recipe.get("cov_scale", 0.35)
+    if (not isinstance(cov_scale, (int, float)) or isinstance(cov_scale, bool) or not math.isfinite(cov_scale)
+            or not 0 < cov_scale <= MAX_COV_SCALE):
+        raise ValueError(f"cov_scale must be a number in (0, {MAX_COV_SCALE:g}], got {str(cov_scale)[:40]}")
+    recipe["cov_scale"] = float(cov_scale)
+    return recipe
+
+
 def _build_synthetic(recipe: dict):
     from curvedtrees.datasets import Dataset
     from curvedtrees.sampling import make_classification, make_regression
 
+    recipe = check_recipe(recipe)
     signature = Signature.parse(recipe["signature"])
-    n_samples = int(recipe["n_samples"])
-    if not 10 <= n_samples <= MAX_SYNTHETIC_SAMPLES:
-        raise ValueError(f"n_samples must be between 10 and {MAX_SYNTHETIC_SAMPLES}, got {n_samples}")
-    task = recipe.get("task", "classification")
-    seed = int(recipe.get("seed", 0))
-    n_clusters = int(recipe.get("n_clusters", 10))
-    cov_scale = float(recipe.get("cov_scale", 0.35))
+    n_samples, task, seed = recipe["n_samples"], recipe["task"], recipe["seed"]
+    n_clusters, cov_scale = recipe["n_clusters"], recipe["cov_scale"]
     if task == "classification":
-        n_classes = int(recipe.get("n_classes", 5))
-        if not 2 <= n_classes <= MAX_SYNTHETIC_CLASSES:
-            raise ValueError(f"n_classes must be between 2 and {MAX_SYNTHETIC_CLASSES}, got {n_classes}")
+        n_classes = recipe["n_classes"]
         X, y = make_classification(signature, n_samples=n_samples, n_classes=n_classes,
                                    n_clusters=max(n_clusters, n_classes), cov_scale=cov_scale, random_state=seed)
         what = f"{n_classes} classes from a mixture of {max(n_clusters, n_classes)} wrapped normal clusters"
-    elif task == "regression":
+    else:
         X, y = make_regression(signature, n_samples=n_samples, n_clusters=n_clusters, cov_scale=cov_scale,
                                random_state=seed)
         what = f"a piecewise-linear target over {n_clusters} wrapped normal clusters"
-    else:
-        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
     return Dataset(
         X=X, y=y, signature=signature, task=task, name=f"mixture on {signature}",
-        description=f"{n_samples} points on {signature}: {what} (seed {seed}).",
+        description=f"{n_samples:,} points on {signature}: {what} (seed {seed}).",
         provenance="Generated by curvedtrees.sampling (the mixed-curvature paper's benchmark mixture).",
     )
 
@@ -172,8 +236,7 @@ def build_dataset(recipe: dict) -> DataRecord:
     ValueError
         For an unknown source, an upload (not rebuildable) or bad parameters.
     """
-    if not isinstance(recipe, dict):
-        raise ValueError("a dataset recipe must be a mapping")
+    recipe = check_recipe(recipe)
     source = recipe.get("source")
     if source == "synthetic":
         return make_record(_build_synthetic(recipe), recipe)

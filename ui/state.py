@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 import streamlit as st
+from curvedtrees.limits import MAX_ESTIMATORS, MAX_LINK_CHARS, MAX_UPLOAD_ROWS
 
 __all__ = ["DATA", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "forget_widgets", "get", "pref", "put",
            "set_pref", "sync_url", "url_params"]
@@ -75,22 +76,52 @@ def encode_param(value) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
+# Integer view choices a link may carry, and their bounds: the grid resolution as the
+# Regions page's slider allows it (ui.widgets.RESOLUTIONS), a row of the largest
+# dataset, a tree of the largest ensemble. A value outside is ignored (the page's
+# default applies), so that no link asks for a grid of a billion cells.
+_LINK_INTEGERS = {"res": (40, 300), "row": (0, MAX_UPLOAD_ROWS), "tree": (0, MAX_ESTIMATORS)}
+# View keys and reference modes are short ("disk:0:1-2:poincare").
+_LINK_TEXT_CHARS = 200
+
+
 def decode_param(text: str, what: str) -> dict:
-    """Parse a JSON object from the URL (ValueError with a readable reason)."""
-    if len(text) > 4000:
-        raise ValueError(f"the link's {what} is too long")
+    """Parse a JSON object from the URL (ValueError with a readable reason).
+
+    The text's length is checked before it is parsed (curvedtrees.limits.MAX_LINK_CHARS).
+    """
+    if len(text) > MAX_LINK_CHARS:
+        raise ValueError(f"the link's {what} is too long ({len(text):,} characters; the limit is "
+                         f"{MAX_LINK_CHARS:,})")
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         raise ValueError(f"the link's {what} is not readable") from None
     if not isinstance(value, dict):
         raise ValueError(f"the link's {what} is not a description")
     return value
 
 
-def url_params() -> dict:
-    """The current query parameters as plain strings."""
+def _raw_params() -> dict:
     return {k: st.query_params.get(k) for k in st.query_params.keys()}
+
+
+def _in_bounds(name: str, value: str) -> bool:
+    if name in _LINK_INTEGERS:
+        low, high = _LINK_INTEGERS[name]
+        # At most 7 digits: int() of a long digit string costs time, and none is in bounds.
+        return len(value) <= 7 and value.lstrip("-").isdigit() and low <= int(value) <= high
+    if name in ("view", "ref"):
+        return len(value) <= _LINK_TEXT_CHARS
+    return True
+
+
+def url_params() -> dict:
+    """The link's query parameters as plain strings, view choices out of bounds left out.
+
+    ``data`` and ``model`` are returned as they are; :func:`decode_param` bounds them.
+    """
+    return {k: v for k, v in _raw_params().items() if v is not None and _in_bounds(k, v)}
 
 
 def sync_url() -> None:
@@ -99,14 +130,15 @@ def sync_url() -> None:
     model = get(MODEL)
     wanted: dict[str, str] = {}
     if data is not None and data.recipe.get("source") in ("synthetic", "builtin"):
-        wanted["data"] = encode_param({k: v for k, v in data.recipe.items() if k != "title"})
+        # The title goes along, so that a shared "Karate Club" is not named by its loader's key.
+        wanted["data"] = encode_param(data.recipe)
         if model is not None and model.source == "trained":
             wanted["model"] = encode_param(model.recipe)
     prefs = get(PREFS, {})
     for name in ("view", "ref", "row", "res", "tree"):
         if prefs.get(name) is not None:
             wanted[name] = str(prefs[name])
-    current = url_params()
+    current = _raw_params()
     for key in list(current):
         if key not in wanted:
             del st.query_params[key]
