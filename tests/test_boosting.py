@@ -14,10 +14,12 @@ import pytest
 from curvedtrees import io
 from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 from curvedtrees.boosting._binning import PlaneBins, circular_cut
+from curvedtrees.boosting._grower import partition_rows, place_boundary
 from curvedtrees.boosting._histogram import brute_force_split, build_histograms, find_split
 from curvedtrees.manifolds import ProductManifold
 from curvedtrees.sampling import make_classification
-from curvedtrees.trees._features import CIRCULAR, LIFT, TIMELIKE
+from curvedtrees.trees._features import CIRCULAR, LIFT, TIMELIKE, SplitFeatures
+from curvedtrees.trees._margin import hyperbolic_threshold, lift_threshold
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -221,6 +223,35 @@ def test_maximum_margin_thresholds_do_not_depend_on_bin_edges(signature):
         # average of the two middle values with 4.
         assert not np.allclose(stumps["bins", 4][1], stumps["bins", 255][1], rtol=0, atol=1e-6)
         assert stumps["bins", 255][2] < 1e-12
+
+
+@pytest.mark.parametrize("scale", [0.5, 3.0])
+def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
+    # place_boundary reads only the rows of the bins that can hold the nearest rows;
+    # the boundary must be the one found from all of the node's rows.
+    signature = "H2(-0.5) x E1"
+    X = ProductManifold(signature).random_normal(3000, std=scale, random_state=0)
+    features = SplitFeatures.from_signature(signature)
+    V = features.values(X)
+    bins = PlaneBins.fit(V, features.kind, 64, np.random.RandomState(0))
+    codes = bins.transform(V)
+    rng = np.random.default_rng(0)
+    for f in range(features.n_features):
+        for _ in range(5):
+            rows = np.sort(rng.choice(X.shape[0], 800, replace=False)).astype(np.int64)
+            position = int(np.median(codes[f, rows]))
+            mid = partition_rows(codes, rows, 0, rows.size, f, False, int(bins.half[f]), position,
+                                 np.empty(rows.size, dtype=np.int64))
+            got = place_boundary(X, V, codes, rows, 0, mid, rows.size, f, int(features.kind[f]),
+                                 int(features.col_i[f]), int(features.col_j[f]), 0.0, int(bins.half[f]), position,
+                                 bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]), True)
+            left, right = rows[:mid], rows[mid:]
+            if features.kind[f] == TIMELIKE:
+                go_left = np.isin(rows, left)
+                want = hyperbolic_threshold(X[rows, features.col_i[f]], X[rows, features.col_j[f]], go_left)
+            else:
+                want = lift_threshold(V[f, left].max(), V[f, right].min())
+            assert got[0] == want[0] and got[3] == want[1]
 
 
 def test_product_data_and_importances():

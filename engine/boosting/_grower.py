@@ -69,8 +69,66 @@ def partition_rows(codes, rows, start, end, f, circular, half, position, buffer)
 
 
 @njit(cache=True, nogil=True)
+def _extreme_code(code, rows, start, end, largest):
+    """Largest (or smallest) code among ``rows[start:end]``."""
+    best = -1 if largest else 1 << 30
+    for i in range(start, end):
+        c = np.int64(code[rows[i]])
+        best = max(best, c) if largest else min(best, c)
+    return best
+
+
+# Only rows with x0 >= this fraction of the radius R are assumed; on the hyperboloid
+# x0 >= R exactly, and half of it leaves room for rows validated within a relative
+# tolerance (CHECK_RTOL) or passed with check_input=False.
+_X0_FLOOR = 0.5
+
+
+@njit(cache=True, nogil=True)
+def _timelike_bins(X, code, rows, start, mid, end, col_i, col_j, last_left, first_right, thresholds, thr_lo, half,
+                   radius):
+    """Codes whose rows may be nearest to a timelike boundary: ``(keep_left, keep_right)``.
+
+    ``hyperbolic_threshold`` keeps a left row only if its value at ``t_lo``,
+    ``x0 (t_lo - rho)``, is at most the smallest left value at ``t_hi``; rows of the
+    bins next to the split bound that smallest value above (``U``), and a row in a bin
+    whose upper edge is ``e`` has a value of at least ``x0_min (t_lo - e)``. So only left
+    codes whose edge reaches ``t_lo - U / x0_min`` can hold candidates (mirrored on the
+    right). The pruned rows could not be nearest anywhere: the result is unchanged.
+    """
+    t_lo = -np.inf
+    t_hi = np.inf
+    for i in range(start, end):
+        r = rows[i]
+        c = code[r]
+        if i < mid and c == last_left:
+            t_lo = max(t_lo, X[r, col_j] / X[r, col_i])
+        elif i >= mid and c == first_right:
+            t_hi = min(t_hi, X[r, col_j] / X[r, col_i])
+    upper_left = np.inf
+    upper_right = np.inf
+    for i in range(start, end):
+        r = rows[i]
+        c = code[r]
+        if i < mid and c == last_left:
+            upper_left = min(upper_left, t_hi * X[r, col_i] - X[r, col_j])
+        elif i >= mid and c == first_right:
+            upper_right = min(upper_right, X[r, col_j] - t_lo * X[r, col_i])
+    x0_min = _X0_FLOOR * radius
+    reach_left = t_lo - upper_left / x0_min
+    reach_right = t_hi + upper_right / x0_min
+    keep_left = last_left
+    while keep_left > 0 and thresholds[thr_lo + keep_left - 1] >= reach_left:
+        keep_left -= 1  # the bin below ends at or above the reach: its rows may count
+    keep_right = first_right
+    while keep_right < half - 1 and thresholds[thr_lo + keep_right] <= reach_right:
+        keep_right += 1
+    return keep_left, keep_right
+
+
+@njit(cache=True, nogil=True)
 def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cut, half, position, thresholds,
-                   thr_lo, max_margin):
+                   thr_lo, radius, max_margin):
     """Boundary of a split whose left rows are ``rows[start:mid]`` and right rows ``rows[mid:end]``.
 
     Parameters
@@ -87,6 +145,8 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
         The plane's ordered (or axial) bin count and the split's bin (or window start).
     thresholds : ndarray
         The plane's inner bin thresholds start at ``thresholds[thr_lo]``.
+    radius : float
+        ``1 / sqrt|K|`` of the plane's component (bounds ``x_0`` below on H).
     max_margin : bool
         Maximum-margin boundary (True) or the bin edge (False).
 
@@ -98,13 +158,20 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
         the smallest ``|<x, n>|`` over the node's rows (see ``_margin.geodesic_margin``).
     """
     m = end - start
+    if kind != CIRCULAR:
+        # The extreme values of each side lie in its bin nearest the split: read only those.
+        last_left = _extreme_code(codes[f], rows, start, mid, True)
+        first_right = _extreme_code(codes[f], rows, mid, end, False)
     if kind == LIFT:
         lo = -np.inf
         hi = np.inf
-        for i in range(start, mid):
-            lo = max(lo, V[f, rows[i]])
-        for i in range(mid, end):
-            hi = min(hi, V[f, rows[i]])
+        for i in range(start, end):
+            r = rows[i]
+            c = codes[f, r]
+            if i < mid and c == last_left:
+                lo = max(lo, V[f, r])
+            elif i >= mid and c == first_right:
+                hi = min(hi, V[f, r])
         if max_margin:
             t, margin = lift_threshold(lo, hi)
         else:
@@ -113,19 +180,29 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
         scale = math.hypot(t, 1.0)
         return t, -t / scale, 1.0 / scale, margin
     if kind == TIMELIKE:
+        if max_margin:
+            keep_left, keep_right = _timelike_bins(X, codes[f], rows, start, mid, end, col_i, col_j, last_left,
+                                                   first_right, thresholds, thr_lo, half, radius)
+        else:
+            keep_left, keep_right = 0, half  # every row counts towards the margin
         x0 = np.empty(m)
         xj = np.empty(m)
         go_left = np.empty(m, dtype=np.bool_)
-        for q in range(m):
-            x0[q] = X[rows[start + q], col_i]
-            xj[q] = X[rows[start + q], col_j]
-            go_left[q] = start + q < mid
+        k = 0
+        for i in range(start, end):
+            r = rows[i]
+            c = codes[f, r]
+            if (i < mid and c >= keep_left) or (i >= mid and c <= keep_right):
+                x0[k] = X[r, col_i]
+                xj[k] = X[r, col_j]
+                go_left[k] = i < mid
+                k += 1
         if max_margin:
-            t, margin = hyperbolic_threshold(x0, xj, go_left)
+            t, margin = hyperbolic_threshold(x0[:k], xj[:k], go_left[:k])
         else:
             t = thresholds[thr_lo + position]
             smallest = np.inf
-            for q in range(m):
+            for q in range(k):
                 smallest = min(smallest, abs(xj[q] - t * x0[q]))
             margin = smallest / math.sqrt(1.0 - t * t)
         scale = math.hypot(t, 1.0)
@@ -304,7 +381,7 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
         threshold, normal_i, normal_j, plane_margin = place_boundary(
             data.X, data.V, codes, rows, node.start, mid, node.end, f, int(features.kind[f]), int(features.col_i[f]),
             int(features.col_j[f]), float(bins.cut[f]), half, position, bins.thresholds, int(bins.thr_offsets[f]),
-            options.max_margin,
+            float(features.radius[f]), options.max_margin,
         )
         depth = node.depth + 1
         left = new_node(node.start, mid, depth, g_left, h_left, node_value(g_left, h_left, l2))
