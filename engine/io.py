@@ -122,7 +122,7 @@ class _Decoded(dict):
 
 def _array_from_fields(kind, shape, data) -> np.ndarray:
     """Validate the fields of an encoded array and build it; ``ValueError`` says what is wrong."""
-    if kind not in _DTYPES:
+    if not isinstance(kind, str) or kind not in _DTYPES:
         raise ValueError(f"dtype must be float64, int64 or bool, got {kind!r}")
     if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
         raise ValueError("shape must be a list of non-negative integers")
@@ -171,7 +171,7 @@ def decode_array(obj, where: str, dtype: str | None = None, ndim: int | None = N
     if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
         raise ValueError(f"{where}: expected an object with keys dtype, shape and data")
     kind, shape = obj["dtype"], obj["shape"]
-    if kind not in _DTYPES or (dtype is not None and kind != dtype):
+    if not isinstance(kind, str) or kind not in _DTYPES or (dtype is not None and kind != dtype):
         raise ValueError(f"{where}: dtype must be {dtype or 'float64, int64 or bool'}, got {kind!r}")
     if ndim is not None and isinstance(shape, list) and len(shape) != ndim:
         raise ValueError(f"{where}: expected {ndim} dimensions, got shape {shape}")
