@@ -9,7 +9,7 @@ node and after every feature's sort and stops when it is raised; the Python side
 * runs a build that was started in the main thread in a worker thread and waits in
   short ``wait(timeout)`` slices (:func:`run_interruptible`), so the interpreter
   keeps running and delivers ``KeyboardInterrupt`` at once; it then raises the flag,
-  joins the worker and lets the interrupt propagate;
+  waits (at most a second) for the worker to stop and lets the interrupt propagate;
 * raises the flag from the SIGINT handler itself while a forest fits in threads
   (:func:`raise_flag_on_sigint`): the thread pool joins its threads before the
   interrupt propagates, and they only stop at a raised flag;
@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 
 import numpy as np
 
@@ -30,6 +31,10 @@ __all__ = ["BuildCancelled", "clear_fitted", "new_cancel_flag", "raise_flag_on_s
 # How long the main thread waits on a build before it lets Python run signal handlers
 # again: short enough for Ctrl-C to feel immediate, long enough to cost nothing.
 _WAIT_SECONDS = 0.05
+# How long an interrupted wait gives the worker to stop before the interrupt goes up
+# anyway. A raised flag stops a build within one feature's sort (about 0.1 s of CPU at
+# 10^6 rows); on a loaded machine that can take longer, and the interrupt should not.
+_STOP_SECONDS = 1.0
 
 
 class BuildCancelled(Exception):
@@ -51,7 +56,8 @@ def run_interruptible(kernel, args: tuple, cancel: np.ndarray):
 
     ``kernel`` must stop soon after ``cancel[0]`` becomes non-zero. Any exception in
     the waiting thread (KeyboardInterrupt) raises the flag, waits for the worker to
-    finish and propagates; the worker's own exceptions are re-raised here.
+    stop (at most ``_STOP_SECONDS``) and propagates; the worker's own exceptions are
+    re-raised here.
     """
     outcome = {}
     # The wait is on an Event the worker sets last, not on Thread.join: on Python 3.11 a
@@ -74,7 +80,7 @@ def run_interruptible(kernel, args: tuple, cancel: np.ndarray):
             pass
     except BaseException:
         cancel[0] = 1
-        wait_stopping(finished)
+        wait_stopping(finished, _STOP_SECONDS)
         raise
     worker.join()
     if "error" in outcome:
@@ -82,9 +88,14 @@ def run_interruptible(kernel, args: tuple, cancel: np.ndarray):
     return outcome["result"]
 
 
-def wait_stopping(finished: threading.Event) -> None:
-    """Wait for a worker whose flag is raised; a second Ctrl-C must not leave it running."""
-    while not finished.is_set():
+def wait_stopping(finished: threading.Event, timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for a worker whose flag is raised.
+
+    A second Ctrl-C must not cut the wait short; past the timeout the worker finishes
+    its current step and exits on its own (it holds its own references to its arrays).
+    """
+    deadline = time.monotonic() + timeout
+    while not finished.is_set() and time.monotonic() < deadline:
         with contextlib.suppress(KeyboardInterrupt):  # the first interrupt is already on its way up
             finished.wait(_WAIT_SECONDS)
 
