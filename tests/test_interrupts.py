@@ -106,8 +106,6 @@ def test_ctrl_c_stops_a_single_tree_fit_at_a_million_rows():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="needs ProductDecisionTree*.fit to call clear_fitted on KeyboardInterrupt "
-                   "(a few lines in _classes.py, issue 16)")
 def test_ctrl_c_during_a_refit_leaves_the_tree_unfitted():
     report, seconds = _interrupt_child("tree-refit")
     assert report["interrupted"] and seconds < _PROMPT_SECONDS

@@ -22,6 +22,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, chec
 from ..manifolds import ProductManifold, Signature
 from ._builder import CRITERIA, build_tree
 from ._features import SplitFeatures
+from ._interrupt import clear_fitted
 from ._tree import Tree
 
 __all__ = ["ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor"]
@@ -296,8 +297,12 @@ class BaseProductTree(BaseEstimator):
         params = self._validate_params_for(X.shape[0])
         max_features = resolve_max_features(self.max_features, self.split_features_.n_features)
         seed = int(check_random_state(self.random_state).randint(1, _MAX_INT))
-        V = self.split_features_.values(X)
-        self.tree_ = self._grow(X, V, y_code, y_value, weight, params, max_features, seed)
+        try:
+            V = self.split_features_.values(X)
+            self.tree_ = self._grow(X, V, y_code, y_value, weight, params, max_features, seed)
+        except KeyboardInterrupt:
+            clear_fitted(self)  # Ctrl-C stops the build (see _interrupt): unfitted, not half-fitted
+            raise
         self.max_features_ = max_features
         return self
 
