@@ -238,7 +238,7 @@ def test_wrong_columns_give_reasons_not_tracebacks():
     # Text in a coordinate column.
     payload = b"x0,x1,x2,label\n1,0,0,a\nabc,0,0,b\n" + b"1,0,0,a\n" * 12
     upload(at, "up_file", "text.csv", payload)
-    assert "non-numeric entries" in text(at) and "'abc'" in text(at)
+    assert "1 non-numeric entry (row 1)" in text(at) and "'abc'" in text(at)
     # Too few columns for the signature: the mapping cannot be completed.
     at.text_input(key="up_signature").input("H2 x S2").run()
     assert_clean(at)
