@@ -374,3 +374,31 @@ def test_data_page_refuses_huge_signatures_at_once():
         assert at.button(key="syn_go").disabled
         at.text_input(key="up_signature").input(text).run()
         assert not at.exception and sum(fragment in str(e.value) for e in at.error) == 2
+
+
+def test_huge_whole_number_labels_of_an_upload_stay_distinct_classes():
+    import pandas as pd
+
+    from ui.uploads import _tidy_labels
+
+    tidy = _tidy_labels(pd.Series([1e19, 2e19, 3e19, 1e19]))
+    assert len(np.unique(tidy)) == 3
+    assert _tidy_labels(pd.Series([1.0, 2.0, 1.0])).dtype == np.int64
+    assert _tidy_labels(pd.Series([1.0, 1.0000001])).dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    "recipe, message",
+    [
+        ({"family": "product_tree", "seed": float("inf")}, "the seed must be finite"),
+        ({"family": "product_tree", "seed": True}, "the seed must be a number"),
+        ({"family": "product_tree", "test_size": 5}, "the test share must be between 0.05 and 0.9"),
+        ({"family": "product_tree", "params": [1, 2]}, "params must be a mapping"),
+        ({"family": "product_tree", "params": {"max_depth": 10**9}}, "max_depth must be between"),
+    ],
+)
+def test_model_recipes_from_links_are_checked_before_any_work(recipe, message):
+    from ui.training import normalise_recipe
+
+    with pytest.raises(ValueError, match=message):
+        normalise_recipe(recipe, "classification")

@@ -311,10 +311,19 @@ def normalise_recipe(recipe: dict, task: str, signature=None) -> dict:
         raise ValueError(f"{family.title} does not do {task}")
     if signature is not None and not family.fits(signature):
         raise ValueError(f"{family.title} accepts only {', '.join(family.kinds)} components, not {signature}")
-    params = family.defaults(task) | dict(recipe.get("params") or {})
-    out = {"family": family.key, "params": params, "test_size": float(recipe.get("test_size", 0.25)),
-           "seed": int(recipe.get("seed", 0))}
-    return out
+    given = recipe.get("params") or {}
+    if not isinstance(given, dict):
+        raise ValueError("a model recipe's params must be a mapping")
+    params = family.defaults(task) | dict(given)
+    family.build(task, "E1", params, 0)  # checks every parameter (names, types, bounds) before any work
+    test_size = _TEST_SIZE.coerce(recipe.get("test_size", 0.25), "the test share")
+    seed = _SEED.coerce(recipe.get("seed", 0), "the seed")
+    return {"family": family.key, "params": params, "test_size": test_size, "seed": seed}
+
+
+# What a recipe (possibly from a link) may ask for besides the model's own parameters.
+_TEST_SIZE = ParamInfo("test_size", "float", 0.25, "Share of rows held out.", 0.05, 0.9)
+_SEED = ParamInfo("seed", "int", 0, "Seed of the split and the model.", 0, 2**31 - 1)
 
 
 # The tree trained when a dataset is adopted with "Train a tree right away" and by the

@@ -783,8 +783,11 @@ def _tidy_labels(raw: pd.Series) -> np.ndarray:
     """Class labels as integers when they are whole numbers, else as strings."""
     values = raw.to_numpy()
     if pd.api.types.is_numeric_dtype(raw):
-        finite = raw.dropna()
-        if len(finite) and np.allclose(finite, np.round(finite)):
+        finite = raw.dropna().to_numpy(dtype=np.float64)
+        # int64 holds whole numbers below 2**63 only: 1e19 would wrap to -2**63 and merge every class;
+        # an exact test, since np.allclose also counted 1.0000001 as whole.
+        if (len(finite) and np.all(np.isfinite(finite)) and np.all(finite == np.trunc(finite))
+                and np.all(np.abs(finite) < 2.0**63)):
             return np.where(raw.isna(), -1, raw.fillna(-1)).astype(np.int64)
         return values.astype(np.float64)
     return np.array(["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values],
