@@ -24,10 +24,11 @@ import subprocess
 import sys
 
 import numpy as np
+from curvedtrees.limits import MAX_DOCUMENT_BYTES
 
 __all__ = ["MAX_MODEL_BYTES", "ModelFileError", "check_against_dataset", "load_model_isolated"]
 
-MAX_MODEL_BYTES = 200_000_000  # curvedtrees.io.MAX_DOCUMENT_CHARS: a larger file is refused before any work
+MAX_MODEL_BYTES = MAX_DOCUMENT_BYTES  # what curvedtrees.io.loads accepts: a larger file is refused before any work
 PROBE_ROWS = 64  # rows the child predicts on, spread over the dataset: many leaves reached, still cheap
 _MARK = "@@curvedtrees-sandbox@@ "  # the child's verdict line (libraries may print to stdout too)
 
