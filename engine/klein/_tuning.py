@@ -163,7 +163,7 @@ def kernel_tuning() -> KernelTuning:
         int(TINY_ROWS),
         int(DENSE_ROWS),
         float(DENSE_WINDOW_SHARE),
-        max(1, int(WARM_ROWS)),
+        max(1, int(WARM_ROWS)),  # a stride through the node's rows: 0 would divide by zero
         int(MAX_PAIRS),
         int(DIRECT_PAIRS),
         int(FLOOR_SHIFT),
