@@ -296,14 +296,18 @@ DEMOS = {
              synthetic_recipe("H2 x S2 x E2", 800, 5, seed=4, cov_scale=0.3, title="Product H2 x S2 x E2"),
              _tree(8), None),
         Demo("landmass", "Landmasses", "Landmasses",
-             "Land or water on the globe (S2) from a real land mask.",
-             {"source": "builtin", "name": "landmasses", "params": {}, "title": "Landmasses"},
-             _tree(10), "sphere:0:0-1-2:poincare", requires_builtin="landmasses"),
+             "Land or water on the globe (S2) from a real land mask: 20,000 points and a product random forest.",
+             {"source": "builtin", "name": "landmasses", "params": {"n_samples": 20000, "random_state": 0},
+              "title": "Landmasses"},
+             {"family": "product_forest", "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0,
+                                                     "min_samples_leaf": 1}, "test_size": 0.25, "seed": 0},
+             "sphere:0:0-1-2:poincare", requires_builtin="landmasses"),
         Demo("temperatures", "City temperatures", "Temperatures",
-             "Monthly temperatures of cities: position on the globe (S2) times the month (S1); regression.",
+             "Monthly temperatures of cities: position on the globe (S2) times the month (S1); regression. "
+             "Play runs the globe through the year.",
              {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
-             {"family": "product_tree", "params": {"max_depth": 8, "min_samples_leaf": 3}, "test_size": 0.25,
-              "seed": 0}, "sphere:0:0-1-2:poincare", requires_builtin="city_temperatures"),
+             {"family": "product_forest", "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
+              "test_size": 0.25, "seed": 0}, "sphere:0:0-1-2:poincare", requires_builtin="city_temperatures"),
     )
 }
 DEFAULT_DEMO = "poincare"

@@ -811,6 +811,8 @@ def upload_record(result: UploadResult, signature, task: str, file_name: str, ma
                        else "")
                     + ".",
         provenance="Uploaded by you; it stays in this browser session.",
+        # Components given as latitude/longitude are places on the Earth: drawn as the globe.
+        globe=tuple(i for i, spec in enumerate(mapping.get("components") or []) if spec.get("model") == "latlon"),
     )
     recipe = {"source": "upload", "file": file_name, "signature": str(signature), "task": task,
               "title": file_name}
