@@ -5,7 +5,7 @@ the boundary ``{x : normal[0] x_i + normal[1] x_j = 0}`` (``i = -1`` is the
 constant lift ``x_0 = 1`` of a Euclidean component): a hyperplane through the
 ambient origin. Its trace on each picture is exact and closed-form:
 
-* Poincare disk: an arc of the circle ``|p - c|^2 = |c|^2 - R^2`` with
+* Poincaré disk: an arc of the circle ``|p - c|^2 = |c|^2 - R^2`` with
   ``c = -R s / a0`` (orthogonal to the rim), or a diameter when ``a0 = 0``;
 * Klein disk: the chord ``s . k = -a0 R``;
 * sphere: the great circle orthogonal to the normal (on a world map and an
@@ -152,7 +152,7 @@ def _unit_perp(v: np.ndarray) -> np.ndarray:
 
 
 def _poincare_curve(a0: float, s: np.ndarray, R: float, n: int) -> np.ndarray | None:
-    """Points (n, 2) of the geodesic ``a0 x0 + s . x_spatial = 0`` on the Poincare disk."""
+    """Points (n, 2) of the geodesic ``a0 x0 + s . x_spatial = 0`` on the Poincaré disk."""
     s_norm = float(np.hypot(*s))
     if s_norm <= _COEF_EPS * max(abs(a0), 1.0):
         return None  # a0 x0 = 0 has no solution on the hyperboloid (x0 > 0)

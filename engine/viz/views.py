@@ -2,7 +2,7 @@
 
 A *view* says which part of a product manifold a picture shows:
 
-* ``disk``   an H component (dim >= 2) on the Poincare or the Klein disk;
+* ``disk``   an H component (dim >= 2) on the Poincaré or the Klein disk;
 * ``sphere`` an S component (dim >= 2) as a 3-D sphere;
 * ``map``    an S component (dim >= 2) as a flat equirectangular world map
   (longitude across, latitude up; offered for components that are the globe);
@@ -233,7 +233,7 @@ def describe_view(view: View, signature) -> tuple[str, str]:
     Returns
     -------
     title : str
-        Such as ``"H2 (component 1) on the Poincare disk"``.
+        Such as ``"H2 (component 1) on the Poincaré disk"``.
     note : str
         The slice and how data points are placed, for the page to print.
     """
@@ -250,7 +250,7 @@ def describe_view(view: View, signature) -> tuple[str, str]:
             f"component {b.index + 1}.",
         )
     if view.kind == "disk":
-        name = "Poincare" if view.model == "poincare" else "Klein"
+        name = "Poincaré" if view.model == "poincare" else "Klein"
         title = f"{who} on the {name} disk"
         if comp.dim == 2:
             shape = "circular arcs meeting the rim at right angles" if view.model == "poincare" else "straight chords"
@@ -292,7 +292,7 @@ def describe_view(view: View, signature) -> tuple[str, str]:
             f"reference point; points are shown by their x{a}, x{b}."
         )
     if comp.kind == "H":
-        return f"{who} on the Poincare interval", "Position along the hyperbolic line in Poincare coordinates."
+        return f"{who} on the Poincaré interval", "Position along the hyperbolic line in Poincaré coordinates."
     return f"{who} on the line", "Position along the line; points are spread vertically to be seen."
 
 
