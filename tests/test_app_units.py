@@ -258,3 +258,14 @@ def test_klein_wrapper_is_offered_for_h_and_e_data_only():
     s2 = appdata.build_dataset(appdata.synthetic_recipe("S2", 60, 2, seed=0))
     with pytest.raises(ValueError, match="accepts only H, E"):
         training.train_from_recipe(s2, {"family": "klein"})
+
+
+def test_the_sidebar_scores_an_uploaded_model_on_all_rows_not_a_test_set():
+    from ui.chrome import _model_line
+
+    data = appdata.build_dataset(appdata.synthetic_recipe("H2", 80, 2, seed=0))
+    trained = training.train_from_recipe(data, {"family": "product_tree"})
+    assert "test accuracy" in _model_line(trained)
+    uploaded = training.adopt_model(trained.estimator, data)
+    line = _model_line(uploaded)
+    assert "test" not in line and "accuracy" in line and "on all 80 rows" in line

@@ -121,10 +121,13 @@ def _data_line(data) -> str:
 
 def _model_line(model) -> str:
     m = model.metrics
+    # An uploaded model is scored on every row of the current dataset, not on held-out rows.
+    where = "" if model.source == "uploaded" else "test "
+    rows = f" on all {m.get('n_test', 0):,} rows" if model.source == "uploaded" else ""
     if "accuracy" in m:
-        score = f"test accuracy {m['accuracy']:.3f}"
+        score = f"{where}accuracy {m['accuracy']:.3f}{rows}"
     elif "r2" in m:
-        score = f"test R² {m['r2']:.3f}"
+        score = f"{where}R² {m['r2']:.3f}{rows}"
     else:
         score = "not scored"
     est = model.estimator
