@@ -91,10 +91,13 @@ def _edge_list(text: str, notes: list[str]):
         raise ValueError("the edge list has no edges")
     short = [k + 1 for k, row in enumerate(rows) if len(row) < 2 or not row[0] or not row[1]]
     if short:
+        # Count the ids actually there: "5," splits into two cells but names one node.
+        found = sum(bool(cell) for cell in rows[short[0] - 1][:2])
         raise ValueError(
             f"an edge list needs two node ids per row (source and target, separated by a comma, a tab, a semicolon "
-            f"or spaces); row {short[0]} has {len(rows[short[0] - 1])} value(s)"
+            f"or spaces); row {short[0]} has {found} value{'s' if found != 1 else ''}"
             + (f" ({len(short)} such rows)" if len(short) > 1 else "")
+            + (" (a node without edges cannot be placed by distances: leave it out)" if found == 1 else "")
         )
     if any(len(row) > 2 for row in rows):
         notes.append("Columns after the second (such as weights) were ignored: edges are unweighted.")
