@@ -242,9 +242,11 @@ def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
             position = int(np.median(codes[f, rows]))
             mid = partition_rows(codes, rows, 0, rows.size, f, False, int(bins.half[f]), position,
                                  np.empty(rows.size, dtype=np.int64))
-            got = place_boundary(X, V, codes, rows, 0, mid, rows.size, f, int(features.kind[f]),
+            counts = np.bincount(codes[f, rows], minlength=int(bins.half[f])).astype(float)
+            got = place_boundary(X, V, codes, counts, rows, 0, mid, rows.size, f, int(features.kind[f]),
                                  int(features.col_i[f]), int(features.col_j[f]), 0.0, int(bins.half[f]), position,
-                                 bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]), True)
+                                 bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]), np.empty(0),
+                                 True)
             left, right = rows[:mid], rows[mid:]
             if features.kind[f] == TIMELIKE:
                 go_left = np.isin(rows, left)
@@ -252,6 +254,37 @@ def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
             else:
                 want = lift_threshold(V[f, left].max(), V[f, right].min())
             assert got[0] == want[0] and got[3] == want[1]
+
+
+@pytest.mark.parametrize("signature", ["S2", "S2(4)", "E2", "H3"])
+def test_pruned_circular_boundary_equals_the_search_on_every_row(signature):
+    # Circular planes: only rows whose distance bound reaches the best margin are read.
+    X = ProductManifold(signature).random_normal(3000, random_state=1)
+    features = SplitFeatures.from_signature(signature, "all")
+    V = features.values(X)
+    bins = PlaneBins.fit(V, features.kind, 32, np.random.RandomState(0))
+    codes = bins.transform(V)
+    rng = np.random.default_rng(1)
+    n_checked = 0
+    for f in np.flatnonzero(features.kind == CIRCULAR):
+        half = int(bins.half[f])
+        ci, cj = int(features.col_i[f]), int(features.col_j[f])
+        radius = np.hypot(X[:, ci], X[:, cj])
+        for trial in range(6):
+            rows = np.sort(rng.choice(X.shape[0], 200 if trial % 2 else 2000, replace=False)).astype(np.int64)
+            position = int(rng.integers(0, half))
+            mid = partition_rows(codes, rows, 0, rows.size, f, True, half, position, np.empty(rows.size, np.int64))
+            if mid in (0, rows.size):
+                continue
+            counts = np.bincount(codes[f, rows], minlength=2 * half + 1).astype(float)
+            args = (X, V, codes, counts, rows, 0, mid, rows.size, f, CIRCULAR, ci, cj, float(bins.cut[f]), half,
+                    position, bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]))
+            got = place_boundary(*args, radius, True)
+            # The same search with every row kept (a zero radius bounds nothing away).
+            want = place_boundary(*args, np.zeros_like(radius), True)
+            assert got[1:] == want[1:]
+            n_checked += 1
+    assert n_checked >= 6
 
 
 def test_product_data_and_importances():

@@ -64,9 +64,12 @@ def linear_thresholds(values: np.ndarray, max_bins: int, weights: np.ndarray | N
     if weights is not None:
         keep = weights != 0
         values, weights = values[keep], weights[keep]
-    order = np.argsort(values, kind="stable")
-    values = values[order]
-    distinct = np.unique(values)
+        order = np.argsort(values, kind="stable")
+        values = values[order]
+    else:
+        values = np.sort(values)
+    # Distinct values of the sorted array without sorting it again (np.unique would).
+    distinct = values[np.concatenate(([True], values[1:] != values[:-1]))] if values.size else values
     if distinct.size <= 1:
         return np.empty(0)
     if distinct.size <= max_bins:

@@ -68,16 +68,6 @@ def partition_rows(codes, rows, start, end, f, circular, half, position, buffer)
     return start + n_left
 
 
-@njit(cache=True, nogil=True)
-def _extreme_code(code, rows, start, end, largest):
-    """Largest (or smallest) code among ``rows[start:end]``."""
-    best = -1 if largest else 1 << 30
-    for i in range(start, end):
-        c = np.int64(code[rows[i]])
-        best = max(best, c) if largest else min(best, c)
-    return best
-
-
 # Only rows with x0 >= this fraction of the radius R are assumed; on the hyperboloid
 # x0 >= R exactly, and half of it leaves room for rows validated within a relative
 # tolerance (CHECK_RTOL) or passed with check_input=False.
@@ -127,8 +117,8 @@ def _timelike_bins(X, code, rows, start, mid, end, col_i, col_j, last_left, firs
 
 
 @njit(cache=True, nogil=True)
-def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cut, half, position, thresholds,
-                   thr_lo, radius, max_margin):
+def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, col_j, cut, half, position,
+                   thresholds, thr_lo, radius, plane_radius, max_margin):
     """Boundary of a split whose left rows are ``rows[start:mid]`` and right rows ``rows[mid:end]``.
 
     Parameters
@@ -137,6 +127,8 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
     V : ndarray of shape (n_features, n_samples)
         Plane values (``SplitFeatures.values``).
     codes : ndarray of shape (n_features, n_samples), uint16
+    counts : ndarray of shape (n_bins,)
+        The node's row count per bin of plane ``f`` (its histogram's count column).
     f, kind, col_i, col_j : int
         The plane and its kind and ambient columns.
     cut : float
@@ -147,6 +139,8 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
         The plane's inner bin thresholds start at ``thresholds[thr_lo]``.
     radius : float
         ``1 / sqrt|K|`` of the plane's component (bounds ``x_0`` below on H).
+    plane_radius : ndarray of shape (n_samples,)
+        Circular planes: each row's distance ``hypot(x_i, x_j)`` from the plane's origin.
     max_margin : bool
         Maximum-margin boundary (True) or the bin edge (False).
 
@@ -159,9 +153,14 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
     """
     m = end - start
     if kind != CIRCULAR:
-        # The extreme values of each side lie in its bin nearest the split: read only those.
-        last_left = _extreme_code(codes[f], rows, start, mid, True)
-        first_right = _extreme_code(codes[f], rows, mid, end, False)
+        # The extreme values of each side lie in its occupied bin nearest the split (the
+        # node's histogram says which): read only the rows of those two bins.
+        last_left = position
+        while last_left > 0 and counts[last_left] == 0.0:
+            last_left -= 1
+        first_right = position + 1
+        while first_right < half - 1 and counts[first_right] == 0.0:
+            first_right += 1
     if kind == LIFT:
         lo = -np.inf
         hi = np.inf
@@ -209,43 +208,135 @@ def place_boundary(X, V, codes, rows, start, mid, end, f, kind, col_i, col_j, cu
         return t, -t / scale, 1.0 / scale, margin
     # Circular: the feasible directions lie between the largest axial key below the
     # split's boundary and the smallest one above it (across the cut if a side is empty).
-    xi = np.empty(m)
-    xj = np.empty(m)
-    go_left = np.empty(m, dtype=np.bool_)
+    # Those keys sit in the occupied axial bins next to the boundary: find the bins from
+    # the codes, then read the keys of their rows only.
+    code = codes[f]
+    a_below, a_above, a_min, a_max = -1, half, half, -1
+    for a in range(half):
+        if counts[a] + counts[a + half] > 0.0:  # rows at the origin (code 2 half) never count
+            a_min = min(a_min, a)
+            a_max = max(a_max, a)
+            if a < position:
+                a_below = max(a_below, a)
+            else:
+                a_above = min(a_above, a)
     below = -np.inf
     above = np.inf
     smallest = np.inf
     largest = -np.inf
-    for q in range(m):
-        r = rows[start + q]
-        xi[q] = X[r, col_i]
-        xj[q] = X[r, col_j]
-        go_left[q] = start + q < mid
-        theta = V[f, r]
-        if theta < 0.0:
+    for i in range(start, end):
+        r = rows[i]
+        c = np.int64(code[r])
+        if c == 2 * half:
             continue
-        h, v = rotated_axial(theta, cut)
-        smallest = min(smallest, v)
-        largest = max(largest, v)
-        if codes[f, r] - half * h < position:
-            below = max(below, v)
-        else:
-            above = min(above, v)
-    if below == -np.inf:
+        a = c - half if c >= half else c
+        if a == a_below or a == a_above or a == a_min or a == a_max:
+            v = rotated_axial(V[f, r], cut)[1]
+            if a == a_below:
+                below = max(below, v)
+            if a == a_above:
+                above = min(above, v)
+            if a == a_min:
+                smallest = min(smallest, v)
+            if a == a_max:
+                largest = max(largest, v)
+    if a_below < 0:
         below = largest - math.pi
-    if above == np.inf:
+    if a_above >= half:
         above = smallest + math.pi
     if max_margin:
+        keep = _circular_candidates(X, V[f], code, rows, start, end, col_i, col_j, half, a_below, a_above, a_min,
+                                    a_max, below, above, cut, thresholds, thr_lo, plane_radius)
+        k = keep.shape[0]
+        xi = np.empty(k)
+        xj = np.empty(k)
+        go_left = np.empty(k, dtype=np.bool_)
+        for q in range(k):
+            r = rows[keep[q]]
+            xi[q] = X[r, col_i]
+            xj[q] = X[r, col_j]
+            go_left[q] = keep[q] < mid
         phi, margin = circular_direction(xi, xj, go_left, below + cut, above + cut)
     else:
         phi = cut + (0.0 if position == 0 else thresholds[thr_lo + position - 1])
         n_i = -math.sin(phi)
         n_j = math.cos(phi)
         margin = np.inf
-        for q in range(m):
-            if xi[q] != 0.0 or xj[q] != 0.0:
-                margin = min(margin, abs(n_i * xi[q] + n_j * xj[q]))
+        for i in range(start, end):
+            r = rows[i]
+            if X[r, col_i] != 0.0 or X[r, col_j] != 0.0:
+                margin = min(margin, abs(n_i * X[r, col_i] + n_j * X[r, col_j]))
     return np.nan, -math.sin(phi), math.cos(phi), margin
+
+
+# A row's distance bound is computed from rounded angles and radii; shrinking it by
+# this factor keeps it below the true distance, so no row that can be nearest is dropped.
+_BOUND_SLACK = 1.0 - 1e-9
+
+
+@njit(cache=True, nogil=True)
+def _axial_gap(lo, hi, arc_lo, arc_hi):
+    """Smallest angle (mod pi) between the interval ``[lo, hi]`` and the arc ``[arc_lo, arc_hi]``."""
+    for shift in (-math.pi, 0.0, math.pi):
+        if lo <= arc_hi + shift and arc_lo + shift <= hi:
+            return 0.0
+    best = math.pi / 2
+    for x in (lo, hi):
+        for y in (arc_lo, arc_hi):
+            d = abs(x - y) % math.pi
+            best = min(best, d, math.pi - d)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _circular_candidates(X, angle, code, rows, start, end, col_i, col_j, half, a_below, a_above, a_min, a_max,
+                         below, above, cut, thresholds, thr_lo, plane_radius):
+    """Positions in ``rows`` of the rows that may be nearest to a circular boundary.
+
+    A row at distance ``r`` from the plane's origin, whose direction is at least
+    ``delta`` (mod pi) from every direction of the feasible arc, is at least
+    ``r sin(delta)`` from every line in it; the rows of the bins next to the boundary
+    bound the best margin above (``U``: the smallest of their largest distances over
+    the arc). A row whose bound exceeds ``U`` is never the nearest, so
+    ``circular_direction`` gives the same line without it.
+    """
+    arc_a = below + cut
+    arc_b = above + cut
+    upper = np.inf
+    for i in range(start, end):
+        r = rows[i]
+        c = np.int64(code[r])
+        if c == 2 * half:
+            continue
+        a = c - half if c >= half else c
+        if a == a_below or a == a_above or a == a_min or a == a_max:
+            x, y = X[r, col_i], X[r, col_j]
+            # The row's largest distance over the arc: at an end, or its radius where the
+            # distance peaks inside the arc (the side does not matter for a bound).
+            da = abs(-math.sin(arc_a) * x + math.cos(arc_a) * y)
+            db = abs(-math.sin(arc_b) * x + math.cos(arc_b) * y)
+            peak_direction = rotated_axial(angle[r], cut)[1] + math.pi / 2
+            if _axial_gap(peak_direction, peak_direction, below, above) == 0.0:
+                upper = min(upper, math.hypot(x, y))
+            else:
+                upper = min(upper, max(da, db))
+    bound = np.empty(half)
+    for a in range(half):
+        lo = 0.0 if a == 0 else thresholds[thr_lo + a - 1]
+        hi = math.pi if a == half - 1 else thresholds[thr_lo + a]
+        bound[a] = math.sin(_axial_gap(lo, hi, below, above)) * _BOUND_SLACK
+    keep = np.empty(end - start, dtype=np.int64)
+    k = 0
+    for i in range(start, end):
+        r = rows[i]
+        c = np.int64(code[r])
+        if c == 2 * half:
+            continue
+        a = c - half if c >= half else c
+        if plane_radius[r] * bound[a] <= upper:
+            keep[k] = i
+            k += 1
+    return keep[:k]
 
 
 @njit(cache=True, nogil=True)
@@ -288,6 +379,12 @@ class GrowthData:
         self.bins = bins
         self.rows = np.arange(X.shape[0], dtype=np.int64)
         self.buffer = np.empty(X.shape[0], dtype=np.int64)
+        # Each row's distance from the origin of every circular plane (bounds its distance
+        # from a line through that origin); linear planes get an empty placeholder.
+        self.plane_radius = [
+            np.hypot(X[:, features.col_i[f]], X[:, features.col_j[f]]) if features.kind[f] == CIRCULAR else np.empty(0)
+            for f in range(features.n_features)
+        ]
 
 
 class _Node:
@@ -378,10 +475,12 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
         circular = bins.kind[f] == CIRCULAR
         half = int(bins.half[f])
         mid = partition_rows(codes, rows, node.start, node.end, f, circular, half, position, data.buffer)
+        lo_bin, hi_bin = bins.bin_offsets[f], bins.bin_offsets[f + 1]
         threshold, normal_i, normal_j, plane_margin = place_boundary(
-            data.X, data.V, codes, rows, node.start, mid, node.end, f, int(features.kind[f]), int(features.col_i[f]),
-            int(features.col_j[f]), float(bins.cut[f]), half, position, bins.thresholds, int(bins.thr_offsets[f]),
-            float(features.radius[f]), options.max_margin,
+            data.X, data.V, codes, node.hist[lo_bin:hi_bin, 2], rows, node.start, mid, node.end, f,
+            int(features.kind[f]), int(features.col_i[f]), int(features.col_j[f]), float(bins.cut[f]), half, position,
+            bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]), data.plane_radius[f],
+            options.max_margin,
         )
         depth = node.depth + 1
         left = new_node(node.start, mid, depth, g_left, h_left, node_value(g_left, h_left, l2))
