@@ -13,32 +13,41 @@ Document layout::
     {"format": "curvedtrees-model", "version": 1,
      "estimator": "<class name>", "params": {...}, "fitted": {...}}
 
-Other modules add estimators with :func:`register` (the Klein wrappers and the
-baselines do); their modules are imported on demand when a document names them.
+Each estimator family registers its classes with :func:`register` in its own
+serialization module, and declares that module as an entry point of the group
+``curvedtrees.serializers`` (``SERIALIZERS_GROUP``) in its distribution's metadata;
+curvedtrees' own families are declared in its ``pyproject.toml``. Those modules are
+imported on demand, the first time a name is not registered yet, so a third-party
+package adds estimators by declaring an entry point, and ``io`` never names a layer
+above it. Entry points are installed code (trusted); a document only chooses among
+the classes they registered.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from collections.abc import Callable
+from importlib.metadata import entry_points
 
 import numpy as np
 
 from .limits import MAX_ARRAY_ITEMS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_ESTIMATORS
 
-__all__ = ["FORMAT", "MAX_ARRAY_ITEMS", "MAX_DOCUMENT_BYTES", "MAX_ESTIMATORS", "VERSION", "decode_array", "dumps",
-           "encode_array", "loads", "register"]
+__all__ = ["FORMAT", "MAX_ARRAY_ITEMS", "MAX_DOCUMENT_BYTES", "MAX_ESTIMATORS", "SERIALIZERS_GROUP", "VERSION",
+           "decode_array", "dumps", "encode_array", "load_providers", "loads", "register"]
 
 FORMAT = "curvedtrees-model"
 VERSION = 1
 # Kept for callers of the old name: a text of more characters than this has more bytes too.
 MAX_DOCUMENT_CHARS = MAX_DOCUMENT_BYTES
 
+# The entry-point group naming the modules that call register() when imported.
+SERIALIZERS_GROUP = "curvedtrees.serializers"
+
 _REGISTRY: dict[str, tuple[type, Callable, Callable, Callable | None, Callable | None]] = {}
-# Modules that register serialisers when imported; loaded only if a document needs them.
-_PROVIDERS = ("curvedtrees.trees.serialization", "curvedtrees.klein", "curvedtrees.baselines")
+# Entry points already imported (by name), so a lookup imports each provider at most once.
+_LOADED_PROVIDERS: set[str] = set()
 
 
 def register(
@@ -68,13 +77,33 @@ def register(
     _REGISTRY[cls.__name__] = (cls, dump_fitted, load_fitted, dump_params, load_params)
 
 
+def load_providers() -> list[str]:
+    """Import every serialiser module declared in the ``curvedtrees.serializers`` entry points.
+
+    Returns
+    -------
+    list of str
+        The entry-point names imported by this call (those imported before are skipped).
+        A provider whose own dependencies are missing (an extra not installed) is
+        skipped too: its estimators cannot exist in this environment, and a document
+        naming them is then refused as unknown.
+    """
+    loaded = []
+    for entry in sorted(entry_points(group=SERIALIZERS_GROUP), key=lambda e: e.name):
+        if entry.name in _LOADED_PROVIDERS:
+            continue
+        try:
+            entry.load()
+        except ImportError:
+            continue
+        _LOADED_PROVIDERS.add(entry.name)
+        loaded.append(entry.name)
+    return loaded
+
+
 def _lookup(name: str):
     if name not in _REGISTRY:
-        for module in _PROVIDERS:
-            try:
-                importlib.import_module(module)
-            except ImportError:
-                continue
+        load_providers()
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise ValueError(f"unknown estimator {name!r} in model document; known: {known}")

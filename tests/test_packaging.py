@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import re
+import subprocess
+import sys
+import textwrap
 import tomllib
 from pathlib import Path
 
 import curvedtrees
+import curvedtrees.io
 from curvedtrees.utils import EXTRAS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,3 +56,58 @@ def test_each_optional_import_names_an_extra_that_installs_it():
 def test_one_version():
     assert "version" in PROJECT["project"]["dynamic"]
     assert re.fullmatch(r"\d+\.\d+\.\d+", curvedtrees.__version__)
+
+
+def _registering_modules() -> set[str]:
+    """Modules of the source tree that import ``register`` from curvedtrees.io (lazily or not)."""
+    found = set()
+    for path in SOURCE.rglob("*.py"):
+        if "__pycache__" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "io"
+                    and any(alias.name == "register" for alias in node.names)):
+                found.add(".".join(("curvedtrees", *path.relative_to(SOURCE).with_suffix("").parts)))
+    return found
+
+
+def test_every_module_that_registers_serialisers_is_an_entry_point():
+    declared = PROJECT["project"]["entry-points"]["curvedtrees.serializers"]
+    assert set(declared.values()) == _registering_modules()
+    assert {"trees", "klein", "baselines", "boosting"} <= set(declared)
+
+
+def test_the_installed_metadata_declares_the_same_entry_points():
+    # An editable install reads its entry points from the metadata written at install
+    # time: after editing pyproject.toml, `pip install -e .` must run again.
+    from importlib.metadata import entry_points
+
+    installed = {e.name: e.value for e in entry_points(group=curvedtrees.io.SERIALIZERS_GROUP)}
+    declared = PROJECT["project"]["entry-points"]["curvedtrees.serializers"]
+    assert {k: v for k, v in installed.items() if k in declared} == declared
+
+
+def test_a_fresh_interpreter_loads_every_family_through_the_entry_points():
+    # The documents are written here; the child imports nothing but curvedtrees.io, so
+    # each family's classes can only be found through the entry points.
+    from curvedtrees.baselines import GeodesicKNNClassifier, ProductSVMRegressor
+    from curvedtrees.boosting import ProductGradientBoostingClassifier
+    from curvedtrees.klein import KleinTreeClassifier
+    from curvedtrees.trees import ProductDecisionTreeClassifier, ProductRandomForestRegressor
+
+    families = [ProductDecisionTreeClassifier, ProductRandomForestRegressor, KleinTreeClassifier,
+                GeodesicKNNClassifier, ProductSVMRegressor, ProductGradientBoostingClassifier]
+    documents = [curvedtrees.io.dumps(cls()) for cls in families]
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import curvedtrees.io as io
+        families = ("curvedtrees.trees", "curvedtrees.klein", "curvedtrees.baselines", "curvedtrees.boosting")
+        assert not any(m.startswith(families) for m in sys.modules), "curvedtrees.io imported a family"
+        print(" ".join(type(io.loads(text)).__name__ for text in json.load(sys.stdin)))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(documents), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [cls.__name__ for cls in families]
