@@ -8,13 +8,13 @@ import streamlit as st
 from curvedtrees.datasets import get_dataset_info, load_dataset
 from curvedtrees.datasets.graphs import GRAPHS
 from curvedtrees.embeddings.plots import elbo_figure, embedding_figure, training_curve_figure
-from curvedtrees.manifolds import Signature
 from curvedtrees.viz.views import available_views, describe_view
 
 from ui import state
 from ui.chrome import adopt_dataset, page_setup, show_note
 from ui.data import content_hash, make_record
 from ui.errors import friendly
+from ui.forms import SIGNATURE_HELP, param_fields, signature_box
 from ui.widgets import PLOTLY_CONFIG
 
 page_setup("Embeddings")
@@ -30,6 +30,7 @@ GRAPH_TITLES = {"karate_club": "Karate Club (34 nodes)", "les_miserables": "Les 
                 "random_tree": "Random tree (generated)", "sbm": "Stochastic block model (generated)"}
 MAX_CACHED = 16
 REFRESH_SECONDS = 0.3  # live charts are redrawn at most this often
+EMBED_SIGNATURE_HELP = SIGNATURE_HELP + " Curvatures of H and S components are starting values when they are learned."
 
 
 @st.cache_resource(show_spinner=False)
@@ -51,18 +52,28 @@ def cached(name: str, params: dict):
     return None
 
 
-def run_live(name: str, params: dict, total: int, figure, label: str):
-    """Load a slow dataset with a live curve, a progress bar and a Stop button; cache the result.
+def live(run, total: int, figure, stop_key: str, describe):
+    """Run ``run(callback)`` with a live curve, a progress bar and a Stop button; return its result.
 
-    Stop (or any other click) makes Streamlit rerun the page, which interrupts this
-    run at its next chart update; nothing unfinished is stored.
+    Stop (or any other click) makes Streamlit rerun the page, which interrupts the run at
+    its next chart update; the caller stores nothing unfinished.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(callback)``, where ``callback(epoch, value)`` is called every epoch.
+    total : int
+        Epochs in all (the progress bar's end).
+    figure : callable
+        ``figure(values, total)``: the live chart.
+    stop_key : str
+        Widget key of the Stop button (set in the session when it was clicked).
+    describe : callable
+        ``describe(epoch, value)``: the progress bar's text.
     """
-    found = cached(name, params)
-    if found is not None:
-        return found
     progress = st.progress(0.0, text="Starting (the first run also loads torch)...")
     stop = st.empty()
-    stop.button("Stop", key=f"stop_{name}", help="Cancel this run; nothing is kept.")
+    stop.button("Stop", key=stop_key, help="Cancel this run; nothing is kept.")
     chart = st.empty()
     values: list[float] = []
     last = [0.0]
@@ -72,31 +83,29 @@ def run_live(name: str, params: dict, total: int, figure, label: str):
         now = time.perf_counter()
         if now - last[0] >= REFRESH_SECONDS or epoch + 1 == total:
             last[0] = now
-            progress.progress(min((epoch + 1) / total, 1.0), text=f"Epoch {epoch + 1} of {total}: {label} {value:.4g}")
+            progress.progress(min((epoch + 1) / total, 1.0), text=describe(epoch, value))
             chart.plotly_chart(figure(values, total), config=PLOTLY_CONFIG)
 
     try:
-        dataset = load_dataset(name, callback=callback, **params)
+        return run(callback)
     finally:
         progress.empty()
         stop.empty()
         chart.empty()
+
+
+def run_live(name: str, params: dict, total: int, figure, label: str):
+    """Load a slow built-in dataset live (see :func:`live`), or take it from the shared store."""
+    found = cached(name, params)
+    if found is not None:
+        return found
+    dataset = live(lambda callback: load_dataset(name, callback=callback, **params), total, figure, f"stop_{name}",
+                   lambda epoch, value: f"Epoch {epoch + 1} of {total}: {label} {value:.4g}")
     store = _results()
     store[_key(name, params)] = dataset
     while len(store) > MAX_CACHED:
         store.popitem(last=False)
     return dataset
-
-
-def signature_box(label: str, key: str, default: str):
-    text = st.text_input(label, value=default, key=key,
-                         help="Components joined by x, e.g. 'H2', 'S2 x E2 x H2', 'H2 x H2'. Curvatures of H and S "
-                              "components are starting values when they are learned.")
-    try:
-        return Signature.parse(text)
-    except (TypeError, ValueError) as exc:
-        st.error(str(exc), icon="✏️")
-        return None
 
 
 def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: str):
@@ -119,6 +128,13 @@ def view_picker(signature, key: str):
     return views[pick]
 
 
+def embedding_fields(key_prefix: str, names=("n_epochs", "n_restarts", "learn_curvature", "random_state"),
+                     loader: str = "karate_club") -> dict:
+    """The embedding parameters of a graph loader, drawn from its ``ParamInfo`` records (one row of fields)."""
+    specs = [p for p in get_dataset_info(loader).parameters if p.name in names]
+    return param_fields(specs, key_prefix=key_prefix, columns=len(specs))
+
+
 tab_graph, tab_vae = st.tabs(["Graph embedding", "Image latents (VAE)"])
 
 # ---------------------------------------------------------------- graphs
@@ -126,23 +142,15 @@ with tab_graph:
     c1, c2, c3 = st.columns(3)
     graph = c1.selectbox("Graph", GRAPHS, format_func=GRAPH_TITLES.get, key="emb_graph_name")
     with c2:
-        g_signature = signature_box("Signature", "emb_graph_signature", "H2")
-    accepted = {p.name for p in get_dataset_info(graph).parameters}
-    n_nodes = c3.number_input("Nodes (generated graphs)", 8, 300, 64, step=8, key="emb_graph_nodes",
-                              disabled="n_nodes" not in accepted)
-    c4, c5, c6, c7 = st.columns(4)
-    n_epochs = c4.slider("Epochs", 50, 3000, 600, step=50, key="emb_graph_epochs",
-                         help="Riemannian Adam steps per restart (the paper: 3000). About 1-3 ms each.")
-    n_restarts = c5.number_input("Restarts", 1, 10, 1, key="emb_graph_restarts",
-                                 help="Random initialisations; the lowest distortion is kept (the paper: 10).")
-    learn = c6.checkbox("Learn curvatures", value=True, key="emb_graph_learn",
-                        help="After a burn-in, learn one curvature per H and S component.")
-    seed = c7.number_input("Seed", 0, 2**31 - 1, 0, key="emb_graph_seed", help="Same seed, same embedding.")
-    params = {"signature": str(g_signature) if g_signature else "H2", "n_epochs": int(n_epochs),
-              "n_restarts": int(n_restarts), "learn_curvature": bool(learn), "random_state": int(seed)}
-    if "n_nodes" in accepted:
-        params["n_nodes"] = int(n_nodes)
-    total = int(n_epochs) * int(n_restarts)
+        g_signature = signature_box("Signature", "emb_graph_signature", "H2", help=EMBED_SIGNATURE_HELP,
+                                    describe=False)
+    node_spec = [p for p in get_dataset_info(graph).parameters if p.name == "n_nodes"]
+    params = {"signature": str(g_signature) if g_signature else "H2"}
+    if node_spec:  # generated graphs only
+        with c3:
+            params |= param_fields(node_spec, key_prefix="emb_graph_", columns=1)
+    params |= embedding_fields("emb_graph_", loader=graph)
+    total = params["n_epochs"] * params["n_restarts"]
     if st.button("Embed", type="primary", key="emb_graph_go", disabled=g_signature is None):
         with friendly("embed the graph"):
             run_live(graph, params, total, lambda v, t: training_curve_figure(v, total=t), "distortion")
@@ -205,17 +213,13 @@ with tab_vae:
     st.markdown("scikit-learn's 1797 handwritten digits (8x8 pixels) through a VAE whose latent space is a product "
                 "manifold; the wrapped-normal posterior of each component is moved along geodesics. The VAE trains "
                 "on the training images only; the rest are the test rows.")
-    c1, c2, c3, c4 = st.columns(4)
-    with c1:
-        v_signature = signature_box("Latent signature", "emb_vae_signature", "S2 x E2 x H2")
-    v_epochs = c2.slider("Epochs", 5, 200, 40, step=5, key="emb_vae_epochs", help="About 0.1-0.2 s each.")
-    v_test = c3.slider("Held-out images", 0.1, 0.5, 0.25, step=0.05, key="emb_vae_test")
-    v_seed = c4.number_input("Seed", 0, 2**31 - 1, 0, key="emb_vae_seed")
-    v_params = {"signature": str(v_signature) if v_signature else "S2 x E2 x H2", "n_epochs": int(v_epochs),
-                "test_size": float(v_test), "random_state": int(v_seed)}
+    v_signature = signature_box("Latent signature", "emb_vae_signature", "S2 x E2 x H2")
+    vae_specs = [p for p in get_dataset_info("digits_latents").parameters if p.name != "signature"]
+    v_params = {"signature": str(v_signature) if v_signature else "S2 x E2 x H2",
+                **param_fields(vae_specs, key_prefix="emb_vae_", columns=len(vae_specs))}
     if st.button("Train the VAE", type="primary", key="emb_vae_go", disabled=v_signature is None):
         with friendly("train the VAE"):
-            run_live("digits_latents", v_params, int(v_epochs), lambda v, t: elbo_figure(v, total=t), "ELBO")
+            run_live("digits_latents", v_params, v_params["n_epochs"], lambda v, t: elbo_figure(v, total=t), "ELBO")
             state.put("emb_vae", v_params)
     elif st.session_state.get("stop_digits_latents"):
         st.info("Stopped: the unfinished VAE was dropped.")

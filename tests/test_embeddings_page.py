@@ -5,20 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 pytest.importorskip("torch")
 pytest.importorskip("geoopt")
-from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
-
 def _open_page():
     """The app, then its Embeddings page (from the entry point, so the page's links resolve)."""
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     assert not at.exception
     at.switch_page("pages/6_Embeddings.py").run()
+    assert not at.exception
     return at
 
 
@@ -29,8 +29,9 @@ def _current_data(at):
 @pytest.mark.slow
 def test_embed_a_graph_and_use_it_as_the_current_dataset():
     at = _open_page()
-    assert not at.exception
-    at.slider(key="emb_graph_epochs").set_value(50)
+    # The embedding parameters are drawn from the loader's ParamInfo records (ui.forms.param_fields).
+    assert at.number_input(key="emb_graph_n_epochs").label == "Epochs"
+    at.number_input(key="emb_graph_n_epochs").set_value(50)
     at.button(key="emb_graph_go").click()
     at.run()
     assert not at.exception
@@ -51,7 +52,7 @@ def test_embed_a_graph_and_use_it_as_the_current_dataset():
 @pytest.mark.slow
 def test_train_the_vae_and_see_its_latents():
     at = _open_page()
-    at.slider(key="emb_vae_epochs").set_value(5)
+    at.number_input(key="emb_vae_n_epochs").set_value(5)
     at.text_input(key="emb_vae_signature").set_value("H2 x E2")
     at.button(key="emb_vae_go").click()
     at.run()
