@@ -57,12 +57,13 @@ def partition_rows(codes, rows, start, end, f, circular, half, position, buffer)
     code = codes[f]
     for i in range(start, end):
         r = rows[i]
-        if _code_goes_left(code[r], circular, half, position):
-            rows[start + n_left] = r  # never ahead of the read position i
-            n_left += 1
-        else:
-            buffer[n_right] = r
-            n_right += 1
+        # Written to both places, kept by one counter: no branch to mispredict on the
+        # coin-flip side of each row. rows[start + n_left] is never ahead of i.
+        left = _code_goes_left(code[r], circular, half, position)
+        rows[start + n_left] = r
+        buffer[n_right] = r
+        n_left += left
+        n_right += 1 - left
     for k in range(n_right):
         rows[start + n_left + k] = buffer[k]
     return start + n_left
@@ -88,21 +89,27 @@ def _timelike_bins(X, code, rows, start, mid, end, col_i, col_j, last_left, firs
     """
     t_lo = -np.inf
     t_hi = np.inf
+    near = np.empty(end - start, dtype=np.int64)  # positions of the two bins' rows
+    n_near = 0
     for i in range(start, end):
         r = rows[i]
         c = code[r]
         if i < mid and c == last_left:
             t_lo = max(t_lo, X[r, col_j] / X[r, col_i])
+            near[n_near] = i
+            n_near += 1
         elif i >= mid and c == first_right:
             t_hi = min(t_hi, X[r, col_j] / X[r, col_i])
+            near[n_near] = i
+            n_near += 1
     upper_left = np.inf
     upper_right = np.inf
-    for i in range(start, end):
+    for q in range(n_near):
+        i = near[q]
         r = rows[i]
-        c = code[r]
-        if i < mid and c == last_left:
+        if i < mid:
             upper_left = min(upper_left, t_hi * X[r, col_i] - X[r, col_j])
-        elif i >= mid and c == first_right:
+        else:
             upper_right = min(upper_right, X[r, col_j] - t_lo * X[r, col_i])
     x0_min = _X0_FLOOR * radius
     reach_left = t_lo - upper_left / x0_min
@@ -224,6 +231,8 @@ def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, c
     above = np.inf
     smallest = np.inf
     largest = -np.inf
+    near = np.empty(end - start, dtype=np.int64)  # rows of the bins next to the boundary
+    n_near = 0
     for i in range(start, end):
         r = rows[i]
         c = np.int64(code[r])
@@ -231,6 +240,8 @@ def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, c
             continue
         a = c - half if c >= half else c
         if a == a_below or a == a_above or a == a_min or a == a_max:
+            near[n_near] = r
+            n_near += 1
             v = rotated_axial(V[f, r], cut)[1]
             if a == a_below:
                 below = max(below, v)
@@ -245,8 +256,8 @@ def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, c
     if a_above >= half:
         above = smallest + math.pi
     if max_margin:
-        keep = _circular_candidates(X, V[f], code, rows, start, end, col_i, col_j, half, a_below, a_above, a_min,
-                                    a_max, below, above, cut, thresholds, thr_lo, plane_radius)
+        keep = _circular_candidates(X, V[f], code, rows, start, end, col_i, col_j, half, near[:n_near], below,
+                                    above, cut, thresholds, thr_lo, plane_radius)
         k = keep.shape[0]
         xi = np.empty(k)
         xj = np.empty(k)
@@ -289,8 +300,8 @@ def _axial_gap(lo, hi, arc_lo, arc_hi):
 
 
 @njit(cache=True, nogil=True)
-def _circular_candidates(X, angle, code, rows, start, end, col_i, col_j, half, a_below, a_above, a_min, a_max,
-                         below, above, cut, thresholds, thr_lo, plane_radius):
+def _circular_candidates(X, angle, code, rows, start, end, col_i, col_j, half, near, below, above, cut, thresholds,
+                         thr_lo, plane_radius):
     """Positions in ``rows`` of the rows that may be nearest to a circular boundary.
 
     A row at distance ``r`` from the plane's origin, whose direction is at least
@@ -298,28 +309,24 @@ def _circular_candidates(X, angle, code, rows, start, end, col_i, col_j, half, a
     ``r sin(delta)`` from every line in it; the rows of the bins next to the boundary
     bound the best margin above (``U``: the smallest of their largest distances over
     the arc). A row whose bound exceeds ``U`` is never the nearest, so
-    ``circular_direction`` gives the same line without it.
+    ``circular_direction`` gives the same line without it. ``near`` holds the row ids
+    of the bins next to the boundary.
     """
     arc_a = below + cut
     arc_b = above + cut
     upper = np.inf
-    for i in range(start, end):
-        r = rows[i]
-        c = np.int64(code[r])
-        if c == 2 * half:
-            continue
-        a = c - half if c >= half else c
-        if a == a_below or a == a_above or a == a_min or a == a_max:
-            x, y = X[r, col_i], X[r, col_j]
-            # The row's largest distance over the arc: at an end, or its radius where the
-            # distance peaks inside the arc (the side does not matter for a bound).
-            da = abs(-math.sin(arc_a) * x + math.cos(arc_a) * y)
-            db = abs(-math.sin(arc_b) * x + math.cos(arc_b) * y)
-            peak_direction = rotated_axial(angle[r], cut)[1] + math.pi / 2
-            if _axial_gap(peak_direction, peak_direction, below, above) == 0.0:
-                upper = min(upper, math.hypot(x, y))
-            else:
-                upper = min(upper, max(da, db))
+    for q in range(near.shape[0]):
+        r = near[q]
+        x, y = X[r, col_i], X[r, col_j]
+        # The row's largest distance over the arc: at an end, or its radius where the
+        # distance peaks inside the arc (the side does not matter for a bound).
+        da = abs(-math.sin(arc_a) * x + math.cos(arc_a) * y)
+        db = abs(-math.sin(arc_b) * x + math.cos(arc_b) * y)
+        peak_direction = rotated_axial(angle[r], cut)[1] + math.pi / 2
+        if _axial_gap(peak_direction, peak_direction, below, above) == 0.0:
+            upper = min(upper, math.hypot(x, y))
+        else:
+            upper = min(upper, max(da, db))
     bound = np.empty(half)
     for a in range(half):
         lo = 0.0 if a == 0 else thresholds[thr_lo + a - 1]
