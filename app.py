@@ -6,10 +6,12 @@ its decision regions on the Poincare disk.
 """
 
 import streamlit as st
+from curvedtrees.viz import describe_view
 
 from ui import state
 from ui.chrome import load_demo, metrics_table, page_setup
 from ui.data import available_demos
+from ui.export import export_buttons
 from ui.widgets import picture_picker, show_picture
 
 page_setup("Home")
@@ -40,7 +42,8 @@ st.caption(data.dataset.description)
 left, right = st.columns([3, 1])
 with left:
     picture = picture_picker(data, "home", resolution=False)
-    show_picture(data, picture, model, chart_key="home_regions")
+    fig = show_picture(data, picture, model, chart_key="home_regions")
+    export_buttons(fig, describe_view(picture.view, data.signature)[0], key="home")
 with right:
     if model is not None:
         st.markdown(f"**{model.title}**")

@@ -1,9 +1,11 @@
 """Decision regions of the current model, one component (or a pair of circles) at a time."""
 
 import streamlit as st
+from curvedtrees import viz
 
 from ui import state
 from ui.chrome import page_setup
+from ui.export import export_buttons
 from ui.pictures import boundary_tree, default_layers
 from ui.widgets import picture_picker, show_picture
 
@@ -39,6 +41,7 @@ with col_c:
     elif model is not None and boundary_tree(model) is None:
         st.caption("This model has no geodesic splits to draw (not a product tree).")
 
-show_picture(data, picture, model, chart_key="regions_chart", show_points=show_points, show_boundaries=show_bounds,
-             tree=tree)
+fig = show_picture(data, picture, model, chart_key="regions_chart", show_points=show_points,
+                   show_boundaries=show_bounds, tree=tree)
+export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="regions")
 state.sync_url()

@@ -6,6 +6,7 @@ from curvedtrees import viz
 from ui.chrome import lecture_mode, page_setup, set_data, set_model
 from ui.data import build_dataset
 from ui.errors import friendly
+from ui.export import export_buttons
 from ui.lessons import LESSONS, get_lesson
 from ui.pictures import Picture, boundary_tree, resolve_view
 from ui.training import train_from_recipe
@@ -44,15 +45,17 @@ def picture(data, models: dict, view_key: str, model_name: str, splits, chart_ke
     tree = boundary_tree(model)
     title, _ = viz.describe_view(view, data.signature)
     if splits == 0:
-        show_picture(data, shown, None, chart_key=chart_key, caption=False)
+        fig = show_picture(data, shown, None, chart_key=chart_key, caption=False)
     elif tree is not None and splits is not None:
         pruned = viz.first_splits(tree, splits)
         styles = pruned.restyle({pruned.newest: "newest"}) if pruned.newest is not None else {}
-        show_picture(data, shown, model, estimator=pruned.estimator, model_key=f"{model.model_id}:k{splits}",
-                     chart_key=chart_key, caption=False, tree=pruned.estimator, styles=styles)
+        fig = show_picture(data, shown, model, estimator=pruned.estimator, model_key=f"{model.model_id}:k{splits}",
+                           chart_key=chart_key, caption=False, tree=pruned.estimator, styles=styles)
     else:
-        show_picture(data, shown, model, chart_key=chart_key, caption=False)
-    st.caption(f"{title} · {model.title}" + ("" if splits is None else f" · first {splits} split(s)"))
+        fig = show_picture(data, shown, model, chart_key=chart_key, caption=False)
+    caption = f"{title} · {model.title}" + ("" if splits is None else f" · first {splits} split(s)")
+    st.caption(caption)
+    export_buttons(fig, caption, key=chart_key)
 
 
 lesson = get_lesson(st.query_params.get("lesson"))

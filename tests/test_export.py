@@ -1,0 +1,109 @@
+"""Exports of pictures (HTML, PNG, SVG at lecture size) and the Regions page's smaller defects."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.export import LECTURE_SIZE, figure_file, file_stem, html_bytes, image_bytes, static_export_available
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def small_figure() -> go.Figure:
+    fig = go.Figure(go.Heatmap(z=[[0, 1], [1, 0]], name="regions"))
+    fig.update_layout(title="H2 (component 1) on the Poincaré disk", height=420)
+    return fig
+
+
+def start(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def export_keys(at: AppTest) -> set[str]:
+    return {b.key for b in at.get("download_button") if "_export_" in (b.key or "")}
+
+
+# ------------------------------------------------------------------ the files
+def test_file_names_are_short_ascii_slugs():
+    assert file_stem("H2 (component 1) on the Poincaré disk") == "h2-component-1-on-the-poincare-disk"
+    assert file_stem("R² of x") == "r2-of-x"
+    assert file_stem("///") == "picture"
+    assert len(file_stem("a" * 500)) == 80
+    with pytest.raises(TypeError, match="must be text"):
+        file_stem(None)
+
+
+def test_html_is_one_standalone_interactive_page():
+    page = html_bytes(small_figure()).decode("utf-8")
+    assert page.lower().startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+    # plotly.js is inlined (no script from a CDN), so the file opens offline.
+    assert "<script src=" not in page and "Plotly.newPlot" in page and len(page) > 1_000_000
+    assert "Poincaré disk" in page or "Poincar\\u00e9 disk" in page
+    # The page's own camera button saves at lecture size.
+    assert '"width": 1920, "height": 1080' in page and '"displaylogo": false' in page
+
+
+def test_bad_formats_and_sizes_are_refused_before_any_work():
+    fig = small_figure()
+    with pytest.raises(ValueError, match="png or svg"):
+        image_bytes(fig, "jpeg")
+    with pytest.raises(ValueError, match="100 to 4000 pixels"):
+        image_bytes(fig, "png", (20_000, 1080))
+    with pytest.raises(ValueError, match="png or svg"):
+        figure_file(fig, "pdf")
+
+
+needs_kaleido = pytest.mark.skipif(not static_export_available(), reason="kaleido is not installed")
+
+
+@needs_kaleido
+def test_png_and_svg_are_drawn_at_lecture_size_and_leave_the_figure_alone():
+    fig = small_figure()
+    png = image_bytes(fig, "png")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk's first fields
+    assert (width, height) == LECTURE_SIZE
+    svg = figure_file(fig, "svg").decode("utf-8")
+    assert svg.startswith("<svg") and 'width="1920"' in svg and 'height="1080"' in svg
+    assert "Poincaré disk" in svg
+    # The page's figure keeps its own height.
+    assert fig.layout.height == 420 and fig.layout.width is None
+
+
+# ------------------------------------------------------------------ the pages
+def test_regions_has_export_buttons_under_its_picture():
+    at = start("pages/3_Regions.py")
+    assert export_keys(at) == {f"regions_export_{fmt}" for fmt in ("png", "svg", "html")}
+    labels = {b.key: b.label for b in at.get("download_button")}
+    assert labels["regions_export_html"] == "Interactive HTML" and labels["regions_export_png"] == "PNG"
+
+
+def test_home_page_has_export_buttons_under_its_picture():
+    # The home page draws the same picture; its buttons are checked when app.py adds them.
+    at = start()
+    assert {"home_export_png", "home_export_svg", "home_export_html"} <= export_keys(at)
+
+
+def test_lesson_pictures_have_export_buttons():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.query_params["lesson"] = "poincare-geodesics"
+    at.switch_page("pages/5_Lessons.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    keys = export_keys(at)
+    assert "lesson_picture_export_svg" in keys, keys
