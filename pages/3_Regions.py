@@ -26,10 +26,16 @@ with col_a:
     state.set_pref("points", show_points)
 tree = None
 with col_b:
-    show_bounds = st.toggle("Show split boundaries", value=bool(state.pref("bounds", auto_bounds)),
-                            key="regions_bounds",
+    # The choice belongs to one model: a forest trained after a tree was shown with its boundaries opens
+    # without one tree's boundaries (they do not match the forest's regions) until the user asks again.
+    model_id = model.model_id if model is not None else None
+    saved_bounds = state.pref("bounds")
+    if not (isinstance(saved_bounds, dict) and saved_bounds.get("model") == model_id):
+        saved_bounds = {"model": model_id, "on": auto_bounds}
+        st.session_state.pop("regions_bounds", None)  # the toggle, too, starts again from the new model's default
+    show_bounds = st.toggle("Show split boundaries", value=bool(saved_bounds["on"]), key="regions_bounds",
                             help="Each split of a single tree drawn as the geodesic it is, only where it acts.")
-    state.set_pref("bounds", show_bounds)
+    state.set_pref("bounds", {"model": model_id, "on": bool(show_bounds)})
 with col_c:
     forest = getattr(model.estimator, "estimators_", None) if model is not None else None
     if show_bounds and forest is not None and boundary_tree(model) is not None:

@@ -107,3 +107,23 @@ def test_lesson_pictures_have_export_buttons():
     assert not at.exception, [e.value for e in at.exception]
     keys = export_keys(at)
     assert "lesson_picture_export_svg" in keys, keys
+
+
+def test_a_forest_trained_after_a_tree_opens_without_tree_zeros_boundaries():
+    at = start("pages/3_Regions.py")
+    # The demo's tree draws its splits, and the page remembers that choice...
+    assert any(t.get("name") == "split boundary" for t in charts(at)[0]["data"])
+    at.switch_page("pages/2_Train.py").run()
+    at.selectbox(key="train_family").set_value("product_forest").run()
+    at.number_input(key="train_product_forest_n_estimators").set_value(4)
+    at.button(key="FormSubmitter:train_form-Train").click().run()
+    assert not at.exception
+    at.switch_page("pages/3_Regions.py").run()
+    # ...but not for the forest: its regions average four trees, and tree #0's splits do not bound them.
+    assert not at.exception
+    assert at.toggle(key="regions_bounds").value is False
+    assert not any(t.get("name") == "split boundary" for t in charts(at)[0]["data"])
+    # Asked for, one tree's boundaries are drawn.
+    at.toggle(key="regions_bounds").set_value(True).run()
+    assert any(t.get("name") == "split boundary" for t in charts(at)[0]["data"])
+    assert at.number_input(key="regions_tree").value == 0
