@@ -54,6 +54,7 @@ with right:
     st.page_link("pages/1_Data.py", label="Pick or upload data", icon=":material/folder_open:")
     st.page_link("pages/2_Train.py", label="Train a model", icon=":material/model_training:")
     st.page_link("pages/3_Regions.py", label="Decision regions", icon=":material/map:")
+    st.page_link("pages/9_Side_by_side.py", label="Two models side by side", icon=":material/compare:")
     st.page_link("pages/4_Inspector.py", label="Tree inspector", icon=":material/account_tree:")
 
 state.sync_url()

@@ -127,3 +127,17 @@ def test_a_forest_trained_after_a_tree_opens_without_tree_zeros_boundaries():
     at.toggle(key="regions_bounds").set_value(True).run()
     assert any(t.get("name") == "split boundary" for t in charts(at)[0]["data"])
     assert at.number_input(key="regions_tree").value == 0
+
+
+# ------------------------------------------------------------------ smaller defects (issue 18, item 8)
+def test_the_sidebar_lists_home_first_and_every_page():
+    from ui.chrome import NAVIGATION
+
+    at = start()
+    links = [(link.proto.label, link.proto.page) for link in at.sidebar.get("page_link")]
+    assert links[0][0] == "Home" and "app" not in [label for label, _ in links]
+    assert [label for label, _ in links] == [label for _, label, _ in NAVIGATION]
+    pages = sorted(str(p.relative_to(Path(APP).parent)) for p in (Path(APP).parent / "pages").glob("*.py"))
+    assert sorted(path for path, _, _ in NAVIGATION if path != "app.py") == pages
+    config = (Path(APP).parent / ".streamlit" / "config.toml").read_text()
+    assert "showSidebarNavigation = false" in config

@@ -12,8 +12,8 @@ from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
 from ui.training import DEFAULT_TREE, train_from_recipe
 
-__all__ = ["adopt_dataset", "lecture_mode", "load_demo", "page_setup", "rerun_with_note", "set_data", "set_model",
-           "show_note", "sidebar"]
+__all__ = ["NAVIGATION", "adopt_dataset", "lecture_mode", "load_demo", "navigation", "page_setup", "rerun_with_note",
+           "set_data", "set_model", "show_note", "sidebar"]
 
 APP_NAME = "Curved trees"
 
@@ -140,11 +140,36 @@ def _model_line(model) -> str:
     return f"**{model.title}**{source}  \n{score}{shape}"
 
 
+# The app's pages in the sidebar, in the order of a session: "Home" first. Streamlit's own
+# navigation names the entry script after its file ("app"); it is switched off in
+# .streamlit/config.toml (client.showSidebarNavigation) and drawn here instead.
+NAVIGATION = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/1_Data.py", "Data", ":material/folder_open:"),
+    ("pages/2_Train.py", "Train", ":material/model_training:"),
+    ("pages/3_Regions.py", "Regions", ":material/map:"),
+    ("pages/9_Side_by_side.py", "Side by side", ":material/compare:"),
+    ("pages/4_Inspector.py", "Inspector", ":material/account_tree:"),
+    ("pages/5_Lessons.py", "Lessons", ":material/school:"),
+    ("pages/6_Embeddings.py", "Embeddings", ":material/hub:"),
+    ("pages/7_Compare.py", "Compare", ":material/leaderboard:"),
+    ("pages/8_Benchmarks.py", "Benchmarks", ":material/speed:"),
+)
+
+
+def navigation() -> None:
+    """Links to every page, labelled as a visitor would name them."""
+    for path, label, icon in NAVIGATION:
+        st.page_link(path, label=label, icon=icon)
+
+
 def sidebar() -> None:
-    """Current dataset and model, and a way back to the default demo."""
+    """The pages, the current dataset and model, and a way back to the default demo."""
     data = state.get(state.DATA)
     model = state.get(state.MODEL)
     with st.sidebar:
+        navigation()
+        st.divider()
         st.caption("Current dataset")
         st.markdown(_data_line(data) if data is not None else "none")
         st.caption("Current model")
