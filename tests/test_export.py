@@ -141,3 +141,49 @@ def test_the_sidebar_lists_home_first_and_every_page():
     assert sorted(path for path, _, _ in NAVIGATION if path != "app.py") == pages
     config = (Path(APP).parent / ".streamlit" / "config.toml").read_text()
     assert "showSidebarNavigation = false" in config
+
+
+def test_the_inspectors_state_goes_into_the_link_and_comes_back():
+    at = start("pages/4_Inspector.py")
+    at.slider(key="insp_k").set_value(3).run()
+    at.toggle(key="insp_explain").set_value(True).run()
+    at.number_input(key="insp_row").set_value(7).run()
+    assert not at.exception
+    node_box = next(s for s in at.selectbox if s.label == "Node")
+    node = node_box.options[1]
+    node_box.set_value(node).run()
+    params = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert params["k"] == "3" and params["explain_row"] == "7" and params["node"] == str(node)
+    # A new session opened from the link shows the same replay, node and explained row.
+    fresh = AppTest.from_file(APP, default_timeout=90)
+    for key, value in params.items():
+        fresh.query_params[key] = value
+    fresh.run()
+    fresh.switch_page("pages/4_Inspector.py").run()
+    assert not fresh.exception
+    assert fresh.slider(key="insp_k").value == 3
+    assert fresh.toggle(key="insp_explain").value is True and fresh.number_input(key="insp_row").value == 7
+    assert str(next(s for s in fresh.selectbox if s.label == "Node").value) == str(node)
+    assert any("Path of row 7" in m.value for m in fresh.markdown)
+
+
+@pytest.mark.parametrize("name, value", [("k", "-1"), ("k", "99999999"), ("node", "1e9"), ("explain_row", "abc"),
+                                         ("explain_row", "50001"), ("tree", "10001")])
+def test_inspector_values_out_of_bounds_in_a_link_are_ignored(name, value):
+    from ui import state
+
+    assert name not in state.link_prefs({name: value})
+    assert state.link_prefs({"k": "4", "node": "9", "explain_row": "12"}) == {"k": 4, "node": 9, "explain_row": 12}
+
+
+def test_a_hostile_inspector_link_opens_the_inspector_on_its_defaults():
+    at = AppTest.from_file(APP, default_timeout=90)
+    for key, value in {"k": "99999", "node": "77777", "explain_row": "49999"}.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/4_Inspector.py").run()
+    assert not at.exception
+    slider = at.slider(key="insp_k")
+    assert slider.value == slider.max  # k beyond the tree's splits: the whole tree
+    # The row is clipped to the dataset's last row (600 rows in the default demo).
+    assert at.number_input(key="insp_row").value == 599

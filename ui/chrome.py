@@ -47,13 +47,7 @@ def page_setup(title: str, icon: str = ":material/park:") -> None:
 def _restore() -> None:
     """First page view of a session: rebuild the view from the link, or open the default demo."""
     params = state.url_params()
-    prefs = {}
-    for name, cast in (("view", str), ("ref", str), ("row", int), ("res", int), ("tree", int)):
-        if params.get(name) is not None:
-            try:
-                prefs[name] = cast(params[name])
-            except ValueError:
-                pass
+    prefs = state.link_prefs(params)
     if params.get("data"):
         try:
             recipe = state.decode_param(params["data"], "dataset")

@@ -3,8 +3,9 @@
 Dataset, model and view choices live in *non-widget* session-state keys (widget
 state is dropped when the user switches pages); each browser session has its
 own. The choices that make a view reproducible (dataset recipe, model recipe,
-view, reference point, resolution) are mirrored into ``st.query_params`` so a
-link opens the same view (uploads excepted: their data is not in the link).
+view, reference point, resolution, and the Inspector's tree, replayed splits, node
+and explained row) are mirrored into ``st.query_params`` so a link opens the same
+view (uploads excepted: their data is not in the link).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import json
 import streamlit as st
 from curvedtrees.limits import MAX_ESTIMATORS, MAX_LINK_CHARS, MAX_UPLOAD_ROWS
 
-__all__ = ["DATA", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "forget_widgets", "get", "pref", "put",
-           "set_pref", "sync_url", "url_params"]
+__all__ = ["DATA", "LINK_PREFS", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "forget_widgets", "get",
+           "link_prefs", "pref", "put", "set_pref", "sync_url", "url_params"]
 
 _PREFIX = "ct:"
 DATA = "data"  # ui.data.DataRecord
@@ -78,9 +79,15 @@ def encode_param(value) -> str:
 
 # Integer view choices a link may carry, and their bounds: the grid resolution as the
 # Regions page's slider allows it (ui.widgets.RESOLUTIONS), a row of the largest
-# dataset, a tree of the largest ensemble. A value outside is ignored (the page's
-# default applies), so that no link asks for a grid of a billion cells.
-_LINK_INTEGERS = {"res": (40, 300), "row": (0, MAX_UPLOAD_ROWS), "tree": (0, MAX_ESTIMATORS)}
+# dataset, a tree of the largest ensemble; the Inspector's replayed split count and node
+# (a tree grown on n rows has at most n - 1 splits and 2n - 1 nodes) and its explained
+# row. A value outside is ignored (the page's default applies), so that no link asks for
+# a grid of a billion cells; the Inspector also checks k and the node against the tree.
+_LINK_INTEGERS = {"res": (40, 300), "row": (0, MAX_UPLOAD_ROWS), "tree": (0, MAX_ESTIMATORS),
+                  "k": (0, MAX_UPLOAD_ROWS), "node": (0, 2 * MAX_UPLOAD_ROWS), "explain_row": (0, MAX_UPLOAD_ROWS)}
+# The preferences a link carries, in the URL under the same names, and how each is read back.
+LINK_PREFS = {"view": str, "ref": str, "row": int, "res": int, "tree": int, "k": int, "node": int,
+              "explain_row": int}
 # View keys and reference modes are short ("disk:0:1-2:poincare").
 _LINK_TEXT_CHARS = 200
 
@@ -116,6 +123,19 @@ def _in_bounds(name: str, value: str) -> bool:
     return True
 
 
+def link_prefs(params: dict | None = None) -> dict:
+    """The view preferences a link carries (:data:`LINK_PREFS`), typed; values out of bounds left out."""
+    params = url_params() if params is None else params
+    prefs = {}
+    for name, cast in LINK_PREFS.items():
+        if params.get(name) is not None and _in_bounds(name, params[name]):
+            try:
+                prefs[name] = cast(params[name])
+            except ValueError:
+                pass
+    return prefs
+
+
 def url_params() -> dict:
     """The link's query parameters as plain strings, view choices out of bounds left out.
 
@@ -135,7 +155,7 @@ def sync_url() -> None:
         if model is not None and model.source == "trained":
             wanted["model"] = encode_param(model.recipe)
     prefs = get(PREFS, {})
-    for name in ("view", "ref", "row", "res", "tree"):
+    for name in LINK_PREFS:
         if prefs.get(name) is not None:
             wanted[name] = str(prefs[name])
     current = _raw_params()
