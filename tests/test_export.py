@@ -187,3 +187,14 @@ def test_a_hostile_inspector_link_opens_the_inspector_on_its_defaults():
     assert slider.value == slider.max  # k beyond the tree's splits: the whole tree
     # The row is clipped to the dataset's last row (600 rows in the default demo).
     assert at.number_input(key="insp_row").value == 599
+
+
+def test_lecture_mode_survives_a_page_that_mirrors_its_state_in_the_link():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params["lecture"] = "1"
+    at.run()
+    at.switch_page("pages/3_Regions.py").run()
+    assert not at.exception
+    lecture = at.query_params.get("lecture")
+    assert (lecture[0] if isinstance(lecture, list) else lecture) == "1"
+    assert "view" in at.query_params  # the page did rewrite the link

@@ -159,6 +159,8 @@ def sync_url() -> None:
         if prefs.get(name) is not None:
             wanted[name] = str(prefs[name])
     current = _raw_params()
+    if current.get("lecture") == "1":
+        wanted["lecture"] = "1"  # lecture mode (ui.chrome.lecture_mode) lasts until the user leaves it
     for key in list(current):
         if key not in wanted:
             del st.query_params[key]
