@@ -1,20 +1,24 @@
-"""Learn embeddings: graphs into product manifolds, handwritten digits through a mixed-curvature VAE."""
+"""Learn embeddings: graphs (built-in or uploaded) into product manifolds, digits through a mixed-curvature VAE."""
 
 import json
+import math
 import time
 from collections import OrderedDict
 
 import streamlit as st
-from curvedtrees.datasets import get_dataset_info, load_dataset
+from curvedtrees.datasets import get_dataset_info, graph_files, load_dataset
 from curvedtrees.datasets.graphs import GRAPHS
+from curvedtrees.embeddings.graph import DEFAULT_CANDIDATES
 from curvedtrees.embeddings.plots import elbo_figure, embedding_figure, training_curve_figure
+from curvedtrees.manifolds import Signature
 from curvedtrees.viz.views import available_views, describe_view
 
-from ui import state
-from ui.chrome import adopt_dataset, page_setup, show_note
+from ui import graph_upload, state
+from ui.chrome import adopt_dataset, page_setup, rerun_with_note, set_data, set_model, show_note
 from ui.data import content_hash, make_record
 from ui.errors import friendly
 from ui.forms import SIGNATURE_HELP, param_fields, signature_box
+from ui.training import train_from_recipe
 from ui.widgets import PLOTLY_CONFIG
 
 page_setup("Embeddings")
@@ -31,11 +35,17 @@ GRAPH_TITLES = {"karate_club": "Karate Club (34 nodes)", "les_miserables": "Les 
 MAX_CACHED = 16
 REFRESH_SECONDS = 0.3  # live charts are redrawn at most this often
 EMBED_SIGNATURE_HELP = SIGNATURE_HELP + " Curvatures of H and S components are starting values when they are learned."
+OWN = "emb_own"  # session key of the uploaded graph (ui.graph_upload.GraphUpload)
+# The signatures a search starts with: one of each kind, and two products.
+SEARCH_DEFAULT = ["H2", "S2", "E2", "H2 x E2", "S2 x E2 x H2"]
 
 
 @st.cache_resource(show_spinner=False)
 def _results() -> OrderedDict:
-    """Finished runs for every session, keyed by the content hash of their recipe (deterministic, public)."""
+    """Finished runs of built-in recipes for every session, keyed by the recipe's hash (deterministic, public).
+
+    Uploaded graphs never come here: their results stay in their session's state.
+    """
     return OrderedDict()
 
 
@@ -114,6 +124,17 @@ def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: 
     adopt_dataset(record, train_now, place, note)
 
 
+def adopt_with_forest(record, train_now: bool, place: str) -> None:
+    """Make ``record`` the current dataset, train a product forest on it if asked, and rerun with a note."""
+    set_data(record)
+    if train_now:
+        with st.spinner("Training a product random forest..."):
+            set_model(train_from_recipe(record, graph_upload.FOREST_RECIPE))
+    rerun_with_note(place, f"**{record.title}** is now the current dataset: {len(record.X):,} rows on "
+                           f"`{record.signature}`" + (", with a product random forest trained on it." if train_now
+                                                      else "."))
+
+
 def adopted_note(place: str) -> None:
     """The note of a dataset just adopted at ``place``, with the way to its regions."""
     if show_note(place):
@@ -135,7 +156,7 @@ def embedding_fields(key_prefix: str, names=("n_epochs", "n_restarts", "learn_cu
     return param_fields(specs, key_prefix=key_prefix, columns=len(specs))
 
 
-tab_graph, tab_vae = st.tabs(["Graph embedding", "Image latents (VAE)"])
+tab_graph, tab_own, tab_vae = st.tabs(["Graph embedding", "Your graph", "Image latents (VAE)"])
 
 # ---------------------------------------------------------------- graphs
 with tab_graph:
@@ -207,6 +228,160 @@ with tab_graph:
                     adopt(links, "link_prediction", lp_params, links.extra.get("title", "Link prediction"), False,
                           "links")
             adopted_note("links")
+
+# ---------------------------------------------------------------- the user's graph
+with tab_own:
+    st.markdown(
+        "Bring your own graph: an **edge list** (CSV or TSV, two columns of node ids, numbers or strings, an "
+        "optional header such as `source,target`), or a **GML** or **GraphML** file. Node labels, optional, come "
+        "from a second file (two columns: node id, label) or from a node attribute such as `class` or `community` "
+        "in GML / GraphML. Edges are undirected and unweighted; the largest connected component is kept. "
+        f"Limits: **{graph_files.MAX_GRAPH_NODES:,} nodes** (embedding compares every pair), "
+        f"**{graph_files.MAX_GRAPH_EDGES:,} edges**, **{graph_files.MAX_GRAPH_BYTES / 2**20:g} MB**. "
+        "Your files stay in this browser session."
+    )
+    # The uploaders' own limit is above ours, so that read_graph's message explains a file over ours.
+    uploader_mb = math.ceil(2 * graph_files.MAX_GRAPH_BYTES / 2**20)
+    f1, f2 = st.columns(2)
+    graph_file = f1.file_uploader("Graph file", type=list(graph_upload.GRAPH_TYPES), key="emb_own_file",
+                                  max_upload_size=uploader_mb,
+                                  help="Edge list (.csv, .tsv, .txt, .edges), .gml or .graphml.")
+    labels_file = f2.file_uploader("Node labels (optional)", type=list(graph_upload.LABEL_TYPES),
+                                   key="emb_own_labels", max_upload_size=uploader_mb,
+                                   help="Two columns: node id, label (a header row such as node,label is allowed). "
+                                        "Without labels the graph can still become a link-prediction dataset.")
+    upload = state.get(OWN)
+    if graph_file is None:
+        if upload is not None:
+            state.drop(OWN)
+        upload = None
+        st.caption("Upload a graph file to start.")
+    else:
+        labels_raw = labels_file.getvalue() if labels_file is not None else None
+        fresh = graph_upload.read_upload(graph_file.name, graph_file.getvalue(),
+                                         labels_file.name if labels_file is not None else None, labels_raw)
+        if upload is None or upload.hash != fresh.hash:
+            upload = fresh
+            state.put(OWN, upload)
+
+    if upload is not None and upload.error:
+        where = f"`{upload.name}`" + (f" with the labels in `{upload.labels_name}`" if upload.labels_name else "")
+        st.error(f"Could not use {where}: {upload.error}.", icon=":material/warning:")
+    elif upload is not None:
+        data = upload.data
+        summary = graph_upload.graph_summary(data)
+        if data.notes:
+            st.info("**While reading the graph**\n\n" + "\n".join(f"- {note}" for note in data.notes),
+                    icon=":material/build:")
+        s1, s2, s3 = st.columns(3)
+        s1.metric("Nodes", f"{summary['nodes']:,}")
+        s2.metric("Edges", f"{summary['edges']:,}")
+        s3.metric("Degree (min / median / max)",
+                  f"{summary['min_degree']} / {summary['median_degree']:g} / {summary['max_degree']}")
+        st.caption(f"Labels: {summary['target']}.")
+
+        mode = st.radio("Embed into", ["One signature", "The best of several (signature search)"], horizontal=True,
+                        key="emb_own_mode",
+                        help="A search embeds the graph once per candidate and ranks them by distortion.")
+        candidates: list = []
+        if mode == "One signature":
+            own_signature = signature_box("Signature", "emb_own_signature", "H2", help=EMBED_SIGNATURE_HELP)
+            candidates = [own_signature] if own_signature is not None else []
+        else:
+            picked = st.multiselect("Candidate signatures", list(DEFAULT_CANDIDATES), default=SEARCH_DEFAULT,
+                                    key="emb_own_candidates", accept_new_options=True,
+                                    help="Pick from the list or type another signature, e.g. 'H3 x S1'.")
+            bad = []
+            for text in picked:
+                try:
+                    candidates.append(Signature.parse(text))
+                except (TypeError, ValueError) as exc:
+                    bad.append(f"`{text}`: {exc}")
+            if bad:
+                st.error("Not a signature: " + "; ".join(bad), icon=":material/edit:")
+                candidates = []
+            elif not picked:
+                st.warning("Pick at least one signature.")
+        own_params = embedding_fields("emb_own_")
+        per_run = own_params["n_epochs"] * own_params["n_restarts"]
+        own_total = per_run * max(len(candidates), 1)
+        go_label = "Embed" if mode == "One signature" else f"Search {len(candidates)} signatures"
+        if st.button(go_label, type="primary", key="emb_own_go", disabled=not candidates):
+
+            def describe(epoch, value, _names=tuple(str(c) for c in candidates)):
+                k = min(epoch // per_run, len(_names) - 1)
+                step = f"epoch {epoch % per_run + 1} of {per_run}: distortion {value:.4g}"
+                if len(_names) == 1:
+                    return step.capitalize()
+                return f"Signature {k + 1} of {len(_names)} ({_names[k]}), {step}"
+
+            with friendly("embed your graph"):
+                upload.results = live(lambda callback: graph_upload.embed(data, candidates, own_params, callback),
+                                      own_total, lambda v, t: training_curve_figure(v, total=t), "stop_own",
+                                      describe)
+                upload.params = own_params
+        elif st.session_state.get("stop_own"):
+            st.info("Stopped: the unfinished embedding was dropped.")
+
+        if upload.results:
+            results = upload.results
+            if len(results) > 1:
+                st.subheader("Signature search")
+                st.dataframe(graph_upload.search_table(results), hide_index=True, key="emb_own_table",
+                             column_config={"distortion": st.column_config.NumberColumn(format="%.3f"),
+                                            "mAP": st.column_config.NumberColumn(format="%.3f")})
+                st.caption(f"Best: `{results[0].requested_signature}` (lowest average distortion).")
+                st.plotly_chart(graph_upload.search_figure(results), config=PLOTLY_CONFIG, key="emb_own_search")
+            pick = st.selectbox("Embedding", range(len(results)), key="emb_own_pick",
+                                format_func=lambda k: f"{results[k].requested_signature}"
+                                + (" (best)" if k == 0 and len(results) > 1 else ""),
+                                disabled=len(results) == 1,
+                                help="The embedding to look at and to use; the search lists the best first.")
+            chosen = results[pick]
+            st.subheader(f"{data.title} in `{chosen.signature}`")
+            m1, m2, m3, m4 = st.columns(4)
+            m1.metric("Average distortion", f"{chosen.distortion:.3f}", help="Mean relative error of distances "
+                      "(0 is perfect).")
+            m2.metric("Mean average precision", f"{chosen.map:.3f}", help="1 when every node's neighbours are its "
+                      "nearest embedded points.")
+            m3.metric("Nodes", f"{len(chosen.nodes):,}")
+            m4.metric("Edges", f"{len(chosen.edges):,}")
+            left, right = st.columns([2, 3])
+            with left:
+                st.plotly_chart(training_curve_figure(chosen.distortion_history, title="Distortion per epoch"),
+                                config=PLOTLY_CONFIG, key="emb_own_curve")
+            with right:
+                view = view_picker(chosen.signature, "emb_own_view")
+                labels = None if data.y is None else [data.y[v] for v in chosen.nodes]
+                st.plotly_chart(embedding_figure(chosen.X, chosen.signature, edges=chosen.edges, labels=labels,
+                                                 label_names=data.target_names, view=view,
+                                                 hover=graph_upload.hover_names(chosen.nodes)),
+                                config=PLOTLY_CONFIG, key="emb_own_picture")
+            u1, u2 = st.columns(2)
+            with u1:
+                st.markdown("**Node dataset**: one row per node, its label as target.")
+                if data.y is None:
+                    st.caption("This graph has no node labels: upload a labels file to use its nodes, or make a "
+                               "link-prediction dataset.")
+                else:
+                    own_train = st.checkbox("Train a product forest right away", value=True, key="emb_own_train")
+                    if st.button("Use as the current dataset", key="emb_own_use"):
+                        with friendly("use the embedding"):
+                            adopt_with_forest(graph_upload.graph_record(graph_upload.node_dataset(data, chosen),
+                                                                        upload, "nodes"), own_train, "own")
+                adopted_note("own")
+            with u2:
+                st.markdown("**Link prediction**: rows (x_i, x_j, distance) on P x P x E1, label = edge; nodes are "
+                            "split first and crossing pairs dropped (from this embedding, no new training).")
+                own_test = st.slider("Held-out nodes", 0.1, 0.5, 0.25, step=0.05, key="emb_own_test")
+                links_train = st.checkbox("Train a product forest right away", value=True, key="emb_own_links_train")
+                if st.button("Make a link-prediction dataset", key="emb_own_links"):
+                    with friendly("make the link-prediction dataset"):
+                        links = graph_upload.link_dataset(data, chosen, own_test,
+                                                          upload.params.get("random_state", 0))
+                        adopt_with_forest(graph_upload.graph_record(links, upload, "links"), links_train,
+                                          "own_links")
+                adopted_note("own_links")
 
 # ---------------------------------------------------------------- VAE
 with tab_vae:
