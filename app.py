@@ -2,7 +2,7 @@
 
 Run with ``streamlit run app.py`` (or ``make run``). The page opens on a ready
 demo: a mixture on the hyperbolic plane, a trained product decision tree and
-its decision regions on the Poincare disk.
+its decision regions on the Poincaré disk.
 """
 
 import streamlit as st
@@ -36,7 +36,7 @@ for column, demo in zip(columns, demos):
 
 data = state.get(state.DATA)
 model = state.get(state.MODEL)
-st.subheader(data.title)
+heading = st.empty()  # filled once the picture is chosen: the title names the disk it is drawn on
 st.caption(data.dataset.description)
 
 left, right = st.columns([3, 1])
@@ -44,6 +44,9 @@ with left:
     picture = picture_picker(data, "home", resolution=False)
     fig = show_picture(data, picture, model, chart_key="home_regions")
     export_buttons(fig, describe_view(picture.view, data.signature)[0], key="home")
+# A demo titled after the Poincaré disk is shown on the Klein disk when the user switches to it.
+klein = picture.view.kind == "disk" and picture.view.model == "klein"
+heading.subheader(data.title.replace("Poincaré disk", "Klein disk") if klein else data.title)
 with right:
     if model is not None:
         st.markdown(f"**{model.title}**")

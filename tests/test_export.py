@@ -143,6 +143,30 @@ def test_the_sidebar_lists_home_first_and_every_page():
     assert "showSidebarNavigation = false" in config
 
 
+def test_the_home_heading_names_the_klein_disk_when_it_is_shown():
+    at = start()
+    assert "Mixture on the Poincaré disk" in [h.value for h in at.subheader]
+    at.toggle(key="home_klein").set_value(True).run()
+    assert "Mixture on the Klein disk" in [h.value for h in at.subheader]
+    assert not any("Poincaré" in h.value for h in at.subheader)
+    assert "Klein disk" in charts(at)[0]["layout"]["title"]["text"]
+
+
+def test_no_user_visible_poincare_without_its_accent():
+    root = Path(APP).parent
+    files = [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py")),
+             *sorted((root / "engine" / "viz").glob("*.py"))]
+    import ast
+
+    offenders = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "Poincare " in node.value:
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    # Module docstrings of files owned elsewhere are not shown to users; everything else is.
+    assert [o for o in offenders if not o.startswith("ui/uploads.py:1")] == []
+
+
 def test_the_inspectors_state_goes_into_the_link_and_comes_back():
     at = start("pages/4_Inspector.py")
     at.slider(key="insp_k").set_value(3).run()
