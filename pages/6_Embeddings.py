@@ -38,6 +38,8 @@ EMBED_SIGNATURE_HELP = SIGNATURE_HELP + " Curvatures of H and S components are s
 OWN = "emb_own"  # session key of the uploaded graph (ui.graph_upload.GraphUpload)
 # The signatures a search starts with: one of each kind, and two products.
 SEARCH_DEFAULT = ["H2", "S2", "E2", "H2 x E2", "S2 x E2 x H2"]
+# Above this many nodes an epoch takes a noticeable fraction of a second (all pairs are compared).
+LARGE_GRAPH = 500
 
 
 @st.cache_resource(show_spinner=False)
@@ -279,6 +281,10 @@ with tab_own:
         s3.metric("Degree (min / median / max)",
                   f"{summary['min_degree']} / {summary['median_degree']:g} / {summary['max_degree']}")
         st.caption(f"Labels: {summary['target']}.")
+        if summary["nodes"] > LARGE_GRAPH:
+            st.caption(f"Each epoch compares all {summary['nodes'] * (summary['nodes'] - 1) // 2:,} pairs of nodes "
+                       "(about a second an epoch at 2,000 nodes here): try a hundred epochs first, and Stop a run "
+                       "that is too slow.")
 
         mode = st.radio("Embed into", ["One signature", "The best of several (signature search)"], horizontal=True,
                         key="emb_own_mode",

@@ -243,7 +243,16 @@ def test_a_new_upload_replaces_the_old_one_and_removing_it_clears_the_tab():
     assert "1 edge" in _errors(at)
     _upload(at, b"1,2\n2,3\n3,1\n", "triangle.csv")
     assert not at.error and _metrics(at)["Nodes"] == "3"
+    assert not any("Each epoch compares" in str(c.value) for c in at.caption)  # a small graph needs no warning
     at.file_uploader(key="emb_own_file").set_value(None)
     at.run()
     assert not at.exception and "Nodes" not in _metrics(at)
     assert "ct:emb_own" not in at.session_state  # the graph is forgotten with its file
+
+
+def test_a_large_graph_comes_with_a_word_on_time():
+    at = _open_page()
+    ring = b"".join(f"{k},{(k + 1) % 600}\n".encode() for k in range(600))
+    _upload(at, ring, "ring.csv")
+    assert not at.error and _metrics(at)["Nodes"] == "600"
+    assert any("Each epoch compares all 179,700 pairs" in str(c.value) for c in at.caption)
