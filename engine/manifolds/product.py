@@ -18,6 +18,7 @@ from ._common import (
     as_points,
     format_rows,
 )
+from ._kernels import ROWS_E, ROWS_H, ROWS_S, rows_clear
 from .euclidean import Euclidean
 from .hyperbolic import Hyperbolic
 from .signature import Component, Signature
@@ -26,6 +27,13 @@ from .spherical import Spherical
 __all__ = ["ProductManifold", "manifold_for"]
 
 _CLASSES = {"H": Hyperbolic, "S": Spherical, "E": Euclidean}
+_ROWS_KINDS = {"H": ROWS_H, "S": ROWS_S, "E": ROWS_E}
+# The compiled rows check (rows_clear) and the NumPy one (_membership) sum squares in
+# different orders, so their residuals differ by up to about (width + 4) roundings. The
+# compiled check passes a row only inside the tolerance minus twice that, so that every
+# row it passes also passes the NumPy check; rows in the sliver between go to NumPy.
+_ROUNDING = float(np.finfo(np.float64).eps)
+
 
 
 def manifold_for(component: Component) -> ComponentManifold:
@@ -297,6 +305,16 @@ class ProductManifold:
     def _widths(self) -> str:
         return ", ".join(f"{c.name}: {c.ambient_dim}" for c in self.components)
 
+    def _rows_tables(self, check_manifold: bool, rtol: float) -> tuple:
+        """The arguments of ``rows_clear`` after ``X``: kinds, column ranges, radii, tolerances."""
+        kinds = np.array([_ROWS_KINDS[c.kind] if check_manifold else ROWS_E for c in self.components],
+                         dtype=np.int64)
+        starts = np.array([s.start for s in self._slices], dtype=np.int64)
+        stops = np.array([s.stop for s in self._slices], dtype=np.int64)
+        radii = np.array([c.radius if c.kind != "E" else 1.0 for c in self.components], dtype=np.float64)
+        tolerances = np.array([rtol - 2 * (c.ambient_dim + 4) * _ROUNDING for c in self.components])
+        return kinds, starts, stops, radii, tolerances
+
     def validate(self, X, name: str = "X", check_manifold: bool = True, rtol: float = CHECK_RTOL) -> np.ndarray:
         """Check user input and return it as a float64, C-contiguous array.
 
@@ -351,6 +369,8 @@ class ProductManifold:
                 )
             raise ValueError(message)
         array = np.ascontiguousarray(array, dtype=np.float64)
+        if rows_clear(array, *self._rows_tables(check_manifold, rtol)):
+            return array  # the usual case, in one pass; otherwise the checks below find the reason
         finite = np.isfinite(array)
         if not finite.all():
             rows, cols = np.nonzero(~finite)
