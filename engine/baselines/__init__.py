@@ -33,7 +33,6 @@ forms", arXiv:2102.10204.
 
 
 from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
-from ._common import resolve_signature
 from ._knn import GeodesicKNNClassifier, GeodesicKNNRegressor
 from ._perceptron import ProductPerceptronClassifier, perceptron_kernel, perceptron_normalisers
 from ._svm import ProductSVMClassifier, ProductSVMRegressor, product_laplacian_kernel
@@ -52,5 +51,4 @@ __all__ = [
     "perceptron_kernel",
     "perceptron_normalisers",
     "product_laplacian_kernel",
-    "resolve_signature",
 ]

@@ -1,4 +1,4 @@
-"""Helpers shared by the baseline families: signature resolution and input checks."""
+"""Helpers shared by the baseline families: input checks (signatures resolve through ``Signature.resolve``)."""
 
 from __future__ import annotations
 
@@ -11,34 +11,6 @@ from ..manifolds.signature import Signature
 
 
 # --------------------------------------------------------------------------- helpers
-def resolve_signature(signature, n_features: int) -> Signature:
-    """The estimator's signature, or ``E<n_features>`` when it is ``None``.
-
-    Parameters
-    ----------
-    signature : None, str, Signature or list of (curvature, dim)
-    n_features : int
-        Width of ``X`` (ambient coordinates).
-
-    Raises
-    ------
-    ValueError
-        If the signature cannot be parsed or its ambient width differs from ``n_features``.
-    """
-    if signature is None:
-        return Signature.euclidean(n_features)
-    try:
-        sig = Signature.parse(signature)
-    except TypeError as error:
-        raise ValueError(str(error)) from None
-    if sig.ambient_dim != n_features:
-        raise ValueError(
-            f"signature {str(sig)!r} needs {sig.ambient_dim} ambient coordinates per row "
-            f"({' + '.join(f'{c.ambient_dim} for {c}' for c in sig.components)}), but X has {n_features} columns"
-        )
-    return sig
-
-
 def _product_manifold(sig: Signature):
     # Imported here so that importing curvedtrees.baselines stays cheap.
     from ..manifolds import ProductManifold
@@ -51,7 +23,7 @@ def _validate_fit(estimator, X, y, *, regressor: bool, dtype=np.float64):
     # NaN / inf are left to ProductManifold.validate, whose message names the row,
     # column and component (scikit-learn's only says "Input X contains NaN").
     X, y = validate_data(estimator, X, y, dtype=dtype, y_numeric=regressor, ensure_all_finite=False)
-    estimator.signature_ = resolve_signature(estimator.signature, X.shape[1])
+    estimator.signature_ = Signature.resolve(estimator.signature, X.shape[1])
     X = _product_manifold(estimator.signature_).validate(X, name="X")
     return X, y
 

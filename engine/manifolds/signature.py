@@ -306,6 +306,67 @@ class Signature:
         return parsed
 
     @classmethod
+    def resolve(cls, spec, n_features: int, name: str = "X") -> Signature:
+        """An estimator's signature for data of ``n_features`` ambient columns.
+
+        The one resolution rule of every estimator family (trees, forests, boosting,
+        Klein wrappers, baselines): ``None`` means all-Euclidean (``E<n_features>``), so
+        each estimator also works as its plain Euclidean counterpart on any matrix;
+        anything else is parsed and must be exactly as wide as the data.
+
+        Parameters
+        ----------
+        spec : None, str, Signature or sequence of (float, int)
+            The estimator's ``signature`` parameter.
+        n_features : int
+            Number of columns of ``X`` (ambient coordinates), shape ``(n_samples, n_features)``.
+        name : str, default "X"
+            What the data is called in error messages.
+
+        Returns
+        -------
+        Signature
+            Its ``ambient_dim`` equals ``n_features``.
+
+        Raises
+        ------
+        ValueError
+            If ``spec`` cannot be parsed (also for a wrong type: it is a parameter
+            value, so scikit-learn's convention is a ValueError), or if its ambient
+            width differs from ``n_features``; the message gives each component's width.
+
+        Examples
+        --------
+        >>> Signature.resolve(None, 3)
+        Signature('E3')
+        >>> Signature.resolve("H2 x E1", 4)
+        Signature('H2 x E1')
+        """
+        if spec is None:
+            return cls.euclidean(n_features)
+        try:
+            signature = cls.parse(spec)
+        except TypeError as error:
+            raise ValueError(str(error)) from None
+        if signature.ambient_dim != n_features:
+            raise ValueError(signature.width_message(n_features, name))
+        return signature
+
+    def width_message(self, n_columns: int, name: str = "X") -> str:
+        """Why data of ``n_columns`` columns does not fit: each component's ambient width, plus a hint.
+
+        The hint covers the usual mistake, intrinsic coordinates (one column fewer per
+        H or S component) given instead of ambient ones.
+        """
+        widths = ", ".join(f"{c.name}: {c.ambient_dim}" for c in self._components)
+        message = (f"{name} has {n_columns} columns, but signature '{self}' needs {self.ambient_dim} ambient "
+                   f"coordinates ({widths})")
+        if n_columns == self.dim != self.ambient_dim:
+            message += (f"; {n_columns} is the intrinsic dimension: give hyperboloid / sphere points in ambient "
+                        "coordinates (one more column per H or S component)")
+        return message
+
+    @classmethod
     def euclidean(cls, dim: int) -> Signature:
         """The all-Euclidean signature ``E<dim>`` (the default for estimators)."""
         return cls([("E", int(dim), 0.0)])
