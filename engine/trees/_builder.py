@@ -668,3 +668,103 @@ def decision_path_tree(X, int_part, float_part, max_len):
             node = _next_node(X, r, node, int_part, float_part)
         indptr[r + 1] = pos
     return indptr, indices[:pos].copy()
+
+
+# ---------------------------------------------------------------- forest routing
+# A forest's nodes in one table of 32-byte records, two to a cache line (pack_nodes's
+# two tables cost two lines per visited node): children, the split's columns with its
+# kind in their low bits, and two floats, (threshold, 0) for linear splits and the
+# normal (n_i, n_j) for circular ones, so that each test is the exact float operation
+# of _goes_left and the forest routes every row as its trees do one by one.
+NODE_RECORD = np.dtype([("left", np.int32), ("right", np.int32), ("col_i", np.int32), ("col_j", np.int32),
+                        ("a", np.float64), ("b", np.float64)])
+# Rows are routed a block at a time, tree after tree: a block's rows and output
+# (8,192 rows of a dozen coordinates and classes: about 1.5 MB) stay in the L2/L3 cache
+# while the trees take turns, and each tree's nodes are reused by the block's rows.
+# Measured on 90,000 grid rows through 50 fully grown trees: blocks of 256 rows were
+# 4x slower (every block reloads every tree), one block of all rows 1.2x slower.
+_FOREST_BLOCK = 8192
+
+
+def pack_forest(trees):
+    """Every tree's routing records in one flat table, for :func:`forest_accumulate`.
+
+    Parameters
+    ----------
+    trees : sequence of Tree
+
+    Returns
+    -------
+    nodes : ndarray of shape (total_nodes,), dtype NODE_RECORD
+        Child ids in the flat numbering; at a leaf ``left == -1`` and ``right`` is the
+        leaf's row in ``leaf_values``. ``col_i`` holds ``4 * col_i + kind``.
+    roots : ndarray of shape (n_trees,), int64
+        Flat id of each tree's root.
+    leaf_values : ndarray of shape (total_leaves, n_outputs), float64
+        The leaves' values only (about half the nodes), in flat node order.
+    """
+    sizes = np.array([tree.node_count for tree in trees], dtype=np.int64)
+    if sizes.sum() >= np.iinfo(np.int32).max:
+        raise ValueError(f"the forest has {sizes.sum()} nodes; prediction supports fewer than 2**31")
+    roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    nodes = np.zeros(int(sizes.sum()), dtype=NODE_RECORD)
+    leaf_values = []
+    n_leaves = 0
+    for tree, root in zip(trees, roots):
+        f = tree.features
+        part = nodes[root:root + tree.node_count]
+        leaf = tree.children_left == -1
+        internal = ~leaf
+        feature = np.where(internal, tree.feature, 0)
+        kind = np.where(internal, f.kind[feature], 0)
+        circular = internal & (kind == CIRCULAR)
+        part["left"] = np.where(leaf, -1, tree.children_left + root)
+        part["right"] = np.where(leaf, n_leaves + np.cumsum(leaf) - 1, tree.children_right + root)
+        part["col_i"] = np.where(internal, 4 * f.col_i[feature] + kind, 0)
+        part["col_j"] = np.where(internal, f.col_j[feature], 0)
+        part["a"] = np.where(circular, tree.normal[:, 0], np.where(internal, tree.threshold, 0.0))
+        part["b"] = np.where(circular, tree.normal[:, 1], 0.0)
+        n_leaves += int(leaf.sum())
+        leaf_values.append(tree.value[leaf])
+    return nodes, roots, np.ascontiguousarray(np.concatenate(leaf_values))
+
+
+@njit(cache=True, nogil=True)
+def forest_accumulate(X, start, stop, nodes, roots, leaf_values, out, block_rows=_FOREST_BLOCK):
+    """``out[r] += value of r's leaf`` in every tree, tree by tree, for rows ``start <= r < stop``.
+
+    Trees are added in order, so ``out`` (zeros on entry) holds exactly what summing
+    the per-tree predictions in tree order gives. Releases the GIL: callers split the
+    rows between threads.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, ambient_dim), float64
+    start, stop : int
+    nodes, roots, leaf_values
+        From :func:`pack_forest`.
+    out : ndarray of shape (n_samples, n_outputs), float64
+    block_rows : int
+    """
+    n_outputs = leaf_values.shape[1]
+    for block in range(start, stop, block_rows):
+        end = min(block + block_rows, stop)
+        for t in range(roots.shape[0]):
+            root = roots[t]
+            for r in range(block, end):
+                node = root
+                record = nodes[node]
+                while record.left != -1:
+                    kind = record.col_i & 3
+                    xj = X[r, record.col_j]
+                    if kind == LIFT:
+                        goes_left = xj <= record.a
+                    elif kind == TIMELIKE:
+                        goes_left = xj / X[r, record.col_i >> 2] <= record.a
+                    else:
+                        goes_left = record.a * X[r, record.col_i >> 2] + record.b * xj <= 0.0
+                    node = record.left if goes_left else record.right
+                    record = nodes[node]
+                leaf = record.right
+                for k in range(n_outputs):
+                    out[r, k] += leaf_values[leaf, k]

@@ -18,16 +18,17 @@ every tree's thread and leaves the forest unfitted (curvedtrees.trees._interrupt
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from ._builder import add_draws, build_tree
+from ._builder import add_draws, build_tree, forest_accumulate, pack_forest
 from ._classes import (
     _MAX_INT,
     ProbabilisticClassifierMixin,
@@ -48,6 +49,9 @@ __all__ = ["ProductRandomForestClassifier", "ProductRandomForestRegressor"]
 _DRAW_CHUNK = 1 << 16
 # Row ids fit in int32 below this many rows (half the memory of int64 per tree).
 _INT32_ROWS = np.iinfo(np.int32).max
+# Prediction gives each thread at least this many rows: below it, starting a thread
+# costs more than routing the rows through a 100-tree forest.
+_ROWS_PER_THREAD = 4096
 
 
 def _bootstrap_weights(seed: int, weight: np.ndarray, n_draws: int) -> np.ndarray:
@@ -254,6 +258,9 @@ class BaseProductForest(BaseEstimator):
             self.classes_ = template.classes_
             self.n_classes_ = template.n_classes_
         self.estimators_ = kept + trees
+        # The holder of the packed routing tables exists from the fit on, so that predicting
+        # fills it without adding attributes (scikit-learn checks predict leaves __dict__ alone).
+        self._routing = {}
         return self
 
     def _check_warm_start(self, template) -> None:
@@ -292,13 +299,46 @@ class BaseProductForest(BaseEstimator):
         check_is_fitted(self, "estimators_")
         return validate_points(self, X, reset=False, check_input=check_input)
 
-    def _tree_outputs(self, X):
-        """Sum of every tree's leaf values, computed in threads."""
-        def one(tree):
-            return tree.tree_.predict(X)
+    def _routing_tables(self):
+        """The trees' routing records packed into flat arrays (:func:`pack_forest`), built once.
 
-        outputs = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(one)(t) for t in self.estimators_)
-        return np.sum(outputs, axis=0) / len(self.estimators_)
+        Kept in ``_routing``, a private holder that model files do not store, and
+        rebuilt whenever ``estimators_`` holds other trees (a refit or ``warm_start``).
+        """
+        holder = self.__dict__.get("_routing")
+        if holder is None:
+            holder = self._routing = {}
+        trees = [estimator.tree_ for estimator in self.estimators_]
+        cached = holder.get("trees")
+        if cached is None or len(cached) != len(trees) or any(a is not b for a, b in zip(cached, trees)):
+            holder["tables"] = pack_forest(trees)
+            holder["trees"] = trees
+        return holder["tables"]
+
+    def _tree_outputs(self, X):
+        """Mean of every tree's leaf values, shape (n_samples, n_outputs).
+
+        One compiled call walks all the trees for a block of rows at a time
+        (:func:`forest_accumulate`); threads (``n_jobs``) take contiguous row ranges.
+        The sum runs over the trees in order, so it equals summing the trees'
+        predictions one by one, whatever ``n_jobs``.
+        """
+        nodes, roots, leaf_values = self._routing_tables()
+        n_samples = X.shape[0]
+        out = np.zeros((n_samples, leaf_values.shape[1]))
+        n_threads = max(1, min(effective_n_jobs(self.n_jobs), n_samples // _ROWS_PER_THREAD))
+        bounds = np.linspace(0, n_samples, n_threads + 1).astype(np.int64)
+        if n_threads == 1:
+            forest_accumulate(X, 0, n_samples, nodes, roots, leaf_values, out)
+        else:
+            # Threads (the kernel releases the GIL) rather than numba's own parallel loops:
+            # numba's fallback threading layer aborts when two app sessions predict at once.
+            Parallel(n_jobs=n_threads, prefer="threads", require="sharedmem")(
+                delayed(forest_accumulate)(X, int(a), int(b), nodes, roots, leaf_values, out)
+                for a, b in itertools.pairwise(bounds)
+            )
+        out /= len(self.estimators_)
+        return out
 
     def apply(self, X, check_input=True):
         """Leaf index of each row in each tree, shape (n_samples, n_estimators)."""
