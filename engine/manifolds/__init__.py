@@ -3,11 +3,15 @@
 Public API
 ----------
 Signature, Component
-    Parse and describe signatures such as ``"H2 x S2(0.5) x E2"``.
+    Parse and describe signatures such as ``"H2 x S2(0.5) x E2"``;
+    ``Signature.resolve(signature, n_features)`` is every estimator's rule
+    (``None`` -> ``E<n_features>``, width checked).
 Hyperbolic, Spherical, Euclidean
     Component manifolds (hyperboloid model, sphere, flat space) with geoopt's
-    vocabulary: ``inner, norm, dist, pdist, expmap, logmap, expmap0, logmap0,
-    transp, transp0, projx, proju, origin, check_point, random_normal``.
+    vocabulary: ``inner, norm, dist, cdist`` (the ``(n, m)`` distance matrix;
+    ``pdist`` is an older alias) ``, expmap, logmap, expmap0, logmap0, transp,
+    transp0, projx, proju, origin, check_point`` (also as geoopt's
+    ``check_point_on_manifold``) ``, random_normal``.
 ProductManifold
     Their product, plus ``factorize``, ``pack``, ``component_dist`` and
     ``validate`` (user-input checking with precise error messages).

@@ -170,8 +170,8 @@ class ComponentManifold:
         shape = np.broadcast_shapes(y.shape, u.shape)
         return self.transp(np.broadcast_to(self.origin(), shape), y, u)
 
-    def pdist(self, X, Y=None) -> np.ndarray:
-        """Pairwise geodesic distances.
+    def cdist(self, X, Y=None) -> np.ndarray:
+        """Geodesic distance of every row of ``X`` to every row of ``Y`` (scipy's and torch's ``cdist``).
 
         Parameters
         ----------
@@ -184,15 +184,23 @@ class ComponentManifold:
         ndarray, shape (n, m)
             Compiled pair-by-pair kernels (H, S) or row blocks (E) keep the
             extra memory below ``PDIST_CHUNK_BYTES``; the diagonal of
-            ``pdist(X)`` is exactly 0.
+            ``cdist(X)`` is exactly 0.
         """
         X = self._points(X, "X")
         Y = X if Y is None else self._points(Y, "Y")
         if X.ndim != 2 or Y.ndim != 2:
-            raise ValueError(f"pdist needs 2-D arrays, got shapes {X.shape} and {Y.shape}")
+            raise ValueError(f"cdist needs 2-D arrays, got shapes {X.shape} and {Y.shape}")
         out = np.zeros((X.shape[0], Y.shape[0]))
         self._pdist_squared_into(X, Y, out)
         return np.sqrt(out, out=out)
+
+    def pdist(self, X, Y=None) -> np.ndarray:
+        """The project's older name of :meth:`cdist` (same arguments, same ``(n, m)`` matrix).
+
+        Unlike ``scipy.spatial.distance.pdist`` it returns the square matrix, not the
+        condensed upper triangle.
+        """
+        return self.cdist(X, Y)
 
     def check_point(self, X, explain: bool = False, rtol: float = CHECK_RTOL):
         """Whether every row of ``X`` lies on this manifold.
@@ -212,6 +220,10 @@ class ComponentManifold:
         """
         ok, reason = self._explain(X, rtol)
         return (ok, reason) if explain else ok
+
+    def check_point_on_manifold(self, X, explain: bool = False, rtol: float = CHECK_RTOL):
+        """geoopt's name of :meth:`check_point`: ``(ok, reason)`` with ``explain=True``, else ``ok``."""
+        return self.check_point(X, explain=explain, rtol=rtol)
 
     def _explain(self, X, rtol, label=None):
         label = label or f"{self.name}"

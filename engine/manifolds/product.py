@@ -178,22 +178,34 @@ class ProductManifold:
         """Product distance ``sqrt(sum_i d_i(x_i, y_i)^2)`` between matching rows; shape ``(...)``."""
         return np.sqrt(np.sum(self.component_dist(x, y) ** 2, axis=-1))
 
-    def pdist(self, X, Y=None) -> np.ndarray:
-        """Pairwise product distances, shape ``(n, m)``, accumulated in place (memory: the output).
+    def cdist(self, X, Y=None) -> np.ndarray:
+        """Product distance of every row of ``X`` to every row of ``Y``, accumulated in place (memory: the output).
 
         Parameters
         ----------
         X : array-like, shape (n, ambient_dim)
         Y : array-like, shape (m, ambient_dim), optional (defaults to ``X``)
+
+        Returns
+        -------
+        ndarray, shape (n, m)
         """
         X = self._points(X, "X")
         Y = X if Y is None else self._points(Y, "Y")
         if X.ndim != 2 or Y.ndim != 2:
-            raise ValueError(f"pdist needs 2-D arrays, got shapes {X.shape} and {Y.shape}")
+            raise ValueError(f"cdist needs 2-D arrays, got shapes {X.shape} and {Y.shape}")
         out = np.zeros((X.shape[0], Y.shape[0]))
         for component, s in zip(self.components, self._slices):
             component._pdist_squared_into(X[:, s], Y[:, s], out)
         return np.sqrt(out, out=out)
+
+    def pdist(self, X, Y=None) -> np.ndarray:
+        """The project's older name of :meth:`cdist` (same arguments, same ``(n, m)`` matrix).
+
+        Unlike ``scipy.spatial.distance.pdist`` it returns the square matrix, not the
+        condensed upper triangle.
+        """
+        return self.cdist(X, Y)
 
     def expmap(self, x, u) -> np.ndarray:
         """Component-wise exponential map; shape ``(..., ambient_dim)``."""
@@ -283,6 +295,10 @@ class ProductManifold:
         """
         ok, reason = self._explain(X, rtol)
         return (ok, reason) if explain else ok
+
+    def check_point_on_manifold(self, X, explain: bool = False, rtol: float = CHECK_RTOL):
+        """geoopt's name of :meth:`check_point`: ``(ok, reason)`` with ``explain=True``, else ``ok``."""
+        return self.check_point(X, explain=explain, rtol=rtol)
 
     def _explain(self, X, rtol):
         try:
