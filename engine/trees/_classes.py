@@ -14,7 +14,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
@@ -46,15 +46,10 @@ _WEIGHT_SPAN = 2.0**-300
 _MAX_TARGET = 1e100
 
 
-def resolve_signature(signature, n_features: int) -> Signature:
-    """The estimator's signature for data with ``n_features`` ambient columns.
-
-    ``None`` means all-Euclidean (``E<n_features>``), so every estimator also works
-    as a plain Euclidean tree on any matrix.
-    """
-    if signature is None:
-        return Signature.euclidean(n_features)
-    return Signature.parse(signature)
+# The one resolution rule of every family (None -> E<n_features>, width checked). This
+# name stays only for engine/boosting, which imports it from here until it calls
+# Signature.resolve itself.
+resolve_signature = Signature.resolve
 
 
 def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> np.ndarray:
@@ -67,7 +62,7 @@ def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> n
     """
     X = validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite=False, order="C")
     if reset:
-        signature = resolve_signature(estimator.signature, X.shape[1])
+        signature = Signature.resolve(estimator.signature, X.shape[1])
     else:
         signature = estimator.signature_
     return ProductManifold(signature).validate(X, name="X", check_manifold=check_input)
@@ -110,19 +105,14 @@ def check_class_labels(y: np.ndarray) -> None:
     check_classification_targets(y)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+def _resolve_count(value, n_samples, minimum):
+    """Integer count from an int or a fraction of ``n_samples`` (scikit-learn semantics).
 
-
-def _resolve_count(value, n_samples, name, minimum):
-    """Integer count from an int or a fraction of ``n_samples`` (scikit-learn semantics)."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if value < minimum:
-            raise ValueError(f"{name} must be an integer >= {minimum} or a float in (0, 1], got {value}")
+    ``value`` was checked by ``_parameter_constraints`` (an int >= minimum or a float in (0, 1]).
+    """
+    if isinstance(value, numbers.Integral):
         return int(value)
-    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-        return max(minimum, math.ceil(value * n_samples))
-    raise ValueError(f"{name} must be an integer >= {minimum} or a float in (0, 1], got {value!r}")
+    return max(minimum, math.ceil(value * n_samples))
 
 
 def resolve_max_features(max_features, n_features: int) -> int:
@@ -150,8 +140,6 @@ def resolve_max_features(max_features, n_features: int) -> int:
 
 class BaseProductTree(BaseEstimator):
     """Shared machinery of the product decision trees (not public)."""
-
-    _is_classifier = True
 
     # scikit-learn's declarative parameter checks (``_validate_params`` at the start of
     # fit): NaN and infinity fall outside every Interval, so they are refused by name.
@@ -199,20 +187,15 @@ class BaseProductTree(BaseEstimator):
 
     # --------------------------------------------------------------- fitting
     def _validate_params_for(self, n_samples: int) -> dict:
-        valid = ("gini", "entropy", "log_loss") if self._is_classifier else ("squared_error",)
-        if self.criterion not in valid:
-            raise ValueError(f"criterion must be one of {valid}, got {self.criterion!r}")
-        if self.max_depth is None:
-            max_depth = _UNLIMITED_DEPTH
-        elif _is_int(self.max_depth) and self.max_depth >= 1:
-            max_depth = int(self.max_depth)
-        else:
-            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
-        min_samples_leaf = _resolve_count(self.min_samples_leaf, n_samples, "min_samples_leaf", 1)
-        min_samples_split = _resolve_count(self.min_samples_split, n_samples, "min_samples_split", 2)
+        """The builder's parameters for ``n_samples`` rows.
+
+        Called after ``_validate_params()`` (in ``_prepare_fit``), so every value already
+        satisfies ``_parameter_constraints``; this only turns fractions into counts.
+        """
+        max_depth = _UNLIMITED_DEPTH if self.max_depth is None else int(self.max_depth)
+        min_samples_leaf = _resolve_count(self.min_samples_leaf, n_samples, 1)
+        min_samples_split = _resolve_count(self.min_samples_split, n_samples, 2)
         min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
-        if not isinstance(self.min_impurity_decrease, numbers.Real) or self.min_impurity_decrease < 0:
-            raise ValueError(f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}")
         return {
             "criterion": CRITERIA[self.criterion],
             "max_depth": max_depth,
@@ -227,11 +210,11 @@ class BaseProductTree(BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X, y = validate_data(
-            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not self._is_classifier,
+            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not is_classifier(self),
         )
-        self.signature_ = resolve_signature(self.signature, X.shape[1])
+        self.signature_ = Signature.resolve(self.signature, X.shape[1])
         X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
-        if self._is_classifier:
+        if is_classifier(self):
             check_class_labels(y)
             self.classes_, y_code = np.unique(y, return_inverse=True)
             self.n_classes_ = len(self.classes_)
@@ -260,13 +243,14 @@ class BaseProductTree(BaseEstimator):
         samples = np.flatnonzero(weight > 0).astype(np.int64)
         if samples.size == 0:
             raise ValueError("every sample has zero weight: nothing to fit")
-        n_outputs = self.n_classes_ if self._is_classifier else 1
+        classifier = is_classifier(self)
+        n_outputs = self.n_classes_ if classifier else 1
         raw = build_tree(
             X, V, features.kind, features.col_i, features.col_j, y_code, y_value, weight, samples, n_outputs,
-            self._is_classifier, params["criterion"], params["max_depth"], params["min_samples_split"],
+            classifier, params["criterion"], params["max_depth"], params["min_samples_split"],
             params["min_samples_leaf"], params["min_impurity_decrease"], max_features, seed,
         )
-        return Tree.from_builder(features, raw, n_outputs, self._is_classifier)
+        return Tree.from_builder(features, raw, n_outputs, classifier)
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree.
@@ -419,8 +403,6 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
     True
     """
 
-    _is_classifier = True
-
     def predict_proba(self, X, check_input=True):
         """Class fractions of the leaf each row reaches, shape (n_samples, n_classes)."""
         X = self._validate_X_predict(X, check_input)
@@ -435,7 +417,6 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
     ``criterion="squared_error"``; leaves predict the mean target.
     """
 
-    _is_classifier = False
     _parameter_constraints: ClassVar[dict] = {
         **BaseProductTree._parameter_constraints,
         "criterion": [StrOptions({"squared_error"})],

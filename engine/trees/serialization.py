@@ -20,6 +20,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, validate_parameter_constraints
 
 from ..io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array, encode_labels, register
@@ -112,7 +113,7 @@ def _load_common(estimator, state: dict, where: str) -> None:
     estimator.signature_ = signature
     estimator.n_features_in_ = signature.ambient_dim
     estimator.split_features_ = SplitFeatures.from_signature(signature, pairs)
-    if estimator._is_classifier:
+    if is_classifier(estimator):
         try:
             classes = decode_labels(state.get("classes"), f"{where}.classes")
         except OverflowError:  # integer labels beyond int64
@@ -147,10 +148,10 @@ def _load_tree(estimator, state: dict, where: str = "fitted") -> None:
         name: decode_array(arrays[name], f"{where}.tree.{name}", dtype, ndim)
         for name, (dtype, ndim) in _TREE_ARRAYS.items()
     }
-    n_outputs = estimator.n_classes_ if estimator._is_classifier else 1
+    n_outputs = estimator.n_classes_ if is_classifier(estimator) else 1
     try:
         estimator.tree_ = Tree(estimator.split_features_, decoded, n_outputs)
-        _check_node_numbers(estimator.tree_, estimator._is_classifier)
+        _check_node_numbers(estimator.tree_, is_classifier(estimator))
     except ValueError as exc:
         raise ValueError(f"{where}.tree: {exc}") from None
 
@@ -160,7 +161,7 @@ def _first_bad(bad: np.ndarray) -> int:
     return int(np.flatnonzero(bad.reshape(bad.shape[0], -1).any(axis=1))[0])
 
 
-def _check_node_numbers(tree: Tree, is_classifier: bool) -> None:
+def _check_node_numbers(tree: Tree, classifier: bool) -> None:
     """Refuse node numbers that would turn into NaN or nonsense outputs, naming the node.
 
     Runs after :class:`Tree`'s structural checks, so child and split-plane ids are valid.
@@ -178,7 +179,7 @@ def _check_node_numbers(tree: Tree, is_classifier: bool) -> None:
         # Informational only (NaN at leaves); a negative distance is a tampered file.
         ("margin", internal & (tree.margin < 0), "must be >= 0 at a split"),
     ]
-    if is_classifier:
+    if classifier:
         checks.append(("value", tree.value < 0, "holds a negative class fraction"))
     for name, bad, problem in checks:
         if np.any(bad):
@@ -188,7 +189,7 @@ def _check_node_numbers(tree: Tree, is_classifier: bool) -> None:
     # Bounding the sum of magnitudes bounds every partial sum of the importances.
     if not np.isfinite(np.abs(tree.improvement).sum()):
         raise ValueError("improvement: the impurity decreases sum beyond float64")
-    if is_classifier:
+    if classifier:
         total = tree.value.sum(axis=1)
         bad = np.abs(total - 1.0) > _FRACTION_SUM_TOL
         if np.any(bad):
@@ -217,10 +218,10 @@ def _load_forest(forest, state: dict) -> None:
         _load_tree(tree, tree_state, f"fitted.trees[{k}]")
         if tree.signature_ != forest.signature_ or tree.split_features_.pairs != forest.split_features_.pairs:
             raise ValueError(f"fitted.trees[{k}] has a different signature or pairs than the forest")
-        if forest._is_classifier and not np.array_equal(tree.classes_, forest.classes_):
+        if is_classifier(forest) and not np.array_equal(tree.classes_, forest.classes_):
             raise ValueError(f"fitted.trees[{k}] has different classes than the forest")
         estimators.append(tree)
-    if not forest._is_classifier:
+    if not is_classifier(forest):
         # Predictions average the trees' leaf values: their largest magnitudes must sum
         # to a float64, or a prediction would overflow to inf (and NaN with signs mixed).
         if not np.isfinite(sum(float(np.abs(t.tree_.value).max()) for t in estimators)):
