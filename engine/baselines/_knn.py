@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+from typing import ClassVar
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..manifolds._common import check_int
 from ._common import _encode_classes, _product_manifold, _validate_fit, _validate_predict, _working_rows
 
 
 # ------------------------------------------------------------------- geodesic kNN
 class _GeodesicKNN(BaseEstimator):
-    _regressor = False
+    # scikit-learn's declarative checks, run by _validate_params() at the start of fit.
+    _parameter_constraints: ClassVar[dict] = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "signature": "no_validation",  # resolved, with its own messages, by Signature.resolve
+        "weights": [StrOptions({"uniform", "distance"}), callable],
+    }
 
     def __init__(self, n_neighbors=5, signature=None, weights="uniform"):
         self.n_neighbors = n_neighbors
         self.signature = signature
         self.weights = weights
-
-    def _check_params(self):
-        check_int(self.n_neighbors, "n_neighbors")
-        if not (self.weights in ("uniform", "distance") or callable(self.weights)):
-            raise ValueError(f"weights must be 'uniform', 'distance' or a callable, got {self.weights!r}")
 
     def fit(self, X, y):
         """Store the training points.
@@ -36,9 +39,9 @@ class _GeodesicKNN(BaseEstimator):
         -------
         self
         """
-        self._check_params()
-        X, y = _validate_fit(self, X, y, regressor=self._regressor)
-        if self._regressor:
+        self._validate_params()
+        X, y = _validate_fit(self, X, y, regressor=not is_classifier(self))
+        if not is_classifier(self):
             self._y = np.asarray(y, dtype=np.float64)
         else:
             self.classes_, self._y = _encode_classes(y)
@@ -78,7 +81,7 @@ class _GeodesicKNN(BaseEstimator):
         indices = np.empty((X.shape[0], k), dtype=np.intp)
         step = _working_rows(n_fit)
         for start in range(0, X.shape[0], step):
-            block = manifold.pdist(X[start : start + step], self._fit_X)
+            block = manifold.cdist(X[start : start + step], self._fit_X)
             if k < n_fit:
                 nearest = np.argpartition(block, k - 1, axis=1)[:, :k]
             else:
@@ -179,7 +182,6 @@ class GeodesicKNNRegressor(RegressorMixin, _GeodesicKNN):
     signature_, n_samples_fit_, n_features_in_
     """
 
-    _regressor = True
 
     def predict(self, X):
         """Weighted mean of the neighbours' targets, shape (n_samples,)."""

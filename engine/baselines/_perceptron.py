@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from ..manifolds._common import check_int
 from ..manifolds.signature import Signature
 from ._common import _component_weights, _encode_classes, _validate_fit, _validate_predict, _working_rows
 
@@ -211,6 +213,15 @@ class ProductPerceptronClassifier(ClassifierMixin, BaseEstimator):
     signature_, n_features_in_
     """
 
+    # scikit-learn's declarative checks, run by _validate_params() at the start of fit.
+    _parameter_constraints: ClassVar[dict] = {
+        "signature": "no_validation",  # resolved, with its own messages, by Signature.resolve
+        "component_weights": "no_validation",  # checked against the signature by _component_weights
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, signature=None, component_weights=None, max_iter=50, shuffle=True, random_state=None):
         self.signature = signature
         self.component_weights = component_weights
@@ -230,7 +241,7 @@ class ProductPerceptronClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        check_int(self.max_iter, "max_iter")
+        self._validate_params()
         X, y = _validate_fit(self, X, y, regressor=False)
         self.classes_, encoded = _encode_classes(y)
         if len(self.classes_) < 2:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
-import numbers
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.svm import SVC, SVR
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -50,18 +51,23 @@ def product_laplacian_kernel(A, B, signature, gamma, component_weights=None):
     for c, (component, space) in enumerate(zip(sig.components, manifold.components)):
         if weights[c] == 0:
             continue
-        total += weights[c] * space.pdist(A[:, component.slice], B[:, component.slice])
+        total += weights[c] * space.cdist(A[:, component.slice], B[:, component.slice])
     total *= -float(gamma)
     return np.exp(total, out=total)
 
 
 class _ProductSVM(BaseEstimator):
-    _regressor = False
+    # scikit-learn's declarative checks, run by _validate_params() at the start of fit;
+    # C and epsilon are checked by the SVC / SVR inside.
+    _parameter_constraints: ClassVar[dict] = {
+        "signature": "no_validation",  # resolved, with its own messages, by Signature.resolve
+        "component_weights": "no_validation",  # checked against the signature by _component_weights
+        # closed="neither" with no upper bound also refuses infinity (and NaN, outside every Interval).
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0.0, None, closed="neither")],
+    }
 
     def _resolve_gamma(self, X, weights):
         if isinstance(self.gamma, str):
-            if self.gamma != "scale":
-                raise ValueError(f"gamma must be 'scale' or a positive number, got {self.gamma!r}")
             # 1 / mean summed distance over (a deterministic subsample of) training pairs,
             # so that a typical kernel value is exp(-1).
             sample = X[:: max(1, X.shape[0] // 500)]
@@ -69,11 +75,9 @@ class _ProductSVM(BaseEstimator):
             manifold = _product_manifold(sig)
             total = np.zeros((len(sample), len(sample)))
             for c, (component, space) in enumerate(zip(sig.components, manifold.components)):
-                total += weights[c] * space.pdist(sample[:, component.slice])
+                total += weights[c] * space.cdist(sample[:, component.slice])
             mean = total.sum() / max(1, len(sample) * (len(sample) - 1))
             return 1.0 / mean if mean > 0 else 1.0
-        if not isinstance(self.gamma, numbers.Real) or not self.gamma > 0 or not math.isfinite(self.gamma):
-            raise ValueError(f"gamma must be 'scale' or a positive number, got {self.gamma!r}")
         return float(self.gamma)
 
     def _gram(self, A, B):
@@ -178,6 +182,7 @@ class ProductSVMClassifier(ClassifierMixin, _ProductSVM):
         -------
         self
         """
+        self._validate_params()
         X, y = _validate_fit(self, X, y, regressor=False)
         check_classification_targets(y)
         self._fit_svm(X, y, sample_weight, self._make_svm())
@@ -215,7 +220,6 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
     svm_ (the fitted SVR), support_vectors_, gamma_, signature_, n_features_in_
     """
 
-    _regressor = True
 
     def __init__(self, signature=None, C=1.0, epsilon=0.1, gamma="scale", component_weights=None):
         self.signature = signature
@@ -229,6 +233,7 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
 
     def fit(self, X, y, sample_weight=None):
         """Fit the SVR; returns self."""
+        self._validate_params()
         X, y = _validate_fit(self, X, y, regressor=True)
         return self._fit_svm(X, y, sample_weight, self._make_svm())
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -15,8 +15,6 @@ from ._common import _encode_classes, _product_manifold, _validate_fit, _validat
 class _FeatureWrapper(MetaEstimatorMixin, BaseEstimator):
     """Shared code of the ambient and tangent baselines: features -> wrapped estimator."""
 
-    _regressor = False
-
     def __init__(self, estimator=None, signature=None):
         self.estimator = estimator
         self.signature = signature
@@ -24,7 +22,7 @@ class _FeatureWrapper(MetaEstimatorMixin, BaseEstimator):
     def _default_estimator(self):
         # A fixed random_state: scikit-learn trees break ties between equally good
         # splits at random, and a baseline should give the same model on every fit.
-        return DecisionTreeRegressor(random_state=0) if self._regressor else DecisionTreeClassifier(random_state=0)
+        return DecisionTreeClassifier(random_state=0) if is_classifier(self) else DecisionTreeRegressor(random_state=0)
 
     def _features(self, X):
         raise NotImplementedError
@@ -50,10 +48,10 @@ class _FeatureWrapper(MetaEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = _validate_fit(self, X, y, regressor=self._regressor)
+        X, y = _validate_fit(self, X, y, regressor=not is_classifier(self))
         estimator = clone(self.estimator) if self.estimator is not None else self._default_estimator()
         target = y
-        if not self._regressor:
+        if is_classifier(self):
             self.classes_, target = _encode_classes(y)
         fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
         estimator.fit(self._features(X), target, **fit_params)
@@ -78,7 +76,7 @@ class _FeatureWrapper(MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         features = self.transform_features(X)
         prediction = self.estimator_.predict(features)
-        if self._regressor:
+        if not is_classifier(self):
             return prediction
         return self.classes_[np.asarray(prediction, dtype=np.intp)]
 
@@ -156,7 +154,6 @@ class AmbientRegressor(_AmbientMixin, RegressorMixin, _FeatureWrapper):
     n_features_in_ : int
     """
 
-    _regressor = True
 
 
 class TangentClassifier(_TangentMixin, ClassifierMixin, _FeatureWrapper):
@@ -192,4 +189,3 @@ class TangentRegressor(_TangentMixin, RegressorMixin, _FeatureWrapper):
     signature : str, Signature or None, default=None
     """
 
-    _regressor = True
