@@ -88,7 +88,7 @@ def test_view_keys_round_trip_and_bad_keys_are_rejected():
 
 def test_describe_view_states_the_slice_of_higher_dimensional_components():
     title, note = viz.describe_view(viz.View("disk", (0,), (1, 3)), "H4")
-    assert "Poincare" in title and "x1 and x3" in note and "totally geodesic" in note
+    assert "Poincar" in title and "x1 and x3" in note and "totally geodesic" in note
 
 
 def test_disk_grid_cells_lie_on_the_hyperboloid_and_outside_is_masked():

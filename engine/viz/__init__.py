@@ -9,8 +9,9 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
 * :mod:`curvedtrees.viz.figures`: Plotly figures of all of that;
 * :mod:`curvedtrees.viz.world`: graticules, coastlines and projections of world pictures
   (S2 components that are the Earth);
-* :mod:`curvedtrees.viz.treeview`: the tree diagram, the first-k-splits replay and
-  node details.
+* :mod:`curvedtrees.viz.treeview`: the tree diagram, the first-k-splits replay (regions
+  after every number of splits from one pass over the grid, played as animation frames)
+  and node details.
 """
 
 from ..utils import require
@@ -24,10 +25,12 @@ from .palette import class_colors, world_class_colors
 from .regions import RegionGrid, compute_regions, predict_frames, predict_regions
 from .treeview import (
     PrunedTree,
+    Replay,
     decision_path_nodes,
     explain_path,
     first_splits,
     node_details,
+    replay_regions,
     split_order,
     tree_figure,
     tree_layout,
@@ -54,6 +57,7 @@ __all__ = [
     "PointLayer",
     "PrunedTree",
     "RegionGrid",
+    "Replay",
     "View",
     "ViewGrid",
     "available_views",
@@ -80,6 +84,7 @@ __all__ = [
     "reaches_node",
     "reference_point",
     "region_figure",
+    "replay_regions",
     "split_order",
     "split_plane",
     "subsample",

@@ -45,13 +45,25 @@ BOUNDARY_STYLES = {
     "split": ("rgba(25, 25, 25, 0.9)", 1.6, 0),
     "path": ("#FFFFFF", 3.0, 6.5),
     "newest": ("#FFE100", 4.5, 8.5),
+    "selected": ("#FF4FD8", 4.0, 8.0),  # the diagram's colour of the selected node
 }
 _REGRESSION_SCALE = "Viridis"
 # Targets with a natural zero (temperatures in degrees C) get a diverging scale centred on it.
 _DIVERGING_SCALE = "RdBu_r"
 _BLANK = "#E9ECEF"  # the manifold without a model: light grey
-_HEIGHT = {"disk": 560, "plane": 560, "sphere": 600, "map": 520, "ortho": 600, "torus": 560, "circle": 520,
+_HEIGHT = {"disk": 560, "plane": 560, "sphere": 520, "map": 520, "ortho": 600, "torus": 480, "circle": 520,
            "line": 260}
+# Plotly draws a 3-D scene with a fixed vertical field of view, so a shape's drawn width follows
+# the chart's height, not its width: from these distances the sphere and the torus take about
+# 0.6 of the height, which fits a column as narrow as 0.65 of the height (a 340 px column at the
+# heights above) without clipping left and right.
+SPHERE_EYE_DISTANCE = 2.05
+TORUS_EYE_DISTANCE = 2.85
+# Camera elevation over a torus (height over horizontal distance): both angles stay readable.
+_TORUS_EYE_SLOPE = 0.71
+# A sphere's camera looks at a split's boundary from a point tilted this far toward its pole, so
+# the great circle reads as a curve crossing the face rather than a rim or a straight line.
+_SPLIT_TILT = 0.3
 # Animated regression pictures send one byte per cell and frame: values are rounded to this
 # many steps of the colour range (finer than the eye tells apart on a continuous scale).
 _VALUE_STEPS = 250
@@ -251,7 +263,8 @@ def _boundary_layers(style: str):
     return [({"color": c, "width": w}, top) for w, c, top in ((under, "#111111", False), (width, color, True)) if w]
 
 
-_BOUNDARY_NAMES = {"split": "split boundary", "path": "splits on the path", "newest": "newest split"}
+_BOUNDARY_NAMES = {"split": "split boundary", "path": "splits on the path", "newest": "newest split",
+                   "selected": "selected split"}
 
 
 def _boundary_traces(fig, curves, styles, three_d: bool, polar: bool = False):
@@ -297,6 +310,26 @@ def _layout_2d(fig, extent, equal: bool, height: int, title: str | None, hide_ax
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
 
 
+def _place_legend(fig, animated: bool):
+    """A horizontal legend that leaves the picture the column's whole width.
+
+    Below the plot, or above it when a slider and play buttons take the space below.
+    Plotly makes room for it in the margin.
+    """
+    if animated:
+        where = {"y": 1.0, "yanchor": "bottom"}
+        title = fig.layout.title.text
+        if title:
+            # A title in the margin would overlap a legend that Plotly grows into it: the legend
+            # carries the title on its first line instead.
+            where["title"] = {"text": f"<b>{title}</b>", "side": "top"}
+            fig.update_layout(title=None, margin={"t": 10})
+    else:
+        where = {"y": -0.02, "yanchor": "top"}
+    fig.update_layout(legend={"orientation": "h", "x": 0.0, "xanchor": "left", **where, "itemsizing": "constant",
+                              "bgcolor": "rgba(255,255,255,0.8)"})
+
+
 # ------------------------------------------------------------------ builders
 def region_figure(
     grid: ViewGrid,
@@ -319,6 +352,8 @@ def region_figure(
     value_title: str | None = None,
     diverging: bool = False,
     facing: np.ndarray | None = None,
+    frame_styles: list[dict] | None = None,
+    label_nodes: bool = False,
 ) -> go.Figure:
     """Decision regions (or the bare manifold), points and boundaries of one view.
 
@@ -364,21 +399,35 @@ def region_figure(
         Regression colours on a diverging scale centred on zero (blue below, red above).
     facing : ndarray of shape (3,), optional
         Unit direction the camera of a sphere (and the centre of an ortho view)
-        looks at; a globe without one faces 20 N 20 E.
+        looks at; a globe without one faces 20 N 20 E. A 3-D picture turns instead
+        to the marked point, else to the boundary styled ``"selected"``, else to the
+        one styled ``"newest"`` (in the shown frame), when there is one.
+    frame_styles : list of dict of int to str, optional
+        With ``frames`` (a replay, one frame per number of splits): the boundaries
+        each frame draws, node -> style; a node missing from a frame's dict is not
+        drawn in it. Each frame then restyles the boundary traces as well as the
+        regions, in the browser.
+    label_nodes : bool
+        Write each drawn boundary's node id next to it.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     kind = grid.view.kind
-    height = height or _HEIGHT[kind]
     frames = list(frames) if frames else []
+    # An animated 3-D picture gives a legend above and a slider below their room on top of its scene's.
+    height = height or _HEIGHT[kind] + (120 if frames and kind in ("sphere", "torus") else 0)
     if frames:
         active_frame = int(np.clip(active_frame, 0, len(frames) - 1))
         regions = regions if regions is not None else frames[active_frame]
         frame_names = [str(n) for n in frame_names] if frame_names else [str(k + 1) for k in range(len(frames))]
         if len(frame_names) != len(frames) or len(set(frame_names)) != len(frames):
             raise ValueError(f"{len(frames)} frames need as many distinct names, got {frame_names!r}")
+        if frame_styles is not None and len(frame_styles) != len(frames):
+            raise ValueError(f"{len(frames)} frames need as many boundary styles, got {len(frame_styles)}")
+    if frame_styles is not None and frames:
+        styles = frame_styles[active_frame]
     classification = regions is not None and regions.task == "classification"
     if classification and class_names is None:
         class_names = [str(c) for c in regions.classes]
@@ -418,19 +467,14 @@ def region_figure(
     if coastlines is not None and kind in ("sphere", "map"):
         _add_world_lines(fig, kind, coastlines)
 
-    if boundaries:
-        if kind == "circle":
-            curves = [BoundaryCurve(c.node, _radial_segments(c.coords["theta"])) for c in boundaries]
-            _boundary_traces(fig, curves, styles, False, polar=True)
-        elif kind == "line":
-            curves = [BoundaryCurve(c.node, _vertical_segments(c.coords["x"])) for c in boundaries]
-            _boundary_traces(fig, curves, styles, False)
-        elif kind == "map":
-            curves = [BoundaryCurve(c.node, dict(zip("xy", break_at_date_line(c.coords["x"], c.coords["y"]))))
-                      for c in boundaries]
-            _boundary_traces(fig, curves, styles, False)
-        else:
-            _boundary_traces(fig, boundaries, styles, three_d)
+    curves = _picture_curves(kind, boundaries) if boundaries else []
+    moving = None  # (trace indices, data per frame) of boundaries that a replay's frames restyle
+    if curves and frames and frame_styles is not None:
+        moving = _add_frame_boundaries(fig, curves, frame_styles, active_frame, kind, label_nodes)
+    elif curves:
+        _boundary_traces(fig, curves, styles, three_d, polar=kind == "circle")
+        if label_nodes:
+            fig.add_trace(_node_labels(curves, {c.node for c in curves}, kind, first=True))
 
     parts = _split_points(points)
     for part, test in parts:
@@ -440,11 +484,151 @@ def region_figure(
         _add_marked(fig, kind, marked)
     _legend_entries(fig, class_names if classification or points is not None else None, colors,
                     any(test for _, test in parts), kind, bool(parts))
-    _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None)
-    if frames and regions is not None:
-        _add_month_frames(fig, grid, frames, coloring)
-        _add_animation(fig, frame_names, active_frame, frame_label, duration=700)
+    look = _look_at(kind, marked, curves, styles) if three_d else None
+    _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None, look=look)
+    animated = bool(frames) and regions is not None
+    if animated:
+        _add_month_frames(fig, grid, frames, coloring, moving)
+        _add_animation(fig, frame_names, active_frame, frame_label, duration=700 if moving is None else 450)
+    _place_legend(fig, animated)
     return fig
+
+
+def _picture_curves(kind: str, boundaries) -> list[BoundaryCurve]:
+    """Boundaries in the coordinates their traces draw: strokes across a ring or a strip, map lines cut
+    at the date line."""
+    if kind == "circle":
+        return [BoundaryCurve(c.node, _radial_segments(c.coords["theta"])) for c in boundaries]
+    if kind == "line":
+        return [BoundaryCurve(c.node, _vertical_segments(c.coords["x"])) for c in boundaries]
+    if kind == "map":
+        return [BoundaryCurve(c.node, dict(zip("xy", break_at_date_line(c.coords["x"], c.coords["y"]))))
+                for c in boundaries]
+    return list(boundaries)
+
+
+def _trace_class(kind: str):
+    return go.Scatter3d if kind in ("sphere", "torus") else go.Scatterpolar if kind == "circle" else go.Scatter
+
+
+def _coords_kwargs(kind: str, joined: dict) -> dict:
+    """Trace coordinates of NaN-joined curves (float32; polar r, theta for a ring)."""
+    keys = ("r", "theta") if kind == "circle" else ("x", "y", "z") if kind in ("sphere", "torus") else ("x", "y")
+    return {k: np.asarray(joined[k], dtype=np.float32) for k in keys}
+
+
+def _middle(curve: BoundaryCurve) -> dict | None:
+    """The drawn sample halfway along a curve's visible part (a point on it, never an average)."""
+    keys = list(curve.coords)
+    finite = np.flatnonzero(np.all([np.isfinite(np.asarray(curve.coords[k], dtype=np.float64)) for k in keys],
+                                   axis=0))
+    if not len(finite):
+        return None
+    at = finite[len(finite) // 2]
+    return {k: float(np.asarray(curve.coords[k])[at]) for k in keys}
+
+
+def _node_labels(curves, nodes, kind: str, first: bool):
+    """Node ids written at the middle of each drawn boundary (one text trace)."""
+    places = [(c.node, _middle(c)) for c in curves if c.node in nodes]
+    places = [(node, m) for node, m in places if m is not None]
+    keys = ("r", "theta") if kind == "circle" else ("x", "y", "z") if kind in ("sphere", "torus") else ("x", "y")
+    if kind == "circle":
+        places = [(node, {"r": 1.12, "theta": m["theta"]}) for node, m in places]
+    coords = {k: np.array([m[k] for _, m in places] or [np.nan], dtype=np.float32) for k in keys}
+    text = [str(node) for node, _ in places] or [""]
+    trace = _trace_class(kind)(**coords, text=text)
+    if first:
+        trace.update(mode="text", hoverinfo="skip", showlegend=False, name="node ids",
+                     textfont={"size": 13, "color": "#111111"})
+        if kind not in ("sphere", "torus"):
+            trace.update(textfont={"size": 13, "color": "#111111", "shadow": "1px 1px 2px #FFFFFF"})
+    return trace
+
+
+def _frame_boundary_data(curves, styles: dict, kind: str, first: bool, listed=()) -> list:
+    """Traces of one frame's boundaries: every style's layers in a fixed order, empty when unused."""
+    drawn = [c for c in curves if c.node in styles]
+    grouped = {style: (joined, nodes) for style, joined, nodes in _grouped_boundaries(drawn, styles)} if drawn \
+        else {}
+    keys = list(curves[0].coords)
+    empty = {k: np.array([np.nan]) for k in keys}
+    out = []
+    for style in BOUNDARY_STYLES:
+        joined, nodes = grouped.get(style, (empty, ""))
+        for line, top in _boundary_layers(style):
+            trace = _trace_class(kind)(**_coords_kwargs(kind, joined), hovertext=f"nodes {nodes}" if top else None)
+            if first:
+                trace.update(mode="lines", line=line, name=_BOUNDARY_NAMES[style], legendgroup=style,
+                             showlegend=top and style in listed, hoverinfo="name" if top else "skip")
+            out.append(trace)
+    return out
+
+
+def _add_frame_boundaries(fig, curves, frame_styles, active: int, kind: str, label_nodes: bool):
+    """Boundary traces a replay restyles frame by frame; returns (their trace indices, data per frame)."""
+    start = len(fig.data)
+    # The legend lists the styles some frame uses (a replay without an explained point has no path).
+    listed = {style for styles in frame_styles for style in styles.values()}
+    for trace in _frame_boundary_data(curves, frame_styles[active], kind, first=True, listed=listed):
+        fig.add_trace(trace)
+    if label_nodes:
+        fig.add_trace(_node_labels(curves, set(frame_styles[active]), kind, first=True))
+    indices = list(range(start, len(fig.data)))
+    per_frame = []
+    for styles in frame_styles:
+        data = _frame_boundary_data(curves, styles, kind, first=False)
+        if label_nodes:
+            data.append(_node_labels(curves, set(styles), kind, first=False))
+        per_frame.append(data)
+    return indices, per_frame
+
+
+def _look_at(kind: str, marked: dict | None, curves, styles) -> dict | None:
+    """Picture point a 3-D camera should face, and the pole of its boundary (sphere), or None.
+
+    The explained point first, then the selected node's boundary, then the newest split's.
+    """
+    if marked:
+        return {"point": np.array([marked["x"], marked["y"], marked["z"]], dtype=np.float64), "pole": None}
+    styles = styles or {}
+    for wanted in ("selected", "newest"):
+        for curve in curves:
+            if styles.get(curve.node) != wanted:
+                continue
+            middle = _middle(curve)
+            if middle is None:
+                continue
+            xyz = np.column_stack([np.asarray(curve.coords[k], dtype=np.float64) for k in "xyz"])
+            xyz = xyz[np.isfinite(xyz).all(axis=1)]
+            # Two points of a great circle (its drawn ends) span its plane: their cross product is the pole.
+            pole = np.cross(xyz[0], xyz[len(xyz) // 3]) if len(xyz) > 2 else np.zeros(3)
+            norm = np.linalg.norm(pole)
+            pole = pole / norm * np.sign(pole[2] or 1.0) if norm > 1e-6 else None
+            return {"point": np.array([middle[k] for k in "xyz"]), "pole": pole}
+    return None
+
+
+def _eye(kind: str, look: dict) -> dict:
+    """Camera position facing ``look`` from the kind's fitting distance."""
+    point = np.asarray(look["point"], dtype=np.float64)
+    if kind == "torus":
+        horizontal = np.hypot(point[0], point[1])
+        azimuth = np.arctan2(point[1], point[0]) if horizontal > 1e-9 else -np.pi / 2
+        direction = np.array([np.cos(azimuth), np.sin(azimuth), _TORUS_EYE_SLOPE])
+        distance = TORUS_EYE_DISTANCE
+    else:
+        direction = point / (np.linalg.norm(point) or 1.0)
+        if look.get("pole") is not None:
+            direction = direction + _SPLIT_TILT * look["pole"]
+        direction = direction / (np.linalg.norm(direction) or 1.0)
+        # Not straight down a pole: the turntable camera keeps z up and spins there.
+        lat = np.clip(np.arcsin(np.clip(direction[2], -1, 1)), -np.radians(70), np.radians(70))
+        lon = np.arctan2(direction[1], direction[0])
+        direction = np.array([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+        distance = SPHERE_EYE_DISTANCE
+    direction = direction / np.linalg.norm(direction)
+    return {k: float(v) for k, v in zip("xyz", distance * direction)}
 
 
 def _radial_segments(theta: np.ndarray) -> dict:
@@ -553,8 +737,11 @@ def _add_mesh(fig, grid: ViewGrid, regions, coloring: _Coloring):
                             **_color_args(regions, coloring)))
 
 
-def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _Coloring):
-    """One animation frame per prediction, each restyling the regions trace (trace 0) only."""
+def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _Coloring, moving=None):
+    """One animation frame per prediction, each restyling the regions trace (trace 0).
+
+    ``moving``, from :func:`_add_frame_boundaries`, adds the boundary traces each frame restyles.
+    """
     kind = grid.view.kind
     out = []
     for regions in frames:
@@ -566,7 +753,11 @@ def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _
             z = _cell_values(regions, coloring)
             data = go.Heatmap(z=np.vstack([z.reshape(1, -1)] * 2) if kind == "line" else z)
         out.append(data)
-    fig.frames = [go.Frame(data=[d], traces=[0]) for d in out]
+    if moving is None:
+        fig.frames = [go.Frame(data=[d], traces=[0]) for d in out]
+    else:
+        indices, per_frame = moving
+        fig.frames = [go.Frame(data=[d, *extra], traces=[0, *indices]) for d, extra in zip(out, per_frame)]
 
 
 def _add_animation(fig, names: list[str], active: int, label: str, duration: int):
@@ -673,7 +864,8 @@ def _facing_latlon(facing) -> tuple[float, float]:
     return float(np.degrees(np.arcsin(np.clip(f[2], -1, 1)))), float(np.degrees(np.arctan2(f[1], f[0])))
 
 
-def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=None, globe: bool = False):
+def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=None, globe: bool = False,
+                   look: dict | None = None):
     kind = grid.view.kind
     if kind == "disk":
         R = float(grid.bounds[1]) if grid.bounds else 1.0
@@ -704,26 +896,24 @@ def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=N
         )
     else:
         hidden = {"visible": False, "showbackground": False}
-        if kind == "sphere" and (facing is not None or globe):
+        if look is not None:
+            eye = _eye(kind, look)
+        elif kind == "sphere" and (facing is not None or globe):
             # Open facing the data (a globe without a mean direction: Africa and Europe), from a
             # little above its equator so that the poles do not fill the view.
             lat, lon = _facing_latlon(facing)
             lat = float(np.clip(lat, -35.0, 35.0))
-            # Far enough that the globe fits a narrow column (the home page at 1024 px) without clipping.
-            eye = {k: 2.0 * float(v[0]) for k, v in latlon_xyz([lat], [lon]).items()}
+            eye = {k: SPHERE_EYE_DISTANCE * float(v[0]) for k, v in latlon_xyz([lat], [lon]).items()}
         elif kind == "sphere":
-            eye = {"x": 1.1, "y": 1.1, "z": 0.75}
+            eye = _eye(kind, {"point": np.array([1.1, 1.1, 0.75]), "pole": None})
         else:
-            eye = {"x": 0.0, "y": -1.55, "z": 1.1}
+            eye = _eye(kind, {"point": np.array([0.0, -1.0, 0.0]), "pole": None})
         fig.update_layout(
             scene={"xaxis": hidden, "yaxis": hidden, "zaxis": hidden, "aspectmode": "data",
                    "camera": {"eye": eye}, "dragmode": "turntable"},
             height=height, margin={"l": 0, "r": 0, "t": 40 if title else 0, "b": 0}, title=title,
             legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
         )
-        if globe:
-            # A legend across the top leaves the globe the column's whole width.
-            fig.update_layout(legend={"orientation": "h", "x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "top"})
 
 
 # ------------------------------------------------------------ orthographic globe
@@ -810,6 +1000,7 @@ def _ortho_figure(grid: ViewGrid, regions, points, boundaries, styles, marked, c
                   fillrule="evenodd")
     fig.add_shape(type="circle", x0=-1, y0=-1, x1=1, y1=1, line={"color": "#222222", "width": 1.5}, layer="above")
     _layout_2d(fig, (-1.04, 1.04, -1.04, 1.04), True, height, title, hide_axes=True)
+    _place_legend(fig, animated=True)
 
     turns = [(centre_lon + k * 360.0 / ORTHO_TURNS + 180.0) % 360.0 - 180.0 for k in range(ORTHO_TURNS)]
     names = [f"{abs(lon):.0f}°{'E' if lon >= 0 else 'W'}" for lon in turns]

@@ -18,14 +18,20 @@ import plotly.graph_objects as go
 
 from .boundaries import node_parents, tree_arrays
 from .palette import class_colors
+from .regions import RegionGrid
+from .views import ViewGrid, product_rows
 
 __all__ = [
+    "MAX_REPLAY_FRAMES",
     "PrunedTree",
+    "Replay",
     "decision_path_nodes",
     "distribution_figure",
     "explain_path",
     "first_splits",
     "node_details",
+    "replay_regions",
+    "replay_steps",
     "split_geometry",
     "split_order",
     "tree_figure",
@@ -36,6 +42,9 @@ _NODE_STYLE_COLORS = {"newest": "#FFE100", "path": "#FFFFFF", "selected": "#FF4F
 # Trees with more leaves than this label only their top levels (hover shows every node).
 _MAX_LABELLED_LEAVES = 20
 _LABELLED_LEVELS = 3
+# A replay sends every frame to the browser at once (one byte per cell each): deeper trees are
+# replayed at this many evenly spaced split counts, the full tree always last.
+MAX_REPLAY_FRAMES = 64
 
 
 @dataclass
@@ -129,6 +138,111 @@ def first_splits(estimator, k: int) -> PrunedTree:
     pruned.tree_ = Tree(tree.features, arrays, tree.n_outputs)
     newest = int(order[k - 1]) if k > 0 else None
     return PrunedTree(pruned, kept, k, newest)
+
+
+def replay_steps(n_splits: int, max_frames: int = MAX_REPLAY_FRAMES) -> np.ndarray:
+    """Split counts a replay shows: 0, 1, ..., n_splits, or ``max_frames`` of them evenly spaced.
+
+    Returns
+    -------
+    ndarray of int64, shape (min(n_splits + 1, max_frames),)
+        Increasing, from 0 to ``n_splits`` inclusive.
+    """
+    n_splits, max_frames = int(n_splits), max(int(max_frames), 2)
+    if n_splits + 1 <= max_frames:
+        return np.arange(n_splits + 1, dtype=np.int64)
+    return np.unique(np.rint(np.linspace(0, n_splits, max_frames)).astype(np.int64))
+
+
+@dataclass
+class Replay:
+    """A tree's regions over one picture after each number of splits.
+
+    Attributes
+    ----------
+    frames : list of RegionGrid
+        ``frames[f]`` is what the tree stopped after ``steps[f]`` splits predicts.
+    steps : ndarray of int64, shape (n_frames,)
+        Number of splits of each frame (see :func:`replay_steps`).
+    order : ndarray of int64, shape (n_splits,)
+        Node ids of the splits in the order training chose them (:func:`split_order`).
+    """
+
+    frames: list
+    steps: np.ndarray
+    order: np.ndarray
+
+    def newest(self, frame: int) -> int | None:
+        """Node id of the last split of frame ``frame`` (None before the first split)."""
+        k = int(self.steps[frame])
+        return int(self.order[k - 1]) if k > 0 else None
+
+    def nodes(self, frame: int) -> np.ndarray:
+        """Node ids of the splits of frame ``frame``, in training order."""
+        return self.order[: int(self.steps[frame])]
+
+
+def replay_regions(estimator, grid: ViewGrid, reference: np.ndarray, steps=None) -> Replay:
+    """The regions of the tree after its first k splits, for every k, from one pass over the grid.
+
+    Each cell is routed once through the full tree. Stopped after k splits, the tree
+    sends the cell to the first node of that path which is not one of the first k
+    splits (a leaf of the full tree, or a split chosen later): that node's training
+    statistics are the prediction, exactly as :func:`first_splits` would give.
+
+    Parameters
+    ----------
+    estimator : fitted ProductDecisionTreeClassifier or ProductDecisionTreeRegressor
+    grid : ViewGrid
+    reference : ndarray of shape (ambient_dim,)
+        Where the components outside the picture are held.
+    steps : array-like of int, optional
+        Split counts to show (default :func:`replay_steps`), each in ``[0, n_splits]``.
+
+    Returns
+    -------
+    Replay
+    """
+    tree = estimator.tree_
+    order = split_order(tree)
+    steps = replay_steps(len(order)) if steps is None else np.asarray(steps, dtype=np.int64).ravel()
+    if steps.size == 0 or steps.min() < 0 or steps.max() > len(order):
+        raise ValueError(f"replay steps must lie in [0, {len(order)}] (the tree's splits), got {steps.tolist()}")
+    n = tree.node_count
+    # rank[v]: when node v's split was chosen; leaves never split.
+    rank = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    parents = node_parents(tree)
+    # owner[f, v]: the node a cell whose full-tree path passes v sits in after steps[f] splits.
+    # Parents precede children, so one pass in id order settles every node for every frame.
+    owner = np.zeros((len(steps), n), dtype=np.int64)
+    for v in range(1, n):
+        p = parents[v]
+        still_split = (owner[:, p] == p) & (rank[p] < steps)
+        owner[:, v] = np.where(still_split, v, owner[:, p])
+    rows = product_rows(grid, reference)
+    leaf = np.asarray(estimator.apply(rows), dtype=np.int64) if len(rows) else np.zeros(0, dtype=np.int64)
+    value = np.asarray(tree.value, dtype=np.float64).reshape(n, -1)
+    shape, mask = grid.shape, grid.mask
+    frames = []
+    if hasattr(estimator, "classes_"):
+        classes = np.asarray(estimator.classes_)
+        node_class = np.argmax(value, axis=1).astype(np.int16)
+        node_conf = value.max(axis=1).astype(np.float32)
+        for f in range(len(steps)):
+            at = owner[f, leaf]
+            index = np.full(mask.shape, -1, dtype=np.int16)
+            confidence = np.full(mask.shape, np.nan, dtype=np.float32)
+            index[mask], confidence[mask] = node_class[at], node_conf[at]
+            frames.append(RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape),
+                                     None, classes))
+    else:
+        node_value = value[:, 0].astype(np.float32)
+        for f in range(len(steps)):
+            values = np.full(mask.shape, np.nan, dtype=np.float32)
+            values[mask] = node_value[owner[f, leaf]]
+            frames.append(RegionGrid(grid, "regression", None, None, values.reshape(shape), np.array([])))
+    return Replay(frames, steps, order)
 
 
 def tree_layout(tree) -> tuple[np.ndarray, np.ndarray]:

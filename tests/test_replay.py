@@ -1,0 +1,209 @@
+"""The split replay played in the browser, and the framing of pictures (figure JSON, no browser).
+
+* ``replay_regions`` gives, from one pass of the grid through the tree, exactly what
+  ``first_splits(tree, k)`` predicts for every k;
+* the replay figure carries one animation frame per split count, each restyling the
+  regions and the boundary traces (the newest split highlighted, node ids written);
+* 3-D cameras sit at the distance that fits a narrow column and face the newest split,
+  the selected split or the explained point; legends lie horizontally below (above the
+  slider of an animated picture).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from curvedtrees import viz
+from curvedtrees.sampling import make_classification, make_regression
+from curvedtrees.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
+from curvedtrees.viz import figures as vf
+from curvedtrees.viz.treeview import replay_steps
+from test_viz import decode
+
+SIG = "H2 x S2 x S1 x S1 x E2"
+# One picture of each kind, on a one-component dataset (or two circles) whose depth-6 tree splits it.
+CASES = {"disk": ("H2", viz.View("disk", (0,), (1, 2))), "klein": ("H2", viz.View("disk", (0,), (1, 2), "klein")),
+         "sphere": ("S2", viz.View("sphere", (0,), (0, 1, 2))), "circle": ("S1", viz.View("circle", (0,))),
+         "torus": ("S1 x S1", viz.View("torus", (0, 1))), "plane": ("E2", viz.View("plane", (0,), (0, 1)))}
+_FITTED = {}
+
+
+def _fit(sig):
+    if sig not in _FITTED:
+        X, y = make_classification(sig, n_samples=600, n_classes=4, n_clusters=8, cov_scale=0.4, random_state=3)
+        _FITTED[sig] = (X, y, ProductDecisionTreeClassifier(signature=sig, max_depth=6, random_state=0).fit(X, y))
+    return _FITTED[sig]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return _fit(SIG)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_replay_frames_predict_like_the_tree_stopped_after_k_splits(case):
+    SIG, view = CASES[case]
+    X, _, tree = _fit(SIG)
+    reference = viz.reference_point(SIG, X, "mean")
+    grid = viz.view_grid(view, SIG, 40, viz.data_bounds(view, SIG, X) or None)
+    replay = viz.replay_regions(tree, grid, reference)
+    n_splits = len(viz.split_order(tree))
+    assert replay.steps.tolist() == list(range(n_splits + 1))
+    changed = 0
+    for frame, k in enumerate(replay.steps):
+        want = viz.predict_regions(viz.first_splits(tree, int(k)).estimator, grid, reference)
+        got = replay.frames[frame]
+        np.testing.assert_array_equal(got.class_index, want.class_index, err_msg=f"{view.key} k={k}")
+        np.testing.assert_allclose(got.confidence, want.confidence, equal_nan=True)
+        if frame and not np.array_equal(got.class_index, replay.frames[frame - 1].class_index):
+            changed += 1
+    assert changed >= 1  # the regions do change as splits arrive
+    assert replay.newest(0) is None and replay.newest(len(replay.steps) - 1) == int(viz.split_order(tree)[-1])
+
+
+def test_regression_replay_holds_the_means_of_the_cut_tree():
+    X, y = make_regression("H2", n_samples=300, random_state=0)
+    tree = ProductDecisionTreeRegressor(signature="H2", max_depth=4, random_state=0).fit(X, y)
+    view = viz.View("disk", (0,), (1, 2))
+    grid = viz.view_grid(view, "H2", 30)
+    replay = viz.replay_regions(tree, grid, viz.reference_point("H2"))
+    for frame, k in enumerate(replay.steps):
+        want = viz.predict_regions(viz.first_splits(tree, int(k)).estimator, grid, viz.reference_point("H2"))
+        np.testing.assert_allclose(replay.frames[frame].values, want.values, equal_nan=True)
+
+
+def test_deep_trees_are_replayed_at_evenly_spaced_split_counts_and_bad_steps_are_refused(fitted):
+    steps = replay_steps(500, 64)
+    assert len(steps) == 64 and steps[0] == 0 and steps[-1] == 500 and np.all(np.diff(steps) > 0)
+    assert replay_steps(10, 64).tolist() == list(range(11))
+    _, _, tree = fitted
+    grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), SIG, 10)
+    with pytest.raises(ValueError, match="replay steps must lie in"):
+        viz.replay_regions(tree, grid, viz.reference_point(SIG), steps=[0, 10_000])
+
+
+def _replay_figure(case, styles=None, marked=None, resolution=30):
+    from ui.pictures import replay_styles
+
+    SIG, view = CASES[case]
+    X, _, tree = _fit(SIG)
+    reference = viz.reference_point(SIG, X, "mean")
+    grid = viz.view_grid(view, SIG, resolution, viz.data_bounds(view, SIG, X) or None)
+    replay = viz.replay_regions(tree, grid, reference)
+    curves = viz.boundary_curves(tree, SIG, view, reference, grid)
+    names = [str(int(k)) for k in replay.steps]
+    fig = viz.region_figure(grid, None, None, curves, marked=marked, frames=replay.frames, frame_names=names,
+                            active_frame=len(names) - 1, frame_label="splits",
+                            frame_styles=replay_styles(replay, styles), label_nodes=True, title="a title")
+    return json.loads(fig.to_json()), replay, curves
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_replay_figure_has_a_frame_per_split_count_restyling_regions_and_boundaries(case):
+    view = CASES[case][1]
+    spec, replay, curves = _replay_figure(case)
+    assert len(curves) >= 3
+    frames = spec["frames"]
+    assert [f["name"] for f in frames] == [str(int(k)) for k in replay.steps]
+    layout = spec["layout"]
+    assert layout["updatemenus"][0]["buttons"][0]["method"] == "animate"
+    assert len(layout["sliders"][0]["steps"]) == len(frames)
+    moving = frames[0]["traces"]
+    assert moving[0] == 0 and len(moving) > 2 and all(f["traces"] == moving for f in frames)
+    names = {i: spec["data"][i].get("name") for i in moving}
+    newest = [i for i in moving if names[i] == "newest split"]
+    labels = [i for i in moving if names[i] == "node ids"]
+    assert newest and len(labels) == 1
+    drawn = {c.node for c in curves}
+    for frame, data in zip(range(len(frames)), frames):
+        by_index = dict(zip(moving, data["data"]))
+        texts = [t for t in by_index[labels[0]]["text"] if t]
+        # Node ids written are exactly the splits of this frame that cross the picture.
+        assert sorted(int(t) for t in texts) == sorted(n for n in replay.nodes(frame).tolist() if n in drawn)
+        newest_node = replay.newest(frame)
+        key = "theta" if view.kind == "circle" else "x"
+        xs = decode(by_index[newest[-1]][key]).astype(np.float64)
+        if newest_node in drawn:
+            assert np.isfinite(xs).any(), f"frame {frame}: newest split {newest_node} not drawn"
+        else:
+            assert not np.isfinite(xs).any()
+    # Frame 0 (no splits) draws no boundary; the last draws them all.
+    first = dict(zip(moving, frames[0]["data"]))
+    assert all(not np.isfinite(decode(first[i].get("x", first[i].get("r")) or [np.nan]).astype(float)).any()
+               for i in moving[1:] if i not in labels)
+    # Regions change between the first and the last frame (classes are recoloured in the browser).
+    z0 = frames[0]["data"][0]
+    zn = frames[-1]["data"][0]
+    key = "intensity" if view.kind in ("sphere", "torus") else "marker" if view.kind == "circle" else "z"
+    assert json.dumps(z0[key]) != json.dumps(zn[key])
+    # The title moves into the legend above the plot; the slider sits below.
+    assert layout["legend"]["orientation"] == "h" and layout["legend"]["yanchor"] == "bottom"
+    assert "a title" in layout["legend"]["title"]["text"] and not (layout.get("title") or {}).get("text")
+
+
+def _eye(spec) -> np.ndarray:
+    eye = spec["layout"]["scene"]["camera"]["eye"]
+    return np.array([eye["x"], eye["y"], eye["z"]])
+
+
+def test_3d_cameras_keep_the_fitting_distance_and_face_the_newest_split():
+    spec, replay, curves = _replay_figure("sphere")
+    eye = _eye(spec)
+    assert np.linalg.norm(eye) == pytest.approx(vf.SPHERE_EYE_DISTANCE)
+    newest = next(c for c in curves if c.node == replay.newest(len(replay.steps) - 1))
+    xyz = np.column_stack([newest.coords[k] for k in "xyz"])
+    xyz = xyz[np.isfinite(xyz).all(axis=1)]
+    # The camera looks at a point of the newest split's drawn arc (up to the tilt off its plane).
+    facing = eye / np.linalg.norm(eye)
+    nearest = np.max(xyz @ facing / np.linalg.norm(xyz, axis=1))
+    assert nearest > 0.9
+    # Facing another split (the selected one) turns the camera.
+    other = next(c for c in curves if c.node != newest.node and np.isfinite(c.coords["x"]).sum() > 20)
+    spec2, _, _ = _replay_figure("sphere", styles={other.node: "selected"})
+    eye2 = _eye(spec2)
+    assert not np.allclose(eye, eye2)
+    assert any(t.get("name") == "selected split" and t.get("showlegend") for t in spec2["data"])
+
+
+@pytest.mark.parametrize("case", ["sphere", "torus"])
+def test_3d_camera_faces_the_explained_point(case):
+    sig, view = CASES[case]
+    X = _fit(sig)[0]
+    for row in (0, 7):
+        at = viz.project_points(view, sig, X[row:row + 1])
+        marked = {k: float(v[0]) for k, v in at.items()}
+        spec, _, _ = _replay_figure(case, marked=marked)
+        eye = _eye(spec)
+        point = np.array([marked[k] for k in "xyz"])
+        if view.kind == "sphere":
+            assert eye / np.linalg.norm(eye) @ (point / np.linalg.norm(point)) > 0.8
+            assert np.linalg.norm(eye) == pytest.approx(vf.SPHERE_EYE_DISTANCE)
+        else:
+            # Same azimuth as the point, seen from above.
+            assert np.degrees(abs(np.angle(complex(*eye[:2]) / complex(*point[:2])))) < 1.0
+            assert eye[2] > 0 and np.linalg.norm(eye) == pytest.approx(vf.TORUS_EYE_DISTANCE)
+
+
+@pytest.mark.parametrize("kind", ["disk", "sphere", "torus", "circle", "plane"])
+def test_still_pictures_put_a_horizontal_legend_below_the_plot(kind):
+    sig, view = CASES[kind]
+    X, _, tree = _fit(sig)
+    grid = viz.view_grid(view, sig, 20, viz.data_bounds(view, sig, X) or None)
+    regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
+    spec = json.loads(viz.region_figure(grid, regions, title="t").to_json())
+    legend = spec["layout"]["legend"]
+    assert legend["orientation"] == "h" and legend["yanchor"] == "top" and legend["y"] <= 0
+    if kind in ("sphere", "torus"):
+        distance = vf.SPHERE_EYE_DISTANCE if kind == "sphere" else vf.TORUS_EYE_DISTANCE
+        assert np.linalg.norm(_eye(spec)) == pytest.approx(distance)
+
+
+def test_frame_styles_must_match_the_frames(fitted):
+    _, _, tree = fitted
+    view = viz.View("disk", (0,), (1, 2))
+    grid = viz.view_grid(view, SIG, 10)
+    replay = viz.replay_regions(tree, grid, viz.reference_point(SIG))
+    with pytest.raises(ValueError, match="boundary styles"):
+        viz.region_figure(grid, None, frames=replay.frames, frame_styles=[{}])
