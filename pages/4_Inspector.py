@@ -39,10 +39,11 @@ if n_splits == 0:
     st.warning("This tree is a single leaf: it predicts the same for every point.")
 else:
     saved_k = state.pref("k")
-    k = st.slider("First k splits (replays training)", 0, n_splits,
+    k = st.slider("First k splits (the diagram and the picture's first frame)", 0, n_splits,
                   int(saved_k) if saved_k is not None and 0 <= int(saved_k) <= n_splits else n_splits,
-                  key="insp_k", help="Splits are numbered in the order training chose them; the picture and the "
-                                     "diagram show the tree stopped after k of them. The newest split is highlighted.")
+                  key="insp_k", help="Splits are numbered in the order training chose them; the diagram shows the tree "
+                                     "stopped after k of them and the picture opens there. The picture's Play button "
+                                     "replays every split in the browser. The newest split is highlighted.")
     state.set_pref("k", int(k))
 pruned = viz.first_splits(tree, k)
 kept_ids = [int(v) for v in pruned.kept]
@@ -79,7 +80,8 @@ if st.session_state.get(node_key) not in kept_ids:
     saved = state.pref("node")
     st.session_state[node_key] = saved if saved in kept_ids else kept_ids[0]
 
-left, right = st.columns(2)
+# The picture gets the wider column: a 3-D scene's size follows its column's width.
+left, right = st.columns([2, 3])
 with left:
     st.markdown("**The tree**" + (f" (first {k} of {n_splits} splits)" if k < n_splits else f" ({n_splits} splits)"))
     selected = st.session_state[node_key]
@@ -106,8 +108,16 @@ with left:
 with right:
     chosen = picture_picker(data, "insp", resolution=False)
     picture = Picture(chosen.view, chosen.ref_mode, chosen.ref_row, 120)
-    show_picture(data, picture, model, estimator=pruned.estimator, model_key=f"{model.model_id}:t{tree_index}:k{k}",
-                 chart_key="insp_regions", tree=pruned.estimator, styles=pruned.restyle(styles), marked_row=row)
+    # The picture replays the whole tree in the browser (Play, or its own slider), opening at k splits;
+    # its boundaries carry the tree's own node ids, the ones the diagram shows.
+    picture_styles = {}
+    if row is not None:
+        picture_styles = dict.fromkeys(viz.decision_path_nodes(tree, data.X[row]), "path")
+    if details["kind"] == "split":
+        picture_styles[int(node)] = "selected"
+    show_picture(data, picture, model, estimator=tree, model_key=f"{model.model_id}:t{tree_index}",
+                 chart_key="insp_regions", tree=tree, styles=picture_styles, marked_row=row, replay_k=k,
+                 label_nodes=True)
 
 if row is not None:
     st.markdown(f"**Path of row {row}** (label `{data.y[row]}`):")

@@ -23,7 +23,7 @@ from curvedtrees import coords, viz
 
 __all__ = ["MAX_POINTS", "MAX_STEPS", "FrameSteps", "Picture", "PictureRegions", "boundary_tree", "default_layers",
            "frame_steps", "globe_components", "is_world", "picture_figure", "reference_note", "regions_for",
-           "resolve_view", "view_choices", "world_coastlines"]
+           "replay_for", "replay_styles", "resolve_view", "view_choices", "world_coastlines"]
 
 # Points drawn per picture: enough to see the data, few enough to keep the page
 # light (3-D markers cost more in the browser; an orthographic globe sends them once per frame).
@@ -209,6 +209,35 @@ def regions_for(estimator, data, picture: Picture) -> PictureRegions:
     return PictureRegions(grid, frames[active], frames, steps.names, active)
 
 
+def replay_for(tree, data, picture: Picture) -> viz.Replay:
+    """The regions of ``tree`` after each number of its splits over one picture (one pass over the grid)."""
+    bounds = viz.data_bounds(picture.view, data.signature, data.X) or None
+    grid = viz.view_grid(picture.view, data.signature, picture.resolution, bounds)
+    return viz.replay_regions(tree, grid, picture.reference(data))
+
+
+def replay_styles(replay: viz.Replay, styles: dict | None = None) -> list[dict]:
+    """The boundaries each frame of a replay draws: its splits, the newest highlighted.
+
+    ``styles`` (node -> "path" or "selected", original ids) mark nodes in every frame
+    that has their split; the selected node keeps its colour even when it is the newest.
+    """
+    styles = styles or {}
+    out = []
+    for frame in range(len(replay.steps)):
+        drawn = {int(node): "split" for node in replay.nodes(frame)}
+        newest = replay.newest(frame)
+        if newest is not None:
+            drawn[newest] = "newest"
+        for node, style in styles.items():
+            if int(node) in drawn and style in ("path", "selected"):
+                if style == "path" and drawn[int(node)] == "newest":
+                    continue
+                drawn[int(node)] = style
+        out.append(drawn)
+    return out
+
+
 def boundary_tree(model, tree_index: int = 0):
     """The single tree whose splits can be drawn (a tree, or one tree of a product forest), or None."""
     if model is None:
@@ -282,6 +311,9 @@ def picture_figure(
     marked_row: int | None = None,
     title: str | None = None,
     height: int | None = None,
+    replay: viz.Replay | None = None,
+    replay_frame: int | None = None,
+    label_nodes: bool = False,
 ):
     """The figure of one picture.
 
@@ -304,6 +336,14 @@ def picture_figure(
         Only these nodes' boundaries.
     marked_row : int, optional
         Data row to mark with a star.
+    replay : viz.Replay, optional
+        From :func:`replay_for` with ``tree``: the picture plays the tree's splits one
+        by one in the browser (regions and boundaries per frame; ``styles`` as in
+        :func:`replay_styles`), instead of ``grid_regions``.
+    replay_frame : int, optional
+        Frame shown first (default: the last, the whole tree).
+    label_nodes : bool
+        Write node ids next to the boundaries.
 
     Returns
     -------
@@ -315,7 +355,12 @@ def picture_figure(
     show_points = auto_points if show_points is None else bool(show_points)
     show_boundaries = (auto_bounds or tree is not None) if show_boundaries is None else bool(show_boundaries)
     frames, frame_names, active = (), (), 0
-    if grid_regions is not None:
+    if replay is not None:
+        frames = tuple(replay.frames)
+        frame_names = tuple(str(int(k)) for k in replay.steps)
+        active = len(frames) - 1 if replay_frame is None else int(np.clip(replay_frame, 0, len(frames) - 1))
+        grid, regions = frames[active].grid, frames[active]
+    elif grid_regions is not None:
         grid, regions = grid_regions[0], grid_regions[1]
         frames = tuple(getattr(grid_regions, "frames", ()) or ())
         frame_names, active = tuple(getattr(grid_regions, "frame_names", ())), int(getattr(grid_regions, "active", 0))
@@ -324,14 +369,14 @@ def picture_figure(
         grid = viz.view_grid(view, signature, min(picture.resolution, 60), bounds)
         regions = None
     world = is_world(data, view)
-    steps = frame_steps(data, view) if frames else None
+    steps = frame_steps(data, view) if frames and replay is None else None
     # A turning globe holds the circle at one step, but its points come from every step: places only.
     places = steps or (frame_steps(data, viz.View("sphere", view.components, view.axes)) if view.kind == "ortho"
                        else None)
     size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
     points = _points(data, model, view, MAX_POINTS[size], places) if show_points else None
     curves = []
-    if show_boundaries and not frames:
+    if show_boundaries and (not frames or replay is not None):
         tree = tree if tree is not None else boundary_tree(model)
         if tree is not None:
             curves = viz.boundary_curves(tree, signature, view, picture.reference(data), grid, nodes=boundary_nodes)
@@ -359,9 +404,13 @@ def picture_figure(
         }
     if view.kind in ("sphere", "ortho"):
         world_kwargs["facing"] = viz.facing_direction(view, signature, data.X)
-    if frames:
+    if replay is not None:
+        world_kwargs |= {"frames": list(frames), "frame_names": list(frame_names), "active_frame": active,
+                         "frame_label": "splits", "frame_styles": replay_styles(replay, styles)}
+    elif frames:
         world_kwargs |= {"frames": list(frames), "frame_names": list(frame_names), "active_frame": active,
                          "frame_label": steps.label if steps is not None else "frame"}
     return viz.region_figure(grid, regions, points, curves, styles=styles, marked=marked,
                              class_names=data.class_names, value_range=value_range, title=title, height=height,
-                             value_title=f"predicted {unit}" if unit else None, **world_kwargs)
+                             value_title=f"predicted {unit}" if unit else None, label_nodes=label_nodes,
+                             **world_kwargs)

@@ -9,7 +9,15 @@ from curvedtrees import viz
 
 from ui import cache, state
 from ui.errors import friendly
-from ui.pictures import Picture, default_layers, frame_steps, globe_components, picture_figure, reference_note
+from ui.pictures import (
+    Picture,
+    default_layers,
+    frame_steps,
+    globe_components,
+    picture_figure,
+    reference_note,
+    replay_for,
+)
 
 __all__ = ["PLOTLY_CONFIG", "picture_picker", "show_picture"]
 
@@ -107,13 +115,21 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
     return Picture(view, ref_mode, ref_row, int(res))
 
 
+@st.cache_data(show_spinner=False, max_entries=8, scope="session")
+def _replay(model_key: str, picture_key: tuple, _tree, _data, _picture):
+    """:func:`ui.pictures.replay_for`, cached per session by the tree's key and the picture."""
+    return replay_for(_tree, _data, _picture)
+
+
 def show_picture(data, picture: Picture, model=None, *, estimator=None, model_key: str | None = None,
                  chart_key: str = "regions", caption: bool = True, show_points: bool | None = None,
-                 show_boundaries: bool | None = None, **figure_kwargs):
+                 show_boundaries: bool | None = None, replay_k: int | None = None, **figure_kwargs):
     """Predict (cached) and draw one picture; notes about the slice and reference point below it.
 
     ``show_points`` and ``show_boundaries`` default to :func:`ui.pictures.default_layers`
-    (no points over a large dataset, no single-tree boundaries over a forest).
+    (no points over a large dataset, no single-tree boundaries over a forest). With
+    ``replay_k``, the picture replays ``figure_kwargs["tree"]`` split by split in the
+    browser (play, pause, a slider), opening after ``replay_k`` splits.
     """
     auto_points, auto_bounds = default_layers(data, model, estimator)
     auto_bounds = auto_bounds or figure_kwargs.get("tree") is not None  # a tree passed in is meant to be drawn
@@ -124,7 +140,12 @@ def show_picture(data, picture: Picture, model=None, *, estimator=None, model_ke
     started = time.perf_counter()
     with friendly("draw the decision regions") as outcome:
         est = estimator if estimator is not None else (model.estimator if model is not None else None)
-        if est is not None:
+        tree = figure_kwargs.get("tree")
+        if replay_k is not None and tree is not None:
+            replay = _replay(model_key or model.model_id, picture.key(data), tree, data, picture)
+            figure_kwargs["replay"] = replay
+            figure_kwargs["replay_frame"] = int(abs(replay.steps - int(replay_k)).argmin())
+        elif est is not None:
             key = model_key or model.model_id
             grid_regions = cache.regions(key, picture.key(data), est, data, picture)
         fig = picture_figure(data, picture, model, grid_regions, title=title, **figure_kwargs)
@@ -142,7 +163,10 @@ def show_picture(data, picture: Picture, model=None, *, estimator=None, model_ke
             notes.append("The points alone; the Regions page draws the current model's regions.")
         elif data.task == "classification" and est is not None:
             notes.append("Colour: predicted class; pale means the model is less sure (lower winning probability).")
-        if est is not None and frame_steps(data, picture.view) is not None and figure_kwargs["show_boundaries"]:
+        if replay_k is not None and tree is not None:
+            notes.append("Play replays training: each frame adds the next split (highlighted) and recolours the "
+                         "regions.")
+        elif est is not None and frame_steps(data, picture.view) is not None and figure_kwargs["show_boundaries"]:
             notes.append("Split boundaries are not drawn on a picture that plays through steps (each holds for one).")
         notes.append(f"Computed in {time.perf_counter() - started:.2f} s.")
         st.caption(" ".join(notes))
