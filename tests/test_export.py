@@ -64,6 +64,8 @@ def test_bad_formats_and_sizes_are_refused_before_any_work():
         image_bytes(fig, "jpeg")
     with pytest.raises(ValueError, match="100 to 4000 pixels"):
         image_bytes(fig, "png", (20_000, 1080))
+    with pytest.raises(ValueError, match="scale"):
+        image_bytes(fig, "png", scale=0)
     with pytest.raises(ValueError, match="png or svg"):
         figure_file(fig, "pdf")
 
@@ -80,6 +82,8 @@ def test_png_and_svg_are_drawn_at_lecture_size_and_leave_the_figure_alone():
     assert (width, height) == LECTURE_SIZE
     svg = figure_file(fig, "svg").decode("utf-8")
     assert svg.startswith("<svg") and 'width="1920"' in svg and 'height="1080"' in svg
+    # Laid out at half size, so that text drawn for a page column reads on a slide.
+    assert 'viewBox="0 0 960 540"' in svg
     assert "Poincaré disk" in svg
     # The page's figure keeps its own height.
     assert fig.layout.height == 420 and fig.layout.width is None

@@ -18,11 +18,15 @@ import re
 
 import streamlit as st
 
-__all__ = ["FORMATS", "LECTURE_SIZE", "export_buttons", "figure_file", "file_stem", "html_bytes", "image_bytes",
-           "static_export_available"]
+__all__ = ["FORMATS", "LECTURE_SCALE", "LECTURE_SIZE", "export_buttons", "figure_file", "file_stem", "html_bytes",
+           "image_bytes", "static_export_available"]
 
 # A 16:9 projector at full HD: what a lecture slide is drawn at.
 LECTURE_SIZE = (1920, 1080)
+# The picture is laid out at half that size and drawn at twice the pixel density: the
+# figures' fonts and markers are sized for a page column, and at 1:1 on a 1920-pixel
+# slide they would be unreadable from the back of a room.
+LECTURE_SCALE = 2
 FORMATS = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml"}
 # The standalone page opens with the same toolbar settings as the app, its camera button at lecture size.
 _HTML_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "width": LECTURE_SIZE[0],
@@ -48,13 +52,13 @@ def html_bytes(fig) -> bytes:
     return fig.to_html(include_plotlyjs=True, full_html=True, config=_HTML_CONFIG).encode("utf-8")
 
 
-def image_bytes(fig, fmt: str, size: tuple[int, int] = LECTURE_SIZE) -> bytes:
-    """The figure as a PNG or SVG of ``size`` pixels (width, height).
+def image_bytes(fig, fmt: str, size: tuple[int, int] = LECTURE_SIZE, scale: int = LECTURE_SCALE) -> bytes:
+    """The figure as a PNG or SVG of ``size`` pixels (width, height), laid out at ``size / scale``.
 
     Raises
     ------
     ValueError
-        For another format or a size outside 100-4000 pixels a side.
+        For another format, a size outside 100-4000 pixels a side, or a scale other than 1 to 4.
     ImportError
         When kaleido is not installed, naming the extra that brings it.
     """
@@ -63,13 +67,16 @@ def image_bytes(fig, fmt: str, size: tuple[int, int] = LECTURE_SIZE) -> bytes:
     width, height = (int(v) for v in size)
     if not (100 <= width <= 4000 and 100 <= height <= 4000):
         raise ValueError(f"an exported picture is 100 to 4000 pixels a side, not {width} x {height}")
+    if isinstance(scale, bool) or scale not in (1, 2, 3, 4):
+        raise ValueError(f"the scale of an exported picture is 1, 2, 3 or 4, not {scale!r}")
     if not static_export_available():
         raise ImportError("PNG and SVG export needs kaleido: pip install 'curvedtrees[app]'")
     # A copy: the layout's own size (a page's column height) must not shape the slide, and the
     # figure on the page must stay as it is.
     slide = type(fig)(fig)
-    slide.update_layout(width=width, height=height, autosize=False)
-    return slide.to_image(format=fmt, width=width, height=height)
+    layout_width, layout_height = round(width / scale), round(height / scale)
+    slide.update_layout(width=layout_width, height=layout_height, autosize=False)
+    return slide.to_image(format=fmt, width=layout_width, height=layout_height, scale=scale)
 
 
 def figure_file(fig, fmt: str) -> bytes:
@@ -96,9 +103,9 @@ def export_buttons(fig, name: str, key: str) -> None:
     stem = file_stem(name)
     static = static_export_available()
     width, height = LECTURE_SIZE
-    columns = st.columns([1, 1, 1.6, 2])
-    for column, fmt, label in ((columns[0], "png", "PNG"), (columns[1], "svg", "SVG"),
-                               (columns[2], "html", "Interactive HTML")):
+    # A row of buttons as wide as their labels (columns would cut them short in a half-width column).
+    row = st.container(horizontal=True, gap="small")
+    for fmt, label in (("png", "PNG"), ("svg", "SVG"), ("html", "Interactive HTML")):
         if fmt == "html":
             help_text = "A standalone web page with the interactive picture (zoom, hover); opens offline."
         elif static:
@@ -106,7 +113,6 @@ def export_buttons(fig, name: str, key: str) -> None:
         else:
             help_text = "Needs kaleido on the server: pip install 'curvedtrees[app]'."
         # Bind fig and fmt now: the callable runs later, when the button is clicked.
-        column.download_button(label, lambda fig=fig, fmt=fmt: figure_file(fig, fmt), file_name=f"{stem}.{fmt}",
-                               mime=FORMATS[fmt], key=f"{key}_export_{fmt}", help=help_text,
-                               icon=":material/download:", on_click="ignore", disabled=fmt != "html" and not static,
-                               width="stretch")
+        row.download_button(label, lambda fig=fig, fmt=fmt: figure_file(fig, fmt), file_name=f"{stem}.{fmt}",
+                            mime=FORMATS[fmt], key=f"{key}_export_{fmt}", help=help_text, icon=":material/download:",
+                            on_click="ignore", disabled=fmt != "html" and not static, width="content")
