@@ -1,17 +1,18 @@
 """Two pictures of the current dataset on the same view and grid: a model and a disk model per side."""
 
 import json
+import time
 
 import streamlit as st
 from curvedtrees import viz
 
-from ui import state
+from ui import cache, state
 from ui.chrome import page_setup
 from ui.errors import friendly
 from ui.export import export_buttons
-from ui.pictures import Picture, globe_components
+from ui.pictures import Picture, globe_components, picture_figure, reference_note
 from ui.side_by_side import DEPTHS, KINDS, describe_side, kinds_for, side_recipe, side_recipe_text, train_side
-from ui.widgets import RESOLUTIONS, show_picture
+from ui.widgets import PLOTLY_CONFIG, RESOLUTIONS
 
 page_setup("Side by side")
 st.title("Side by side")
@@ -77,10 +78,21 @@ def side(name: str) -> None:
     if record is None:
         return
     picture = Picture(view, "origin", 0, int(resolution))
-    fig = show_picture(data, picture, record, chart_key=f"sbs_{name}_chart")
+    view_title, note = viz.describe_view(view, signature)
+    # The model goes first in the title: two pictures of one view differ by their models, and a
+    # half-width column cuts a long title short.
+    title = f"{KINDS[kind].title}, depth {depth}<br><sup>{view_title}</sup>"
+    started = time.perf_counter()
+    with friendly("draw the decision regions") as outcome:
+        grid_regions = cache.regions(record.model_id, picture.key(data), record.estimator, data, picture)
+        fig = picture_figure(data, picture, record, grid_regions, title=title)
+    if not outcome.ok:
+        return
+    st.plotly_chart(fig, key=f"sbs_{name}_chart", config=PLOTLY_CONFIG, width="stretch")
     st.markdown(describe_side(record, recipe))
-    title, _ = viz.describe_view(view, signature)
-    export_buttons(fig, f"{title} {KINDS[kind].title} depth {depth}", key=f"sbs_{name}")
+    reference = reference_note(data, picture)
+    st.caption(" ".join(filter(None, [note, reference, f"Drawn in {time.perf_counter() - started:.2f} s."])))
+    export_buttons(fig, f"{KINDS[kind].title} depth {depth} {view_title}", key=f"sbs_{name}")
 
 
 left, right = st.columns(2, gap="medium")
