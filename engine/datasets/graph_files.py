@@ -277,10 +277,15 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         missing = [node for node in graph.nodes if node not in raw_labels]
         if missing:
             shown = ", ".join(repr(node) for node in missing[:5])
+            # Labels for nodes the graph does not have usually mean ids written differently
+            # (1-based against 0-based, names against numbers): say so in the same message.
+            strangers = ", ".join(repr(node) for node in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
             raise ValueError(
                 f"{len(missing):,} of {graph.number_of_nodes():,} nodes have no label ({shown}"
-                f"{', ...' if len(missing) > 5 else ''}); label every node, or upload no labels to use the graph "
-                "for link prediction only"
+                f"{', ...' if len(missing) > 5 else ''})"
+                + (f", and the labels name {len(unknown):,} node{'s' if len(unknown) != 1 else ''} the graph does "
+                   f"not have ({strangers}): check that both files write node ids the same way" if unknown else "")
+                + "; label every node, or upload no labels to use the graph for link prediction only"
             )
         task, y, names = _target({node: raw_labels[node] for node in graph.nodes})
         if task == "classification" and len(names) < 2:
