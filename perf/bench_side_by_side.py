@@ -7,7 +7,8 @@ grid (:func:`ui.pictures.regions_for`), build the Plotly figure
 (:func:`ui.pictures.picture_figure`) and serialise it to the JSON the browser receives.
 A redraw that hits the cache (a depth seen before) only builds and serialises the figure
 (the page caches the model by recipe and the grid by model and view). Every line is
-measured in this run; the best of ``--repeat`` runs after a warm-up.
+measured in this run: the fastest of ``--repeat`` whole redraws after a warm-up, each
+on a newly trained model (so no cache keyed by the model can serve its grid).
 
 Usage::
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,15 +32,19 @@ from ui.side_by_side import KINDS, kinds_for, side_recipe, train_side  # noqa: E
 GOAL_SECONDS = 1.5
 
 
-def best(function, repeat: int) -> tuple[float, object]:
-    """Smallest wall time of ``repeat`` calls (after one warm-up) and the last result."""
-    result = function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+def timed(function, *args) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = function(*args)
+    return time.perf_counter() - start, result
+
+
+def redraw(data, recipe: dict, picture: Picture) -> tuple[float, float, float, float]:
+    """Seconds of each stage of a redraw that misses the caches: a new model, so nothing below it is cached."""
+    t_train, record = timed(train_side, data, recipe)
+    t_grid, regions = timed(regions_for, record.estimator, data, picture)
+    t_fig, fig = timed(picture_figure, data, picture, record, regions)
+    t_json, _ = timed(fig.to_json)
+    return t_train, t_grid, t_fig, t_json
 
 
 def main() -> int:
@@ -64,15 +68,15 @@ def main() -> int:
                 view = resolve_view(data.signature, None).with_model(disk)
                 picture = Picture(view, "origin", 0, args.resolution)
                 recipe = side_recipe(kind, depth)
-                t_train, record = best(partial(train_side, data, recipe), args.repeat)
-                t_grid, regions = best(partial(regions_for, record.estimator, data, picture), args.repeat)
-                t_fig, fig = best(partial(picture_figure, data, picture, record, regions), args.repeat)
-                t_json, _ = best(fig.to_json, args.repeat)
-                redraw = t_train + t_grid + t_fig + t_json
-                worst = max(worst, redraw)
+                redraw(data, recipe, picture)  # warm-up: compiled kernels, imports
+                # The run with the smallest total; each run trains a new model.
+                t_train, t_grid, t_fig, t_json = min((redraw(data, recipe, picture) for _ in range(args.repeat)),
+                                                     key=sum)
+                total = t_train + t_grid + t_fig + t_json
+                worst = max(worst, total)
                 print(f"{KINDS[kind].title:<16}{depth:>6}{disk:>10}{t_train:>8.3f}s{t_grid:>7.3f}s{t_fig:>7.3f}s"
-                      f"{t_json:>7.3f}s{redraw:>8.3f}s{t_fig + t_json:>8.3f}s  "
-                      f"{'met' if redraw <= GOAL_SECONDS else 'MISSED'}")
+                      f"{t_json:>7.3f}s{total:>8.3f}s{t_fig + t_json:>8.3f}s  "
+                      f"{'met' if total <= GOAL_SECONDS else 'MISSED'}")
     print(f"slowest redraw {worst:.3f} s: goal {'met' if worst <= GOAL_SECONDS else 'missed'}")
     return 0 if worst <= GOAL_SECONDS else 1
 
