@@ -140,7 +140,7 @@ def adopt_with_forest(record, train_now: bool, place: str) -> None:
 def adopted_note(place: str) -> None:
     """The note of a dataset just adopted at ``place``, with the way to its regions."""
     if show_note(place):
-        st.page_link("pages/3_Regions.py", label="See the decision regions", icon="🗺️")
+        st.page_link("pages/3_Regions.py", label="See the decision regions", icon=":material/map:")
 
 
 def view_picker(signature, key: str):
