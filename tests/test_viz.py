@@ -298,7 +298,7 @@ def test_circle_figure_is_a_ring_and_regression_gets_a_colour_bar():
     curves = viz.boundary_curves(model, "S1", view, viz.reference_point("S1"))
     spec = figure_json(viz.region_figure(regions.grid, regions, boundaries=curves))
     ring = traces(spec, "barpolar")
-    assert len(ring) == 1 and len(ring[0]["marker"]["color"]) == 40
+    assert len(ring) == 1 and len(decode(ring[0]["marker"]["color"])) == 40
     assert any(t.get("marker", {}).get("showscale") for t in spec["data"])
     assert traces(spec, "scatterpolar")
 

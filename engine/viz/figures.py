@@ -748,7 +748,9 @@ def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _
         if kind in ("sphere", "torus"):
             data = go.Mesh3d(intensity=_mesh_intensity(regions, coloring))
         elif kind == "circle":
-            data = go.Barpolar(marker={"color": _ring_colors(regions, coloring)})
+            # Only the colour numbers: a frame merges into the trace, which keeps its colour scale.
+            values = _ring_marker(regions, coloring)["color"]
+            data = go.Barpolar(marker={"color": values, "line": {"color": values}})
         else:
             z = _cell_values(regions, coloring)
             data = go.Heatmap(z=np.vstack([z.reshape(1, -1)] * 2) if kind == "line" else z)
@@ -785,6 +787,16 @@ def _add_animation(fig, names: list[str], active: int, label: str, duration: int
     fig.update_layout(margin={"b": max(int(fig.layout.margin.b or 0), 130)})
 
 
+def _ring_marker(regions: RegionGrid, coloring: _Coloring) -> dict:
+    """Sector colours as numbers on the picture's colour scale (colour strings cost Plotly a validation each:
+    seconds over a replay's frames)."""
+    values = _cell_values(regions, coloring).ravel()
+    values = np.nan_to_num(values, nan=0.0).astype(np.float32)
+    color = {k: v for k, v in _color_args(regions, coloring).items() if k in ("colorscale", "cmin", "cmax")}
+    # An outline in the fill colour hides the hairline seams between sectors.
+    return {"color": values, **color, "showscale": False, "line": {"color": values, **color, "width": 0.6}}
+
+
 def _ring_colors(regions: RegionGrid, coloring: _Coloring) -> list[str]:
     if regions.task == "classification":
         scale = region_colorscale(len(regions.classes), coloring.colors)[0]
@@ -799,11 +811,10 @@ def _ring_colors(regions: RegionGrid, coloring: _Coloring) -> list[str]:
 def _add_ring(fig, grid: ViewGrid, regions, coloring: _Coloring):
     theta = np.asarray(grid.coords["theta"], dtype=np.float64)
     width = 360.0 / len(theta)
-    colors = [_BLANK] * len(theta) if regions is None else _ring_colors(regions, coloring)
+    marker = ({"color": [_BLANK] * len(theta), "line": {"color": [_BLANK] * len(theta), "width": 0.6}}
+              if regions is None else _ring_marker(regions, coloring))
     fig.add_trace(go.Barpolar(r=np.full(len(theta), 0.45, dtype=np.float32), base=0.55,
-                              theta=theta.astype(np.float32), width=width,
-                              # An outline in the fill colour hides the hairline seams between sectors.
-                              marker={"color": colors, "line": {"color": colors, "width": 0.6}},
+                              theta=theta.astype(np.float32), width=width, marker=marker,
                               hoverinfo="skip", showlegend=False, name="regions"))
     if regions is not None and regions.task == "regression":
         lo, hi = _finite_range(regions, coloring.value_range)
