@@ -14,11 +14,10 @@ from curvedtrees.manifolds import Signature
 from curvedtrees.viz.views import available_views, describe_view
 
 from ui import graph_upload, state
-from ui.chrome import adopt_dataset, page_setup, rerun_with_note, set_data, set_model, show_note
+from ui.chrome import adopt_dataset, page_setup, show_note
 from ui.data import content_hash, make_record
 from ui.errors import friendly
 from ui.forms import SIGNATURE_HELP, param_fields, signature_box
-from ui.training import train_from_recipe
 from ui.widgets import PLOTLY_CONFIG
 
 page_setup("Embeddings")
@@ -128,13 +127,9 @@ def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: 
 
 def adopt_with_forest(record, train_now: bool, place: str) -> None:
     """Make ``record`` the current dataset, train a product forest on it if asked, and rerun with a note."""
-    set_data(record)
-    if train_now:
-        with st.spinner("Training a product random forest..."):
-            set_model(train_from_recipe(record, graph_upload.FOREST_RECIPE))
-    rerun_with_note(place, f"**{record.title}** is now the current dataset: {len(record.X):,} rows on "
-                           f"`{record.signature}`" + (", with a product random forest trained on it." if train_now
-                                                      else "."))
+    note = (f"**{record.title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`"
+            + (", with a product random forest trained on it." if train_now else "."))
+    adopt_dataset(record, train_now, place, note, graph_upload.FOREST_RECIPE, "Training a product random forest...")
 
 
 def adopted_note(place: str) -> None:

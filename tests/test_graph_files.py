@@ -157,3 +157,13 @@ def test_an_uploaded_graph_embeds_like_a_bundled_one():
     assert links.task == "link_prediction" and links.y.sum() > 0
     with pytest.raises(ValueError, match="no node labels"):
         load_graph_embedding(read_graph(edges, "ring.csv"), "E2", n_epochs=20)
+
+
+def test_a_lone_node_row_is_explained():
+    with pytest.raises(ValueError, match=r"row 3 has 1 value \(a node without edges"):
+        read_graph(b"1,2\n2,3\n5,\n", "g.csv")
+
+
+def test_labels_for_unknown_nodes_are_named_in_the_refusal():
+    with pytest.raises(ValueError, match=r"the labels name 2 nodes the graph does not have \(7, 8\)"):
+        read_graph(b"1,2\n2,3\n3,1\n", "g.csv", labels=b"7,a\n8,b\n")

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from ui import cache, state
+from ui import cache, state, warmup
 from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
 from ui.training import DEFAULT_TREE, train_from_recipe
@@ -39,6 +39,9 @@ def page_setup(title: str, icon: str = ":material/park:") -> None:
                        initial_sidebar_state="collapsed" if lecture else "auto")
     if lecture:
         st.markdown(LECTURE_CSS, unsafe_allow_html=True)
+    # Once per server process: compile the kernels in the background while this page
+    # draws; a fit that needs them first waits under a spinner saying so.
+    warmup.start(spinner=st.spinner)
     if state.get(state.DATA) is None:
         _restore()
     sidebar()
@@ -188,15 +191,16 @@ def rerun_with_note(place: str, text: str) -> None:
     st.rerun()
 
 
-def adopt_dataset(record, train_now: bool, place: str, note: str) -> None:
-    """Make ``record`` the current dataset, train ``DEFAULT_TREE`` on it if asked, and rerun.
+def adopt_dataset(record, train_now: bool, place: str, note: str, recipe: dict = DEFAULT_TREE,
+                  spinner: str = "Training a product decision tree...") -> None:
+    """Make ``record`` the current dataset, train ``recipe`` (a product tree) on it if asked, and rerun.
 
     ``note`` then shows once at ``place`` (see :func:`rerun_with_note`).
     """
     set_data(record)
     if train_now:
-        with st.spinner("Training a product decision tree..."):
-            set_model(train_from_recipe(record, DEFAULT_TREE))
+        with st.spinner(spinner):
+            set_model(train_from_recipe(record, recipe))
     rerun_with_note(place, note)
 
 
