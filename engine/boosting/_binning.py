@@ -136,16 +136,22 @@ def rotated_axial(theta, cut):
 
 @njit(cache=True, nogil=True, inline="always")
 def _bin_of(thresholds, lo, hi, value):
-    """Number of thresholds in ``thresholds[lo:hi]`` strictly below ``value`` (binary search)."""
-    left = lo
-    right = hi
-    while left < right:
-        middle = (left + right) // 2
-        if value <= thresholds[middle]:
-            right = middle
-        else:
-            left = middle + 1
-    return left - lo
+    """Number of thresholds in ``thresholds[lo:hi]`` strictly below ``value``.
+
+    A binary search whose step is a multiply instead of a branch: the comparisons
+    of successive rows are unpredictable, and a mispredicted branch per halving cost
+    more than the whole search.
+    """
+    base = lo
+    n = hi - lo
+    while n > 1:
+        half = n >> 1
+        # Every threshold up to base + half - 1 is below value: the answer is past them.
+        base += half * (thresholds[base + half - 1] < value)
+        n -= half
+    if n == 1:
+        base += thresholds[base] < value
+    return base - lo
 
 
 @njit(cache=True, nogil=True, parallel=True)
