@@ -8,6 +8,13 @@ neighbours) on the product geodesic distance; product trees consider every pair
 of a component's coordinates (``pairs="all"``, the paper's ``d_choose_2``);
 the perceptron weighs components equally.
 
+Product gradient boosting (not in the paper) keeps scikit-learn's
+HistGradientBoosting defaults (learning rate 0.1, 100 iterations, 31 leaves, 20
+rows per leaf, 255 bins, early stopping off below 10,000 rows) and, like the
+product trees, every pair of a component's coordinates. It is an ensemble, so it
+is compared with the forests; a tree-parameter override reaches it only through
+the parameters it shares with the trees (``max_depth``, ``min_samples_leaf``).
+
 Factories import their modules when called, so this registry lists every model
 even before :mod:`curvedtrees.trees` or :mod:`curvedtrees.baselines` can be imported; the
 runner reports a missing one before starting.
@@ -21,9 +28,11 @@ from functools import partial
 from .specs import ModelSpec
 
 __all__ = [
+    "BOOSTING_SHARED_PARAMS",
     "FOREST_PARAMS",
     "MODELS",
     "PAPER_MODELS",
+    "PRESET_MODELS",
     "SKLEARN_MODELS",
     "TREE_PARAMS",
     "get_models",
@@ -115,6 +124,25 @@ def klein(task, signature, random_state, forest=False, params=None):
     return cls(estimator=_sklearn_tree(task, random_state, forest, params), signature=str(signature))
 
 
+#: Tree parameters that boosting shares with the paper's trees (the others, e.g.
+#: ``min_samples_split`` or ``n_estimators``, have no counterpart in it).
+BOOSTING_SHARED_PARAMS = ("max_depth", "min_samples_leaf")
+
+
+def boosting(task, signature, random_state, pairs="all", params=None):
+    """Product gradient boosting (:mod:`curvedtrees.boosting`) with scikit-learn's HistGradientBoosting defaults.
+
+    ``params`` (a preset's or the command line's tree overrides) sets only
+    :data:`BOOSTING_SHARED_PARAMS`; the paper's tree defaults (depth 5, one row per
+    leaf) are not applied, since they describe single trees, not boosted ones.
+    """
+    from .. import boosting as gb
+
+    cls = gb.ProductGradientBoostingClassifier if _is_classification(task) else gb.ProductGradientBoostingRegressor
+    shared = {k: v for k, v in (params or {}).items() if k in BOOSTING_SHARED_PARAMS}
+    return cls(signature=str(signature), pairs=pairs, **shared, random_state=random_state)
+
+
 _CLASSIFY = ("classification", "link_prediction")
 
 #: Every model the benchmarks know, by short id; ``.name`` is the column title.
@@ -143,6 +171,8 @@ MODELS: dict[str, ModelSpec] = {
                                description="scikit-learn tree on Klein coordinates, max-margin thresholds (H, E)")),
         ("klein_rf", ModelSpec("Klein RF", partial(klein, forest=True), "klein", "forest",
                                description="scikit-learn forest on Klein coordinates, max-margin thresholds (H, E)")),
+        ("product_gb", ModelSpec("Product GB", boosting, "boosting", "forest",
+                                 description="product-space gradient boosting, all coordinate pairs (100 iterations)")),
     ]
 }  # fmt: skip
 
@@ -157,6 +187,9 @@ PAPER_MODELS = [
     "product_dt",
     "product_rf",
 ]
+
+#: The paper's eight models and product gradient boosting: what the presets run.
+PRESET_MODELS = [*PAPER_MODELS, "product_gb"]
 
 #: Models that need nothing but scikit-learn (usable before the rest of the engine exists).
 SKLEARN_MODELS = ["ambient_dt", "ambient_rf", "ambient_knn"]
