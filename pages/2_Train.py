@@ -7,11 +7,18 @@ from curvedtrees import io as model_io
 from curvedtrees.viz import confusion_figure
 
 from ui import state
+from ui.boosted_trees import boosting_summary, is_boosted
 from ui.chrome import metrics_table, page_setup, rerun_with_note, set_model, show_note
 from ui.errors import friendly, message_for
 from ui.sandbox import check_against_dataset, load_model_isolated
 from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
 from ui.widgets import PLOTLY_CONFIG
+
+
+def _choice_text(choice) -> str:
+    # early_stopping's choices are "auto", True and False (scikit-learn's values); say them in words.
+    return ("on" if choice else "off") if isinstance(choice, bool) else str(choice)
+
 
 page_setup("Train")
 st.title("Train a model")
@@ -43,7 +50,7 @@ with st.form("train_form"):
                 choices = [c for c in spec.choices if not (spec.name == "criterion" and c == "squared_error")]
                 shown = "all" if value is None and spec.name == "max_features" else value
                 params[spec.name] = st.selectbox(label, choices, index=choices.index(shown) if shown in choices else 0,
-                                                 help=spec.help, key=key)
+                                                 help=spec.help, key=key, format_func=_choice_text)
             elif spec.kind == "bool":
                 params[spec.name] = st.checkbox(label, value=bool(value), help=spec.help, key=key)
             elif spec.kind.endswith("int"):
@@ -86,6 +93,8 @@ show_note("train")
 
 if model is not None:
     st.subheader(f"{model.title}" + (" (uploaded)" if model.source == "uploaded" else ""))
+    if is_boosted(model.estimator):
+        st.caption(boosting_summary(model.estimator))
     left, right = st.columns([1, 2])
     uploaded_model = model.source == "uploaded"
     with left:
