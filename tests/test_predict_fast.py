@@ -159,3 +159,48 @@ def test_rows_clear_refuses_non_finite_values_in_every_kind(value):
             bad = X.copy()
             bad[11, column] = value
             assert not rows_clear(bad, *tables), (check, column)
+
+
+# ------------------------------------------------------- constant columns (pictures)
+@pytest.mark.parametrize("signature", ["S2 x E2 x H2", "H2 x S1 x S1", "E1 x H3(-0.5) x S2(2)"])
+def test_picture_rows_route_as_before_when_held_splits_are_resolved(signature, monkeypatch):
+    from curvedtrees import viz
+    from curvedtrees.trees import _forest
+
+    monkeypatch.setattr(_forest, "_RESOLVE_ROWS", 1)  # resolve on every call, whatever its size
+    X, y = ct.make_classification(signature, n_samples=800, n_classes=4, random_state=0)
+    forest = ProductRandomForestClassifier(8, signature=signature, pairs="all", random_state=0).fit(X, y)
+    reference = viz.reference_point(signature, X, "mean")
+    for view in viz.available_views(signature):
+        grid = viz.view_grid(view, signature, 40, viz.data_bounds(view, signature, X) or None)
+        rows = viz.product_rows(grid, reference)
+        np.testing.assert_array_equal(forest.predict_proba(rows), per_tree_mean(forest, rows))
+
+
+def test_resolved_splits_are_skipped_and_signed_zeros_are_not_constant():
+    from curvedtrees.trees._forest import resolve_constant_splits
+
+    signature = "E1 x E1"
+    X = np.array([[x, y] for x in np.linspace(-1, 1, 12) for y in np.linspace(-1, 1, 12)])
+    y = (X[:, 0] > 0).astype(int) + 2 * (X[:, 1] > 0)
+    forest = ProductRandomForestClassifier(3, signature=signature, bootstrap=False, max_features=None,
+                                           random_state=0).fit(X, y)
+    nodes, roots, _ = forest._routing_tables()
+    rows = np.column_stack([np.linspace(-1, 1, 50), np.full(50, 0.3)])  # column 1 held at 0.3
+    resolved, new_roots = resolve_constant_splits(nodes, roots, rows)
+    reachable = set()
+    stack = list(new_roots)
+    while stack:
+        node = int(stack.pop())
+        reachable.add(node)
+        if resolved["left"][node] != -1:
+            stack += [resolved["left"][node], resolved["right"][node]]
+    # No reachable split reads the held column any more; every split on column 0 is kept.
+    internal = [n for n in reachable if resolved["left"][n] != -1]
+    assert internal and all(resolved["col_j"][n] == 0 for n in internal)
+    assert any(nodes["col_j"][n] == 1 for n in range(len(nodes)) if nodes["left"][n] != -1)
+    np.testing.assert_array_equal(nodes, forest._routing_tables()[0])  # the cached tables are untouched
+    signed = rows.copy()
+    signed[::2, 1], signed[1::2, 1] = 0.0, -0.0
+    same, same_roots = resolve_constant_splits(nodes, roots, signed)
+    assert same is nodes and same_roots is roots
