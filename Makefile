@@ -18,7 +18,8 @@ $(VENV)/.installed: pyproject.toml requirements.txt requirements-dev.txt
 
 # Compiling the tree kernels once (cached on disk by numba) keeps the first page fast.
 run: $(VENV)/.installed
-	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein; curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up()"
+	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein, curvedtrees.boosting; \
+	  curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up(); curvedtrees.boosting.warm_up()"
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium through Python playwright; install it

@@ -17,6 +17,8 @@ _EXPORTS = {
     "ProductDecisionTreeRegressor": "curvedtrees.trees",
     "ProductRandomForestClassifier": "curvedtrees.trees",
     "ProductRandomForestRegressor": "curvedtrees.trees",
+    "ProductGradientBoostingClassifier": "curvedtrees.boosting",
+    "ProductGradientBoostingRegressor": "curvedtrees.boosting",
     "KleinTreeClassifier": "curvedtrees.klein",
     "KleinTreeRegressor": "curvedtrees.klein",
     "AmbientClassifier": "curvedtrees.baselines",
