@@ -8,13 +8,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import curvedtrees.benchmarks.stored as stored
 import numpy as np
 import pytest
 from curvedtrees import io as model_io
 from curvedtrees import viz
-from curvedtrees.benchmarks import MODELS, PRESETS, get_preset, run_benchmark, summarize
+from curvedtrees.benchmarks import MODELS, PRESETS, get_models, get_preset, run_benchmark, summarize
+from curvedtrees.benchmarks.datasets import gaussian_mixture
 from curvedtrees.benchmarks.paper import load_paper_table5
-from curvedtrees.benchmarks.report import comparison_markdown, rank_markdown, table5_markdown, timing_markdown
+from curvedtrees.benchmarks.report import (
+    comparison_markdown,
+    rank_markdown,
+    table5_markdown,
+    timing_markdown,
+    write_report,
+)
 from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 from curvedtrees.sampling import make_classification, make_regression
 from curvedtrees.trees import ProductDecisionTreeRegressor
@@ -306,3 +314,21 @@ def test_a_small_run_puts_boosting_in_every_table():
     assert "Product GB" in comparison_markdown(summary, load_paper_table5(), models).splitlines()[0]
     assert "| Product GB |" in rank_markdown(summary, models)
     assert "| Product GB |" in timing_markdown(summary, models)
+
+
+def test_the_benchmarks_page_shows_a_stored_run_with_boosting_and_reruns_it(tmp_path, monkeypatch):
+    mixture = gaussian_mixture("H4", "classification", section="Synthetic (multi-K)", n_samples=120)
+    results = run_benchmark([mixture], get_models(["knn", "product_rf", "product_gb"]), n_trials=3)
+    results.attrs["wall_seconds"] = 1.0
+    write_report(results, tmp_path, "multi-curvature", "a tiny stand-in for the stored preset")
+    monkeypatch.setattr(stored, "RESULTS_DIR", tmp_path)
+    at = start("pages/8_Benchmarks.py")
+    text = "\n".join(m.value for m in at.markdown)
+    assert "| Section | Dataset | Task | Signature | k-NN | Product RF | Product GB |" in text
+    assert "| Product GB |" in text  # the ranks table
+    at.selectbox(key="bench_preset").set_value("tiny").run()
+    at.slider(key="bench_trials").set_value(1)
+    at.button[0].click().run()
+    assert_clean(at)
+    rerun = at.session_state["ct:bench_rerun"]["results"]
+    assert "Product GB" in set(rerun["model"]) and (rerun["error"] == "").all()
