@@ -270,7 +270,7 @@ def test_regions_page_opens_the_world_map_without_points_or_boundaries(server, b
     page = _page(browser, SIZES[1])
     page.goto(_link(server, LANDMASS_DATA, LANDMASS_MODEL, "map:0:0-1-2:poincare"))
     _wait_drawn(page, three_d=False)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Regions").click()
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Regions").click()
     page.get_by_role("heading", name="Decision regions").wait_for(state="visible")
     _wait_drawn(page, three_d=False)
     assert not page.get_by_role("switch", name="Show data points").is_checked()
