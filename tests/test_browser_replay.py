@@ -1,0 +1,226 @@
+"""The split replay plays in a real browser (Debian's headless Chromium, Playwright), and 3-D pictures fit.
+
+Issue 18's acceptance: the Inspector's picture plays the tree's splits on the
+Poincaré disk and on the sphere, the picture changes from frame to frame, and the
+browser sends the server nothing while it plays (no rerun: no websocket message, the
+script never runs). At 1024x768 and at 800 px wide the sphere and the torus are drawn
+whole inside their chart (the WebGL drawing does not touch the chart's left or right
+edge). Screenshots go to ``test-artifacts/replay-*.png``.
+
+Skipped when Chromium or Playwright is missing, except under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
+                 "--use-angle=swiftshader"]
+TIMEOUT_MS = 90_000
+# Software WebGL is slow: the pictures of this test use a small grid (the Inspector draws 120 per side).
+SMALL_GRID = 40
+
+
+def _require_browser():
+    missing = []
+    if CHROMIUM is None:
+        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright Python package")
+    if missing:
+        reason = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    """A streamlit server on a free port; yields its base url."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = (ARTIFACTS / "streamlit-server-replay.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start (see {ARTIFACTS / 'streamlit-server-replay.log'})")
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _idle(page):
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+
+
+def _regions(page):
+    """The Inspector's picture: the last chart of the page."""
+    return page.locator('[data-testid="stPlotlyChart"]').last
+
+
+def _open_inspector(browser, url: str, demo: str | None, width: int, height: int):
+    """A page on the Inspector with ``demo``'s data and tree (state carried by the URL), and its sent-message log."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(TIMEOUT_MS)
+    sent: list[float] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda _payload: sent.append(time.monotonic())))
+    page.goto(f"{url}/?res={SMALL_GRID}")
+    _idle(page)
+    if demo:
+        page.get_by_role("button", name=demo, exact=True).click()
+        _idle(page)
+        page.wait_for_function(f"() => window.location.search.includes('{ {'Sphere': 'S2', 'Torus': 'S1'}[demo] }')")
+    query = page.evaluate("() => window.location.search")
+    page.goto(f"{url}/Inspector{query}")
+    _idle(page)
+    _regions(page).locator(".js-plotly-plot").wait_for()
+    return page, sent
+
+
+def _rewind(page):
+    """Set the page's 'First k splits' slider to 0 (a server rerun, before the replay is timed)."""
+    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    slider.focus()
+    page.keyboard.press("Home")
+    page.locator('[data-testid="stSliderThumbValue"]', has_text=re.compile(r"^0$")).first.wait_for()
+    _idle(page)
+    page.wait_for_timeout(1500)
+
+
+def _pixels(locator) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(np.int16)
+
+
+def _frame_label(chart) -> int:
+    found = re.search(r"splits: (\d+)", chart.inner_text())
+    assert found, "the replay's slider shows no 'splits: k'"
+    return int(found.group(1))
+
+
+def _play_and_watch(page, sent, name: str, three_d: bool):
+    chart = _regions(page)
+    if three_d:
+        chart.locator(".gl-container canvas").first.wait_for(state="visible")
+        page.wait_for_timeout(2500)
+    area = chart.locator(".gl-container canvas").first if three_d else chart.locator(".main-svg").first
+    assert _frame_label(chart) == 0
+    before = _pixels(area)
+    page.screenshot(path=str(ARTIFACTS / f"replay-{name}-start.png"))
+    n_sent = len(sent)
+    chart.locator(".updatemenu-button", has_text="Play").click()
+    labels = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(labels) < 4:
+        page.wait_for_timeout(400)
+        labels.add(_frame_label(chart))
+        state = page.get_attribute("[data-testid='stApp']", "data-test-script-state")
+        assert state == "notRunning", "the replay started a server rerun"
+    chart.locator(".updatemenu-button", has_text="Pause").click()
+    page.wait_for_timeout(1000 if three_d else 300)
+    after = _pixels(area)
+    page.screenshot(path=str(ARTIFACTS / f"replay-{name}-playing.png"))
+    assert len(labels) >= 4, f"{name}: the slider moved through only {sorted(labels)}"
+    changed = np.any(np.abs(after - before) > 30, axis=2).mean()
+    assert changed > 0.01, f"{name}: the picture did not change while playing ({changed:.2%} of pixels)"
+    # The browser told the server nothing while the replay played: no rerun, no widget message.
+    assert len(sent) == n_sent, f"{name}: {len(sent) - n_sent} websocket messages sent while playing"
+
+
+def test_replay_plays_on_the_disk_in_the_browser(server, browser):
+    page, sent = _open_inspector(browser, server, None, 1400, 900)
+    _rewind(page)
+    _regions(page).locator(".heatmaplayer image").first.wait_for(state="visible")
+    _play_and_watch(page, sent, "disk", three_d=False)
+    page.close()
+
+
+def test_replay_plays_on_the_sphere_in_the_browser(server, browser):
+    page, sent = _open_inspector(browser, server, "Sphere", 1400, 900)
+    _rewind(page)
+    _play_and_watch(page, sent, "sphere", three_d=True)
+    page.close()
+
+
+def _drawn_columns(page, chart) -> tuple[int, int, int]:
+    """(first, last) painted pixel columns of the WebGL drawing alone, and the chart's width in pixels."""
+    chart.locator(".gl-container canvas").first.wait_for(state="visible")
+    page.wait_for_timeout(3000)
+    chart.scroll_into_view_if_needed()
+    # Hide the SVG layers (legend, slider, buttons) so that only what WebGL drew is left.
+    chart.evaluate("el => el.querySelectorAll('.main-svg').forEach(s => s.style.visibility = 'hidden')")
+    page.wait_for_timeout(300)
+    rgb = _pixels(chart)
+    chart.evaluate("el => el.querySelectorAll('.main-svg').forEach(s => s.style.visibility = '')")
+    painted = np.any(np.abs(rgb - 255) > 24, axis=2)
+    columns = np.flatnonzero(painted.any(axis=0))
+    assert len(columns), "nothing drawn"
+    return int(columns[0]), int(columns[-1]), rgb.shape[1]
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (800, 700)])
+@pytest.mark.parametrize("demo", ["Sphere", "Torus"])
+def test_sphere_and_torus_fit_their_column(server, browser, demo, width, height):
+    page, _ = _open_inspector(browser, server, demo, width, height)
+    chart = _regions(page)
+    first, last, chart_width = _drawn_columns(page, chart)
+    page.screenshot(path=str(ARTIFACTS / f"replay-fit-{demo.lower()}-{width}.png"))
+    assert first >= 3 and last <= chart_width - 4, (
+        f"{demo} at {width}px: drawn from column {first} to {last} of a {chart_width}px chart (clipped)")
+    page.close()
