@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import json
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_clean, charts, errors, param, start, text, trace_types
 from curvedtrees import io as model_io
 from curvedtrees.sampling import make_classification
 from curvedtrees.trees import ProductDecisionTreeClassifier
@@ -16,50 +16,11 @@ from streamlit.testing.v1 import AppTest
 
 from ui.uploads import MAX_UPLOAD_BYTES
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = ["pages/1_Data.py", "pages/2_Train.py", "pages/3_Regions.py", "pages/4_Inspector.py"]
-
-
-def start(page: str | None = None, query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert_clean(at)
-    if page:
-        at.switch_page(page).run()
-        assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
-
-
-def text(at: AppTest) -> str:
-    parts = [at.markdown, at.caption, at.info, at.success, at.warning]
-    return "\n".join(str(element.value) for group in parts for element in group)
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-
-
-def trace_types(spec: dict) -> set[str]:
-    return {t.get("type", "scatter") for t in spec["data"]}
 
 
 def picture_box(at: AppTest):
     return next(s for s in at.selectbox if s.label == "Picture")
-
-
-def param(at: AppTest, key: str) -> str:
-    value = at.query_params[key]
-    return value[0] if isinstance(value, list) else value
 
 
 def data(at: AppTest):
@@ -90,7 +51,7 @@ def test_home_opens_on_a_trained_default_demo_with_regions_on_the_poincare_disk(
     assert str(data(at).signature) == "H2" and model(at) is not None
     (spec,) = charts(at)
     assert "heatmap" in trace_types(spec) and any(t.get("name") == "split boundary" for t in spec["data"])
-    assert "Poincare disk" in spec["layout"]["title"]["text"]
+    assert "Poincaré disk" in spec["layout"]["title"]["text"]
     assert "accuracy" in text(at)
     assert json.loads(param(at, "data"))["signature"] == "H2"
     assert param(at, "view") == "disk:0:1-2:poincare"
@@ -120,9 +81,14 @@ def test_every_page_runs_and_dataset_and_model_survive_page_switches():
 def test_sidebar_reset_goes_back_to_the_default_demo():
     at = start()
     at.button(key="demo_torus").click().run()
+    assert_clean(at)
+    # The torus must really be loaded, or the reset below would prove nothing.
+    assert str(data(at).signature) == "S1 x S1" and model(at).data_hash == data(at).hash
+    assert "mesh3d" in trace_types(charts(at)[0])
     at.button(key="sidebar_reset").click().run()
     assert_clean(at)
-    assert str(data(at).signature) == "H2"
+    assert str(data(at).signature) == "H2" and model(at).data_hash == data(at).hash
+    assert "heatmap" in trace_types(charts(at)[0])
 
 
 # ----------------------------------------------------------------- regions

@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import base64
-import json
-from pathlib import Path
 
 import numpy as np
+from conftest import assert_clean, charts, start
 from streamlit.testing.v1 import AppTest
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def _inspector() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    at.switch_page("pages/4_Inspector.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return start("pages/4_Inspector.py")
 
 
 def _diagram(at: AppTest) -> dict:
-    return json.loads(at.get("plotly_chart")[0].proto.spec)
+    return charts(at)[0]
 
 
 def _array(value) -> np.ndarray:
@@ -46,7 +39,7 @@ def test_the_first_pick_in_the_node_box_after_a_page_load_counts():
     box = next(s for s in at.selectbox if s.label == "Node")
     pick = box.options[2]
     box.set_value(pick).run()
-    assert not at.exception
+    assert_clean(at)
     shown = [str(m.value) for m in at.markdown if str(m.value).startswith("**Node ")]
     assert shown and shown[0].startswith(f"**Node {pick}:")
     assert _ringed(at) == [int(pick)]
@@ -58,7 +51,7 @@ def test_a_click_on_the_diagram_selects_the_node_and_rings_it_in_the_same_run():
     target = int(_array(nodes["customdata"])[3])
     at.session_state["insp_diagram"] = {"selection": {"points": [{"customdata": target}], "point_indices": [3]}}
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_clean(at)
     assert _ringed(at) == [target]
     shown = [str(m.value) for m in at.markdown if str(m.value).startswith("**Node ")]
     assert shown[0].startswith(f"**Node {target}:")

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from conftest import assert_clean, charts, start
 from streamlit.testing.v1 import AppTest
 
 from ui.lessons import LESSONS, get_lesson
 from ui.pictures import resolve_view
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
 
 def _lesson_page(query: dict) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page("pages/5_Lessons.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return start("pages/5_Lessons.py", query, timeout=180)
 
 
 def test_there_are_at_least_five_lessons_with_valid_pictures():
@@ -49,13 +39,13 @@ def test_each_lesson_loads_from_its_url_and_steps_through(key):
     at = _lesson_page({"lesson": key, "step": "1"})
     for k, step in enumerate(lesson.steps):
         assert step.title in str(at.get("progress")[0].proto.text)
-        charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-        assert len(charts) == (2 if step.compare else 1)
+        specs = charts(at)
+        assert len(specs) == (2 if step.compare else 1)
         if step.splits:  # the newest split is drawn on the picture
-            assert any(t.get("name") == "newest split" for t in charts[0]["data"]), (key, k)
+            assert any(t.get("name") == "newest split" for t in specs[0]["data"]), (key, k)
         if k < len(lesson.steps) - 1:
             at.button(key="lesson_next").click().run()
-            assert not at.exception, [e.value for e in at.exception]
+            assert_clean(at)
             assert at.query_params["step"] == [str(k + 2)] or at.query_params["step"] == str(k + 2)
 
 
