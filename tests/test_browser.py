@@ -4,8 +4,13 @@ Starts ``streamlit run app.py`` on a free localhost port, opens the home page on
 the default demo, checks that the Poincare disk, the sphere and the torus render
 non-blank (pixels of the plot area), uploads a CSV and sees the validation
 report, steps the inspector's split slider, and saves screenshots to
-``test-artifacts/``. Prints the seconds from server start to the default demo's
-regions being visible and the redraw time after changing the component.
+``test-artifacts/``. It records (``test-artifacts/browser-timings.json``) and prints
+the seconds from server start to the default demo's regions and the redraw time after
+changing the component, as information only: speed goals are not asserted here (a
+shared machine makes them flaky) but measured by ``perf/bench_regions.py`` against a
+reference timed in the same run. What is asserted is what must hold however slow the
+machine: the regions appear without any click, and a redraw stays in the same session
+and draws the same picture again on the way back.
 
 Skipped when Chromium or Playwright is missing, except under ``CI=true`` where a
 missing browser is a failure (CI installs it: ``make browser-deps``).
@@ -139,7 +144,8 @@ def _open_page(page, link: str, heading: str, attempts=3):
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     for attempt in range(attempts):
-        page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=link).click()
+        # The app draws its own page links in the sidebar (ui.chrome.navigation), not Streamlit's nav.
+        page.locator('[data-testid="stSidebar"]').get_by_role("link", name=link).click()
         try:
             page.get_by_role("heading", name=heading).wait_for(state="visible", timeout=TIMEOUT_MS // attempts)
             return
@@ -195,10 +201,10 @@ def test_default_demo_regions_appear_quickly(server, browser, timings, capsys):
     _wait_heatmap(page)
     elapsed = time.monotonic() - started
     timings["server_start_to_default_regions_s"] = round(elapsed, 2)
-    _report(capsys, f"server start -> default regions visible: {elapsed:.2f} s (goal <= 8 s)")
+    _report(capsys, f"server start -> default regions visible: {elapsed:.2f} s (information; see perf/)")
     _idle(page)
     _assert_painted(_chart(page).locator(".main-svg").first, "Poincare disk")
-    assert "Poincare disk" in _chart(page).inner_text()
+    assert "Poincaré disk" in _chart(page).inner_text()
     _shot(page, "01-home-poincare-disk")
     page.close()
 
@@ -231,10 +237,13 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
     _open_page(page, "Regions", "Decision regions")
     _idle(page)
     _wait_heatmap(page)
+    disk = page.locator(".gtitle", has_text="Poincaré disk").first
+    disk.wait_for(state="visible")
+    before = _pixels(_chart(page).locator(".main-svg").first)
     # From the Poincare disk to the plane E2 (150 x 150 cells), then back.
     durations = []
     for option, title in (("E2 (component 3) on the plane", "on the plane"),
-                          ("H2 (component 1) on the Poincare disk", "Poincare disk")):
+                          ("H2 (component 1) on the Poincaré disk", "Poincaré disk")):
         page.locator('[data-testid="stSelectbox"]').filter(has_text="Picture").first.click()
         begin = time.monotonic()
         page.get_by_role("option", name=option).click()
@@ -244,8 +253,16 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
         _idle(page)
     timings["redraw_after_component_change_s"] = round(max(durations), 2)
     _report(capsys, "redraw after changing the component (150x150): "
-            + ", ".join(f"{d:.2f} s" for d in durations) + " (goal <= 1.5 s)")
+            + ", ".join(f"{d:.2f} s" for d in durations) + " (information; the goal is in perf/bench_regions.py)")
     _assert_painted(_chart(page).locator(".main-svg").first, "regions after redraw")
+    # A widget change reruns the same session: the product demo is still loaded (a page
+    # reload would have started a new session on the default H2 demo).
+    assert "H2 x S2 x E2" in page.locator('[data-testid="stSidebar"]').inner_text()
+    # Back on the disk, the same picture: the same grid and model, nothing recomputed differently.
+    after = _pixels(_chart(page).locator(".main-svg").first)
+    assert after.shape == before.shape
+    changed = np.any(np.abs(after - before) > 24, axis=2).mean()
+    assert changed < 0.01, f"the Poincare disk differs after the round trip in {changed:.1%} of its pixels"
     _shot(page, "04-regions-product")
     page.close()
 
