@@ -166,7 +166,11 @@ def _unit_transp(xs, ys, vs):
     delta = safe_divide(row_dot(ys - xs, ys + xs), nx + ny)  # |y_s| - |x_s|
     minus = safe_divide((ys - xs) - delta[..., None] * x_hat, ny[..., None])
     plus = safe_divide((ys + xs) + delta[..., None] * x_hat, ny[..., None])
-    sin_half, cos_half = row_norm(minus) / 2.0, row_norm(plus) / 2.0
+    # Half-chords of unit vectors lie in [0, 1]. When |y_s| (or |x_s|) is below the rounding of
+    # the other, the chords above are a rounding error divided by it and can be huge; clipped,
+    # the triangle is flat (p ~ |x_s||y_s| ~ 0), so its area, hence the rotation, is ~0 as it should be.
+    sin_half = np.minimum(row_norm(minus) / 2.0, 1.0)
+    cos_half = np.minimum(row_norm(plus) / 2.0, 1.0)
     p = nx * ny / ((cx + 1.0) * (cy + 1.0))
     one_minus_p = ((1.0 + nx * nx + ny * ny) / (cx * cy + nx * ny) + cx + cy + 1.0) / ((cx + 1.0) * (cy + 1.0))
     area = 2.0 * np.arctan2(p * 2.0 * sin_half * cos_half, one_minus_p + p * 2.0 * sin_half * sin_half)
