@@ -10,6 +10,9 @@ import numbers
 
 import numpy as np
 
+# The one random_state helper lives in the bottom layer (utils); re-exported for _base.
+from ..utils import as_generator
+
 __all__ = [
     "CHECK_RTOL",
     "PDIST_CHUNK_BYTES",
@@ -103,33 +106,6 @@ def sinc(t):
     """``sin(t) / t`` with its limit 1 at ``t = 0`` (unnormalised, unlike ``np.sinc``)."""
     t = np.asarray(t, dtype=np.float64)
     return safe_divide(np.sin(t), t, fill=1.0)
-
-
-def as_generator(random_state) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from the usual ``random_state`` values.
-
-    Parameters
-    ----------
-    random_state : None, int, numpy.random.Generator, numpy.random.RandomState or SeedSequence
-        ``None``: fresh OS entropy. ``int`` / ``SeedSequence``: a new generator seeded
-        with it (same seed, same stream). ``Generator``: used as is (its state
-        advances). ``RandomState``: one seed is drawn from it, so successive calls
-        with the same instance differ but stay reproducible. Global NumPy
-        state is never read or written.
-    """
-    if random_state is None or isinstance(random_state, np.random.SeedSequence):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
-        return np.random.default_rng(int(random_state))
-    raise ValueError(
-        f"random_state must be None, an int, a numpy Generator or RandomState, got {type(random_state).__name__}"
-    )
 
 
 def format_number(value: float) -> str:
