@@ -117,7 +117,7 @@ with right:
         picture_styles[int(node)] = "selected"
     show_picture(data, picture, model, estimator=tree, model_key=f"{model.model_id}:t{tree_index}",
                  chart_key="insp_regions", tree=tree, styles=picture_styles, marked_row=row, replay_k=k,
-                 label_nodes=True)
+                 label_nodes=True, highlight_node=int(node))
 
 if row is not None:
     st.markdown(f"**Path of row {row}** (label `{data.y[row]}`):")

@@ -207,3 +207,65 @@ def test_frame_styles_must_match_the_frames(fitted):
     replay = viz.replay_regions(tree, grid, viz.reference_point(SIG))
     with pytest.raises(ValueError, match="boundary styles"):
         viz.region_figure(grid, None, frames=replay.frames, frame_styles=[{}])
+
+
+# ------------------------------------------------------------------ explanations on the picture
+@pytest.mark.parametrize("case", ["disk", "sphere", "torus", "plane"])
+def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_rule(case):
+    from curvedtrees.viz.boundaries import goes_left, reaches_node
+    from curvedtrees.viz.palette import N_LEVELS
+
+    sig, view = CASES[case]
+    X, _, tree = _fit(sig)
+    reference = viz.reference_point(sig, X, "mean")
+    grid = viz.view_grid(view, sig, 30, viz.data_bounds(view, sig, X) or None)
+    node = int(tree.tree_.children_left[0])  # a split below the root: its region is part of the picture
+    assert tree.tree_.children_left[node] >= 0
+    found = viz.treeview.node_region(tree, node, grid, reference, sig)
+    rows = viz.product_rows(grid, reference)
+    want = np.zeros(grid.mask.shape, dtype=bool)
+    want[np.flatnonzero(grid.mask)[reaches_node(tree, node, rows, sig)]] = True
+    np.testing.assert_array_equal(found.inside.ravel(), want)
+    assert 0 < found.inside.sum() < grid.mask.sum()
+    texts = [t for _, t in found.labels]
+    assert texts[0].startswith(f"node {node} left:") and texts[0].endswith("≤ 0")
+    assert texts[1].startswith(f"node {node} right:") and texts[1].endswith("> 0")
+    # Each label sits on a cell of its own side.
+    inside_rows = rows[found.inside.ravel()[grid.mask]]
+    left = goes_left(tree, node, inside_rows, sig)
+    assert left.any() and (~left).any()
+
+    regions = viz.predict_regions(tree, grid, reference)
+    spec = json.loads(viz.region_figure(grid, regions, highlight=found).to_json())
+    labels = [t for t in spec["data"] if t.get("name") == "node labels"]
+    assert len(labels) == 1 and [s.replace("<b>", "").replace("</b>", "") for s in labels[0]["text"]] == texts
+    key = "intensity" if case in ("sphere", "torus") else "z"
+    codes = decode(spec["data"][0][key]).astype(np.float64).ravel()
+    if case in ("sphere", "torus"):
+        codes = codes[: codes.size // 2]  # two triangles per cell, the first half in cell order
+    level = np.mod(codes, N_LEVELS)
+    outside = grid.mask & ~found.inside.ravel()
+    # Every cell outside the node's region is in its class's palest shade; inside, confidence shows as before.
+    assert np.all(level[outside] == 0)
+    plain = json.loads(viz.region_figure(grid, regions).to_json())
+    plain_codes = decode(plain["data"][0][key]).astype(np.float64).ravel()[: codes.size]
+    np.testing.assert_array_equal(codes[found.inside.ravel()], plain_codes[found.inside.ravel()])
+    assert np.any(plain_codes[outside] != codes[outside])
+
+
+def test_a_selected_leaf_shows_its_prediction_in_its_region():
+    sig, view = CASES["disk"]
+    tree = _fit(sig)[2]
+    grid = viz.view_grid(view, sig, 40)
+    leaves = np.flatnonzero(tree.tree_.children_left < 0)
+    reference = viz.reference_point(sig)
+    found = next(r for r in (viz.treeview.node_region(tree, int(v), grid, reference, sig, ["a", "b", "c", "d"])
+                             for v in leaves) if r.inside.any())
+    (point, text), = found.labels
+    assert text.startswith("leaf ") and text.split(": ")[1][0] in "abcd" and "%" in text
+    # The label's cell is in the leaf's region.
+    col = int(np.argmin(abs(grid.coords["x"] - point["x"])))
+    row = int(np.argmin(abs(grid.coords["y"] - point["y"])))
+    assert found.inside[row, col]
+    with pytest.raises(ValueError, match="node must be between"):
+        viz.treeview.node_region(tree, 10_000, grid, reference, sig)

@@ -314,6 +314,7 @@ def picture_figure(
     replay: viz.Replay | None = None,
     replay_frame: int | None = None,
     label_nodes: bool = False,
+    highlight_node: int | None = None,
 ):
     """The figure of one picture.
 
@@ -344,6 +345,9 @@ def picture_figure(
         Frame shown first (default: the last, the whole tree).
     label_nodes : bool
         Write node ids next to the boundaries.
+    highlight_node : int, optional
+        A node of ``tree`` whose region stays bright (every other cell pale), with its
+        two sides labelled with the rule (a split) or its prediction (a leaf).
 
     Returns
     -------
@@ -410,7 +414,11 @@ def picture_figure(
     elif frames:
         world_kwargs |= {"frames": list(frames), "frame_names": list(frame_names), "active_frame": active,
                          "frame_label": steps.label if steps is not None else "frame"}
-    return viz.region_figure(grid, regions, points, curves, styles=styles, marked=marked,
+    highlight = None
+    if highlight_node is not None and tree is not None and regions is not None:
+        highlight = viz.treeview.node_region(tree, highlight_node, grid, picture.reference(data), signature,
+                                             class_names=data.class_names)
+    return viz.region_figure(grid, regions, points, curves, styles=styles, marked=marked, highlight=highlight,
                              class_names=data.class_names, value_range=value_range, title=title, height=height,
                              value_title=f"predicted {unit}" if unit else None, label_nodes=label_nodes,
                              **world_kwargs)

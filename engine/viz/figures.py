@@ -354,6 +354,7 @@ def region_figure(
     facing: np.ndarray | None = None,
     frame_styles: list[dict] | None = None,
     label_nodes: bool = False,
+    highlight=None,
 ) -> go.Figure:
     """Decision regions (or the bare manifold), points and boundaries of one view.
 
@@ -409,6 +410,11 @@ def region_figure(
         regions, in the browser.
     label_nodes : bool
         Write each drawn boundary's node id next to it.
+    highlight : NodeRegion, optional
+        From :func:`curvedtrees.viz.treeview.node_region`: the selected node's region
+        keeps its colours and every other cell is drawn in its class's palest shade
+        (classification, every frame); its labels (the sides of a split with the rule,
+        or a leaf's prediction) are written on the picture.
 
     Returns
     -------
@@ -428,6 +434,9 @@ def region_figure(
             raise ValueError(f"{len(frames)} frames need as many boundary styles, got {len(frame_styles)}")
     if frame_styles is not None and frames:
         styles = frame_styles[active_frame]
+    if highlight is not None and regions is not None and regions.task == "classification":
+        regions = _dimmed(regions, highlight.inside)
+        frames = [_dimmed(r, highlight.inside) for r in frames]
     classification = regions is not None and regions.task == "classification"
     if classification and class_names is None:
         class_names = [str(c) for c in regions.classes]
@@ -480,11 +489,13 @@ def region_figure(
     for part, test in parts:
         _add_points(fig, kind, part, _point_style(part, colors, value_range, test, coloring.scale),
                     _hover(part, class_names, test), test)
+    if highlight is not None and highlight.labels:
+        _add_region_labels(fig, kind, highlight.labels)
     if marked:
         _add_marked(fig, kind, marked)
     _legend_entries(fig, class_names if classification or points is not None else None, colors,
                     any(test for _, test in parts), kind, bool(parts))
-    look = _look_at(kind, marked, curves, styles) if three_d else None
+    look = _look_at(kind, marked, curves, styles, highlight) if three_d else None
     _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None, look=look)
     animated = bool(frames) and regions is not None
     if animated:
@@ -584,14 +595,37 @@ def _add_frame_boundaries(fig, curves, frame_styles, active: int, kind: str, lab
     return indices, per_frame
 
 
-def _look_at(kind: str, marked: dict | None, curves, styles) -> dict | None:
+def _dimmed(regions: RegionGrid, inside: np.ndarray) -> RegionGrid:
+    """A copy whose cells outside ``inside`` have the lowest confidence: their class's palest shade."""
+    confidence = np.where(inside.reshape(regions.confidence.shape), regions.confidence, np.float32(0.0))
+    return RegionGrid(regions.grid, regions.task, regions.class_index, confidence.astype(np.float32),
+                      regions.values, regions.classes)
+
+
+def _add_region_labels(fig, kind: str, labels):
+    """Texts written on the picture (the selected node's sides, or a leaf's prediction), one trace."""
+    keys = ("r", "theta") if kind == "circle" else ("x", "y", "z") if kind in ("sphere", "torus") else ("x", "y")
+    points = [dict(p, r=0.78) if kind == "circle" else p for p, _ in labels]
+    coords = {k: np.array([p[k] for p in points], dtype=np.float32) for k in keys}
+    font = {"size": 13, "color": "#111111"}
+    if kind not in ("sphere", "torus"):
+        font["shadow"] = "0px 0px 3px #FFFFFF"
+    fig.add_trace(_trace_class(kind)(**coords, text=[f"<b>{t}</b>" for _, t in labels], mode="text",
+                                     textfont=font, hoverinfo="skip", showlegend=False, name="node labels"))
+
+
+def _look_at(kind: str, marked: dict | None, curves, styles, highlight=None) -> dict | None:
     """Picture point a 3-D camera should face, and the pole of its boundary (sphere), or None.
 
-    The explained point first, then the selected node's boundary, then the newest split's.
+    The explained point first, then the selected node's boundary, then its region's label
+    (a selected leaf), then the newest split's boundary.
     """
     if marked:
         return {"point": np.array([marked["x"], marked["y"], marked["z"]], dtype=np.float64), "pole": None}
     styles = styles or {}
+    if "selected" not in styles.values() and highlight is not None and highlight.labels:
+        point = highlight.labels[0][0]
+        return {"point": np.array([point[k] for k in "xyz"], dtype=np.float64), "pole": None}
     for wanted in ("selected", "newest"):
         for curve in curves:
             if styles.get(curve.node) != wanted:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .boundaries import node_parents, tree_arrays
+from .boundaries import goes_left, node_parents, reaches_node, tree_arrays
 from .palette import class_colors
 from .regions import RegionGrid
 from .views import ViewGrid, product_rows
@@ -30,6 +30,7 @@ __all__ = [
     "explain_path",
     "first_splits",
     "node_details",
+    "node_region",
     "replay_regions",
     "replay_steps",
     "split_geometry",
@@ -243,6 +244,109 @@ def replay_regions(estimator, grid: ViewGrid, reference: np.ndarray, steps=None)
             values[mask] = node_value[owner[f, leaf]]
             frames.append(RegionGrid(grid, "regression", None, None, values.reshape(shape), np.array([])))
     return Replay(frames, steps, order)
+
+
+@dataclass
+class NodeRegion:
+    """Where one node acts in a picture, and where its explanations are written.
+
+    Attributes
+    ----------
+    inside : ndarray of bool, shape grid.shape
+        Cells whose rows reach the node (its region); False off the manifold.
+    labels : list of (dict, str)
+        Picture coordinates (as :func:`curvedtrees.viz.views.project_points` gives) and
+        text: for a split, one label on each side ("node 3 left: ..."), for a leaf its
+        prediction; placed on the side's cell nearest to the side's centroid, so it lies
+        inside the side.
+    """
+
+    inside: np.ndarray
+    labels: list
+
+
+def _cell_point(grid: ViewGrid, flat: int) -> dict:
+    """Picture coordinates of the centre of cell ``flat`` (row-major) of ``grid``."""
+    r, c = divmod(int(flat), grid.shape[1])
+    kind = grid.view.kind
+    if kind in ("disk", "plane"):
+        return {"x": float(grid.coords["x"][c]), "y": float(grid.coords["y"][r])}
+    if kind == "map":
+        return {"x": float(grid.coords["lon"][c]), "y": float(grid.coords["lat"][r])}
+    if kind == "ortho":
+        return {"lat": float(grid.coords["lat"][r]), "lon": float(grid.coords["lon"][c])}
+    if kind == "circle":
+        return {"theta": float(np.asarray(grid.coords["theta"]).ravel()[flat])}
+    if kind == "line":
+        return {"x": float(grid.coords["x"][c])}
+    corners = {k: np.asarray(grid.coords[k], dtype=np.float64)[r:r + 2, c:c + 2].mean() for k in ("vx", "vy", "vz")}
+    point = np.array([corners["vx"], corners["vy"], corners["vz"]])
+    if kind == "sphere":
+        point = point / (np.linalg.norm(point) or 1.0) * 1.03  # above the surface, so the text is not buried
+    return dict(zip("xyz", (float(v) for v in point)))
+
+
+def _label_cell(grid: ViewGrid, cells: np.ndarray) -> int | None:
+    """The cell of ``cells`` (flat indices) nearest to their centroid in grid index space."""
+    if not len(cells):
+        return None
+    rows, cols = divmod(cells, grid.shape[1])
+    gap = (rows - rows.mean()) ** 2 + (cols - cols.mean()) ** 2
+    return int(cells[np.argmin(gap)])
+
+
+def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, signature, class_names=None,
+                id_map=None) -> NodeRegion:
+    """The cells of a picture that reach ``node``, and labels of its two sides (or of its prediction).
+
+    Parameters
+    ----------
+    estimator : fitted tree estimator
+    node : int
+        A node of ``estimator`` (original id through ``id_map`` in the labels).
+    grid : ViewGrid
+    reference : ndarray of shape (ambient_dim,)
+    signature : str or Signature
+    class_names : list of str, optional
+    id_map : ndarray of int, optional
+        Original node ids (see :class:`PrunedTree`), used in the labels.
+
+    Returns
+    -------
+    NodeRegion
+    """
+    tree = estimator.tree_
+    node = int(node)
+    if not 0 <= node < tree.node_count:
+        raise ValueError(f"node must be between 0 and {tree.node_count - 1}, got {node}")
+    rows = product_rows(grid, reference)
+    on_grid = np.flatnonzero(grid.mask)
+    reach = reaches_node(tree, node, rows, signature) if len(rows) else np.zeros(0, dtype=bool)
+    inside = np.zeros(grid.mask.shape, dtype=bool)
+    inside[on_grid[reach]] = True
+    shown = node if id_map is None else int(id_map[node])
+    labels = []
+    if tree.children_left[node] < 0:
+        value = np.asarray(tree.value[node], dtype=np.float64).ravel()
+        if hasattr(estimator, "classes_"):
+            names = class_names if class_names is not None else [str(c) for c in estimator.classes_]
+            text = f"leaf {shown}: {names[int(np.argmax(value))]} ({value.max():.0%})"
+        else:
+            text = f"leaf {shown}: {value[0]:.4g}"
+        cell = _label_cell(grid, on_grid[reach])
+        if cell is not None:
+            labels.append((_cell_point(grid, cell), text))
+    else:
+        left = goes_left(tree, node, rows[reach], signature) if reach.any() else np.zeros(0, dtype=bool)
+        i, j = (int(c) for c in tree.coords[node])
+        n_i, n_j = (float(v) for v in tree.normal[node])
+        first = "1" if i < 0 else f"x{i}"
+        rule = f"{n_i:+.3g}·{first} {n_j:+.3g}·x{j}"
+        for side, cells, sign in (("left", on_grid[reach][left], "≤"), ("right", on_grid[reach][~left], ">")):
+            cell = _label_cell(grid, cells)
+            if cell is not None:
+                labels.append((_cell_point(grid, cell), f"node {shown} {side}: {rule} {sign} 0"))
+    return NodeRegion(inside.reshape(grid.shape), labels)
 
 
 def tree_layout(tree) -> tuple[np.ndarray, np.ndarray]:
