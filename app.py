@@ -26,13 +26,15 @@ st.markdown(
 
 st.subheader("Try a demo")
 demos = available_demos()
-columns = st.columns(len(demos))
-for column, demo in zip(columns, demos):
-    with column:
-        if st.button(demo.short, key=f"demo_{demo.key}", help=f"{demo.title}: {demo.blurb}", width="stretch"):
-            with st.spinner(f"Loading {demo.title} and training its model..."):
-                load_demo(demo.key)
-            st.rerun()
+# Three buttons a row: six in one row cut their labels to "Poi..." on a projector (1024 px and below).
+DEMOS_PER_ROW = 3
+for start in range(0, len(demos), DEMOS_PER_ROW):
+    for column, demo in zip(st.columns(DEMOS_PER_ROW), demos[start:start + DEMOS_PER_ROW]):
+        with column:
+            if st.button(demo.short, key=f"demo_{demo.key}", help=f"{demo.title}: {demo.blurb}", width="stretch"):
+                with st.spinner(f"Loading {demo.title} and training its model..."):
+                    load_demo(demo.key)
+                st.rerun()
 
 data = state.get(state.DATA)
 model = state.get(state.MODEL)
