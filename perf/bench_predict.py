@@ -38,15 +38,21 @@ from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 
-def best(function, repeat: int) -> float:
-    """Smallest wall time of ``repeat`` calls, after one untimed call (caches, compilation)."""
-    function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
+def best(*functions, repeat: int) -> list[float]:
+    """Smallest wall time of each function over ``repeat`` rounds, after one untimed call each.
+
+    The functions take turns within every round, so a change in the machine's load
+    (other users of a shared machine) reaches all of them alike.
+    """
+    for function in functions:
         function()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    times = [[] for _ in functions]
+    for _ in range(repeat):
+        for function, spent in zip(functions, times):
+            start = time.perf_counter()
+            function()
+            spent.append(time.perf_counter() - start)
+    return [min(spent) for spent in times]
 
 
 def per_tree(forest, X):
@@ -69,9 +75,12 @@ def forest_section(args) -> tuple:
     for n_jobs in args.n_jobs:
         ours.set_params(n_jobs=n_jobs)
         theirs.set_params(n_jobs=n_jobs)
-        t_ours = best(lambda: ours.predict_proba(Xr), args.repeat)
-        t_sk = best(lambda: theirs.predict_proba(Xr), args.repeat)
-        t_old = best(lambda: per_tree(ours, Xr), 1) if n_jobs == 1 else float("nan")
+        if n_jobs == 1:
+            t_ours, t_sk, t_old = best(lambda: ours.predict_proba(Xr), lambda: theirs.predict_proba(Xr),
+                                       lambda: per_tree(ours, Xr), repeat=args.repeat)
+        else:
+            (t_ours, t_sk), t_old = best(lambda: ours.predict_proba(Xr), lambda: theirs.predict_proba(Xr),
+                                         repeat=args.repeat), float("nan")
         ratios.append(t_ours / t_sk)
         old = f"{t_old:17.3f}s" if np.isfinite(t_old) else f"{'-':>18s}"
         print(f"{n_jobs:6d} {t_ours:7.3f}s {t_sk:7.3f}s {t_ours / t_sk:5.2f}x {old}")
@@ -85,9 +94,8 @@ def tree_section(args) -> list[float]:
     ours = ProductDecisionTreeClassifier(signature=signature, max_depth=5, random_state=0).fit(X[fit], y[fit])
     theirs = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X[fit], y[fit])
     Xr = np.ascontiguousarray(X[rows])
-    t_default = best(lambda: ours.predict(Xr), args.repeat * 3)
-    t_unchecked = best(lambda: ours.predict(Xr, check_input=False), args.repeat * 3)
-    t_sk = best(lambda: theirs.predict(Xr), args.repeat * 3)
+    t_default, t_unchecked, t_sk = best(lambda: ours.predict(Xr), lambda: ours.predict(Xr, check_input=False),
+                                        lambda: theirs.predict(Xr), repeat=args.repeat * 3)
     print(f"\n== depth-5 tree predict, {len(Xr):,} rows of {signature}, best of {args.repeat * 3}")
     print(f"default (check_input=True): {1e3 * t_default:7.2f} ms  {t_default / t_sk:5.2f}x sklearn")
     print(f"check_input=False:          {1e3 * t_unchecked:7.2f} ms  {t_unchecked / t_sk:5.2f}x sklearn")
@@ -96,7 +104,8 @@ def tree_section(args) -> list[float]:
 
 
 def regions_section(args, big) -> list[float]:
-    print(f"\n== region pictures (grid + one predict_proba), n_jobs={max(args.n_jobs)}, best of {args.repeat}")
+    print(f"\n== region pictures (grid + one predict_proba), n_jobs={max(args.n_jobs)}, best of {args.repeat}; "
+          "sklearn: its forest fitted on the same points predicting the same rows")
     print(f"{'picture':44s} {'cells':>9s} {'ours':>8s} {'goal':>5s} {'sklearn':>8s} {'ratio':>6s}")
     signature = "S2"
     X, y = make_classification(signature, n_samples=args.region_train, n_classes=6, random_state=0)
@@ -120,10 +129,10 @@ def regions_section(args, big) -> list[float]:
     for name, model, reference_model, sig, v, ref, resolution, b, goal in cases:
         grid = viz.view_grid(v, sig, resolution, b)
         rows = viz.product_rows(grid, ref)
-        t_ours = best(lambda model=model, sig=sig, v=v, ref=ref, resolution=resolution, b=b:
-                      viz.compute_regions(model, sig, v, ref, resolution, b), args.repeat)
-        t_sk = best(lambda reference_model=reference_model, rows=rows: reference_model.predict_proba(rows),
-                    args.repeat)
+        t_ours, t_sk = best(lambda model=model, sig=sig, v=v, ref=ref, resolution=resolution, b=b:
+                            viz.compute_regions(model, sig, v, ref, resolution, b),
+                            lambda reference_model=reference_model, rows=rows: reference_model.predict_proba(rows),
+                            repeat=args.repeat)
         times.append(t_ours / goal)
         print(f"{name:44s} {len(rows):9,d} {t_ours:7.3f}s {goal:4.0f}s {t_sk:7.3f}s {t_ours / t_sk:5.2f}x")
     return times
