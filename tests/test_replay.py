@@ -227,9 +227,11 @@ def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_
     want[np.flatnonzero(grid.mask)[reaches_node(tree, node, rows, sig)]] = True
     np.testing.assert_array_equal(found.inside.ravel(), want)
     assert 0 < found.inside.sum() < grid.mask.sum()
-    texts = [t for _, t in found.labels]
-    assert texts[0].startswith(f"node {node} left:") and texts[0].endswith("≤ 0")
-    assert texts[1].startswith(f"node {node} right:") and texts[1].endswith("> 0")
+    texts = [t for _, t, _ in found.labels]
+    assert texts == [f"node {node} left (≤ 0)", f"node {node} right (> 0)"]
+    rules = [h for _, _, h in found.labels]
+    assert rules[0].endswith("≤ 0") and rules[1].endswith("> 0") and rules[0][:-4] == rules[1][:-4]
+    assert f"x{int(tree.tree_.coords[node][1])}" in rules[0]
     # Each label sits on a cell of its own side.
     inside_rows = rows[found.inside.ravel()[grid.mask]]
     left = goes_left(tree, node, inside_rows, sig)
@@ -261,7 +263,7 @@ def test_a_selected_leaf_shows_its_prediction_in_its_region():
     reference = viz.reference_point(sig)
     found = next(r for r in (viz.treeview.node_region(tree, int(v), grid, reference, sig, ["a", "b", "c", "d"])
                              for v in leaves) if r.inside.any())
-    (point, text), = found.labels
+    (point, text, _), = found.labels
     assert text.startswith("leaf ") and text.split(": ")[1][0] in "abcd" and "%" in text
     # The label's cell is in the leaf's region.
     col = int(np.argmin(abs(grid.coords["x"] - point["x"])))

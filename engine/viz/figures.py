@@ -605,13 +605,14 @@ def _dimmed(regions: RegionGrid, inside: np.ndarray) -> RegionGrid:
 def _add_region_labels(fig, kind: str, labels):
     """Texts written on the picture (the selected node's sides, or a leaf's prediction), one trace."""
     keys = ("r", "theta") if kind == "circle" else ("x", "y", "z") if kind in ("sphere", "torus") else ("x", "y")
-    points = [dict(p, r=0.78) if kind == "circle" else p for p, _ in labels]
+    points = [dict(p, r=0.78) if kind == "circle" else p for p, _, _ in labels]
     coords = {k: np.array([p[k] for p in points], dtype=np.float32) for k in keys}
     font = {"size": 13, "color": "#111111"}
     if kind not in ("sphere", "torus"):
         font["shadow"] = "0px 0px 3px #FFFFFF"
-    fig.add_trace(_trace_class(kind)(**coords, text=[f"<b>{t}</b>" for _, t in labels], mode="text",
-                                     textfont=font, hoverinfo="skip", showlegend=False, name="node labels"))
+    fig.add_trace(_trace_class(kind)(**coords, text=[f"<b>{t}</b>" for _, t, _ in labels], mode="text",
+                                     hovertext=[h for _, _, h in labels], hoverinfo="text", textfont=font,
+                                     showlegend=False, name="node labels"))
 
 
 def _look_at(kind: str, marked: dict | None, curves, styles, highlight=None) -> dict | None:

@@ -254,11 +254,11 @@ class NodeRegion:
     ----------
     inside : ndarray of bool, shape grid.shape
         Cells whose rows reach the node (its region); False off the manifold.
-    labels : list of (dict, str)
-        Picture coordinates (as :func:`curvedtrees.viz.views.project_points` gives) and
-        text: for a split, one label on each side ("node 3 left: ..."), for a leaf its
-        prediction; placed on the side's cell nearest to the side's centroid, so it lies
-        inside the side.
+    labels : list of (dict, str, str)
+        Picture coordinates (as :func:`curvedtrees.viz.views.project_points` gives), text
+        and hover text: for a split, one label on each side ("node 3 left (≤ 0)", the
+        rule "+0.58·x0 +0.815·x2 ≤ 0" on hover), for a leaf its prediction; placed on
+        the side's cell nearest to the side's centroid, so that it lies inside the side.
     """
 
     inside: np.ndarray
@@ -335,7 +335,7 @@ def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, sig
             text = f"leaf {shown}: {value[0]:.4g}"
         cell = _label_cell(grid, on_grid[reach])
         if cell is not None:
-            labels.append((_cell_point(grid, cell), text))
+            labels.append((_cell_point(grid, cell), text, text))
     else:
         left = goes_left(tree, node, rows[reach], signature) if reach.any() else np.zeros(0, dtype=bool)
         i, j = (int(c) for c in tree.coords[node])
@@ -345,7 +345,9 @@ def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, sig
         for side, cells, sign in (("left", on_grid[reach][left], "≤"), ("right", on_grid[reach][~left], ">")):
             cell = _label_cell(grid, cells)
             if cell is not None:
-                labels.append((_cell_point(grid, cell), f"node {shown} {side}: {rule} {sign} 0"))
+                # Short on the picture (it must fit a narrow column); the whole rule shows on hover.
+                labels.append((_cell_point(grid, cell), f"node {shown} {side} (≤ 0)" if side == "left" else
+                               f"node {shown} {side} (> 0)", f"{rule} {sign} 0"))
     return NodeRegion(inside.reshape(grid.shape), labels)
 
 
