@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .manifolds._common import format_rows, row_dot, row_norm
+from .manifolds.shared import format_rows, row_dot, row_norm
 
 __all__ = [
     "angle_to_circle",

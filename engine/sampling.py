@@ -40,7 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .manifolds import Euclidean, Hyperbolic, Signature, Spherical
-from .manifolds._common import as_generator, check_int
+from .manifolds.shared import check_int
+from .utils import as_generator
 
 __all__ = ["Mixture", "as_generator", "gaussian_mixture", "make_classification", "make_regression"]
 

@@ -12,14 +12,13 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("geoopt")
 
-from curvedtrees.datasets import load_dataset, load_graph  # noqa: E402
+from curvedtrees.datasets import load_dataset, load_graph, make_link_prediction  # noqa: E402
 from curvedtrees.embeddings import (  # noqa: E402
     Cancelled,
     KappaGCNClassifier,
     MixedCurvatureVAE,
     average_distortion,
     embed_graph,
-    make_link_prediction,
     mean_average_precision,
     search_signatures,
 )

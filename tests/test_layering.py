@@ -46,26 +46,7 @@ ALLOWED = {
 # Known breaches in files whose owners have the fix in hand, as (file, imported module):
 # each entry goes when its import is changed. test_the_pending_breaches_still_exist
 # fails once an entry is no longer needed, so the list only shrinks.
-PENDING = {
-    # Coordinates and samplers: to import from curvedtrees.manifolds.shared (and as_generator
-    # from curvedtrees.utils).
-    ("coords.py", "manifolds._common"),
-    ("sampling.py", "manifolds._common"),
-    # embeddings' lazy exports name a module of the layer above it (datasets).
-    ("embeddings/__init__.py", "datasets.link_prediction"),
-    # The Klein correction and the boosted trees reuse the trees' kernels: to import
-    # them from curvedtrees.trees.kernels instead.
-    ("klein/_correct.py", "trees._margin"),
-    ("boosting/_binning.py", "trees._features"),
-    ("boosting/_histogram.py", "trees._features"),
-    ("boosting/_grower.py", "trees._features"),
-    ("boosting/_grower.py", "trees._margin"),
-    ("boosting/_grower.py", "trees._tree"),
-    ("boosting/_estimators.py", "trees._builder"),
-    ("boosting/_estimators.py", "trees._classes"),
-    ("boosting/_estimators.py", "trees._features"),
-    ("boosting/serialization.py", "trees._tree"),
-}
+PENDING: set[tuple[str, str]] = set()
 
 # A string that is exactly a module path of the package, such as "curvedtrees.data".
 _MODULE_PATH = re.compile(r"curvedtrees(?:\.[A-Za-z_][A-Za-z0-9_]*)+")

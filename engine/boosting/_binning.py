@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ..trees._features import CIRCULAR
+from ..trees.kernels import CIRCULAR
 
 __all__ = ["PlaneBins", "circular_cut", "linear_thresholds"]
 

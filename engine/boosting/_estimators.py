@@ -48,15 +48,13 @@ import numbers
 
 import numpy as np
 from numba import njit, prange
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
 
-from ..manifolds import ProductManifold
-from ..trees._builder import _next_node, pack_nodes
-from ..trees._classes import resolve_signature, validate_points
-from ..trees._features import SplitFeatures
+from ..manifolds import ProductManifold, Signature
+from ..trees.kernels import SplitFeatures, next_node, pack_nodes, validate_points
 from ._binning import PlaneBins
 from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree
 from ._losses import Loss
@@ -74,7 +72,7 @@ def _predict_raw(X, int_part, float_part, values, roots, outputs, raw):
         for t in range(roots.shape[0]):
             node = roots[t]
             while int_part[node, 0] != -1:
-                node = _next_node(X, r, node, int_part, float_part)
+                node = next_node(X, r, node, int_part, float_part)
             raw[outputs[t], r] += values[node]
 
 
@@ -107,7 +105,6 @@ def _is_real(value) -> bool:
 class BaseProductGradientBoosting(BaseEstimator):
     """Shared machinery of the boosted product trees (not public)."""
 
-    _is_classifier = True
     _losses: tuple = ()
 
     def __init__(
@@ -210,9 +207,9 @@ class BaseProductGradientBoosting(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         self._check_params()
         X, y = validate_data(
-            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not self._is_classifier,
+            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not is_classifier(self),
         )
-        self.signature_ = resolve_signature(self.signature, X.shape[1])
+        self.signature_ = Signature.resolve(self.signature, X.shape[1])
         X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
@@ -229,7 +226,7 @@ class BaseProductGradientBoosting(BaseEstimator):
         )
         validation = self.do_early_stopping_ and self.validation_fraction is not None
         if validation:
-            stratify = y_fit if self._is_classifier else None
+            stratify = y_fit if is_classifier(self) else None
             try:
                 train, val = train_test_split(np.arange(n_samples), test_size=self.validation_fraction,
                                               stratify=stratify, random_state=seed)
@@ -439,7 +436,6 @@ class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoos
     20
     """
 
-    _is_classifier = True
     _losses = ("log_loss",)
 
     def _encode_y(self, y):
@@ -502,7 +498,6 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
     as scikit-learn does); ``thresholds``, ``signature`` and ``pairs`` as there.
     """
 
-    _is_classifier = False
     _losses = ("squared_error", "absolute_error")
 
     def __init__(

@@ -26,9 +26,16 @@ import math
 import numpy as np
 from numba import njit
 
-from ..trees._features import CIRCULAR, LIFT, TIMELIKE
-from ..trees._margin import circular_direction, geodesic_margin, hyperbolic_threshold, lift_threshold
-from ..trees._tree import Tree
+from ..trees.kernels import (
+    CIRCULAR,
+    LIFT,
+    TIMELIKE,
+    Tree,
+    circular_direction,
+    geodesic_margin,
+    hyperbolic_threshold,
+    lift_threshold,
+)
 from ._binning import rotated_axial
 from ._histogram import build_histograms, find_split, node_value, subtract_histograms
 

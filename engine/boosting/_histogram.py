@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..trees._features import CIRCULAR
+from ..trees.kernels import CIRCULAR
 
 __all__ = ["build_histograms", "find_split", "node_value", "subtract_histograms"]
 

@@ -13,9 +13,10 @@ values and the baseline must be finite, and every count must agree with the othe
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from ..io import MAX_ESTIMATORS, decode_array, encode_array, register
-from ..trees._tree import Tree
+from ..trees.kernels import Tree
 from ..trees.serialization import _TREE_ARRAYS, _dump_common, _load_common
 from ._binning import PlaneBins
 from ._estimators import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
@@ -71,7 +72,7 @@ def _load(model, state: dict) -> None:
     where = "fitted"
     _load_common(model, state, where)
     n_classes = getattr(model, "n_classes_", 1)
-    if model._is_classifier and n_classes < 2:
+    if is_classifier(model) and n_classes < 2:
         raise ValueError(f"{where}: a classifier needs at least 2 classes")
     expected = n_classes if n_classes > 2 else 1
     if state.get("n_trees_per_iteration") != expected:

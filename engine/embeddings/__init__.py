@@ -24,7 +24,6 @@ _EXPORTS = {
     "graph_distances": "curvedtrees.embeddings.graph",
     "search_signatures": "curvedtrees.embeddings.graph",
     # Moved to curvedtrees.datasets (it builds a Dataset); kept here until the tests follow.
-    "make_link_prediction": "curvedtrees.datasets.link_prediction",
     "KappaGCNClassifier": "curvedtrees.embeddings.kappa_gcn",
     "MixedCurvatureVAE": "curvedtrees.embeddings.vae",
 }

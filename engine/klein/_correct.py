@@ -52,7 +52,7 @@ from numba import njit
 
 # The product trees' boundary solvers (the same rule, so a Klein tree and a product
 # tree split alike). Until curvedtrees.trees re-exports them, from their module.
-from ..trees._margin import hyperbolic_threshold, lift_threshold
+from ..trees.kernels import hyperbolic_threshold, lift_threshold
 
 __all__ = [
     "RULE_F32_LE",

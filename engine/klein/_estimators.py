@@ -65,18 +65,7 @@ def make_backend(name: str, classifier: bool):
     return table[name][0 if classifier else 1](random_state=0)
 
 
-def _resolve_signature(signature, n_columns: int) -> Signature:
-    if signature is None:
-        return Signature.euclidean(n_columns)
-    try:
-        return Signature.parse(signature)
-    except TypeError as error:
-        raise ValueError(str(error)) from None
-
-
 class _KleinTree(MetaEstimatorMixin, BaseEstimator):
-    _regressor = False
-
     def __init__(self, estimator=None, signature=None, input_model="hyperboloid", max_margin=True):
         self.estimator = estimator
         self.signature = signature
@@ -85,7 +74,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ helpers
     def _make_estimator(self):
-        classifier = not self._regressor
+        classifier = is_classifier(self)
         if self.estimator is None:
             return make_backend("decision_tree", classifier)
         if isinstance(self.estimator, str):
@@ -139,13 +128,13 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, y_numeric=self._regressor)
-        signature = _resolve_signature(self.signature, X.shape[1])
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, y_numeric=not is_classifier(self))
+        signature = Signature.resolve(self.signature, X.shape[1])
         layout = KleinLayout(signature, self.input_model)
         ambient = layout.to_hyperboloid(X)
         features = layout.features(ambient)
         estimator = self._make_estimator()
-        if self._regressor:
+        if not is_classifier(self):
             target = y
         else:
             check_classification_targets(y)
@@ -189,7 +178,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         """Predicted targets, shape (n_samples,)."""
         features = self.transform_features(X)
         prediction = self.estimator_.predict(features)
-        if self._regressor:
+        if not is_classifier(self):
             return prediction
         return self.classes_[np.asarray(prediction).astype(np.intp)]
 
@@ -338,4 +327,3 @@ class KleinTreeRegressor(RegressorMixin, _KleinTree):
     n_thresholds_kept_, n_features_in_
     """
 
-    _regressor = True

@@ -46,10 +46,6 @@ _WEIGHT_SPAN = 2.0**-300
 _MAX_TARGET = 1e100
 
 
-# The one resolution rule of every family (None -> E<n_features>, width checked). This
-# name stays only for engine/boosting, which imports it from here until it calls
-# Signature.resolve itself.
-resolve_signature = Signature.resolve
 
 
 def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> np.ndarray:
