@@ -131,6 +131,8 @@ def _model_line(model) -> str:
     shape = ""
     if hasattr(est, "get_depth"):
         shape = f" · depth {est.get_depth()}, {est.get_n_leaves()} leaves"
+    elif hasattr(est, "n_trees_per_iteration_"):
+        shape = f" · {est.n_iter_} iterations, {est.n_iter_ * est.n_trees_per_iteration_} trees"
     elif hasattr(est, "estimators_") and isinstance(est.estimators_, list):
         shape = f" · {len(est.estimators_)} trees"
     source = " (uploaded)" if model.source == "uploaded" else ""

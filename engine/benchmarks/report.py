@@ -13,7 +13,7 @@ import re
 
 import pandas as pd
 
-from .statistics import ROW_KEYS, group_top_counts, rank_counts
+from .statistics import ROW_KEYS, _ranks, group_top_counts, rank_counts
 
 __all__ = [
     "check_run_name",
@@ -219,7 +219,10 @@ def rank_markdown(summary: pd.DataFrame, models=None) -> str:
     ]  # fmt: skip
     text = markdown_table(["Model", "Rows", "Mean rank", "Top-1", "Top-2"], rows, ["l", "r", "r", "r", "r"])
     if (summary["group"] == "product").any():
-        top = group_top_counts(summary, "product")
+        # Table 1 ranks the paper's models only: models the paper did not run (boosting) leave the count.
+        paper_rows = summary[summary["group"] != "boosting"].copy()
+        paper_rows["rank"] = _ranks(paper_rows, _row_label_columns(paper_rows))
+        top = group_top_counts(paper_rows, "product")
         rows = [
             [task, int(r["rows"]), _count(r["top1"], r["rows"]), _count(r["top2"], r["rows"])]
             for task, r in top.iterrows()
