@@ -425,3 +425,24 @@ def test_hostile_documents_are_refused_with_a_reason(fitted_models, name, path, 
     _edit(document, path, value)
     with pytest.raises(ValueError, match=message):
         io.loads(json.dumps(document))
+
+
+def test_boosted_trees_number_their_splits_in_the_order_they_were_chosen():
+    # Leaf-wise growth splits the best leaf first, wherever it was created; the Inspector's replay
+    # reads splits in id order, so ids must follow the split order (gains of a node's splits do not
+    # have to fall, but a node is split after its parent, and leaves come after every split).
+    from curvedtrees.boosting import ProductGradientBoostingRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    y = np.where(X[:, 0] > 1.0, 5.0, 0.0) + np.where(X[:, 1] < -0.5, 1.0, 0.0) + 0.1 * rng.normal(size=2000)
+    model = ProductGradientBoostingRegressor(signature="E2", max_iter=3, max_leaf_nodes=8, random_state=0).fit(X, y)
+    for iteration in model.trees_:
+        tree = iteration[0]
+        left = np.asarray(tree.children_left)
+        internal = np.flatnonzero(left >= 0)
+        assert np.array_equal(internal, np.arange(len(internal)))  # every split before every leaf
+        for parent in internal:
+            assert tree.children_left[parent] > parent and tree.children_right[parent] > parent
+    again = ProductGradientBoostingRegressor(signature="E2", max_iter=3, max_leaf_nodes=8, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))

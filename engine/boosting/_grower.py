@@ -482,6 +482,7 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
     else:
         consider(root, hist)
 
+    order: list[int] = []  # node ids in the order their splits were chosen (the Inspector replays them so)
     while splittable:
         k = max(range(len(splittable)), key=lambda i: splittable[i].gain)  # first of equal gains
         node = splittable.pop(k)
@@ -501,6 +502,7 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
         g_right, h_right = node.sum_g - g_left, node.sum_h - h_left
         right = new_node(mid, node.end, depth, g_right, h_right, node_value(g_right, h_right, l2))
         i = node.id
+        order.append(i)
         arrays["left"][i], arrays["right"][i], arrays["feature"][i] = left.id, right.id, f
         arrays["threshold"][i], arrays["normal"][i] = threshold, (normal_i, normal_j)
         arrays["margin"][i], arrays["gain"][i] = plane_margin, gain
@@ -557,6 +559,33 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
         "margin": margin,
         "improvement": np.asarray(arrays["gain"], dtype=np.float64),
     }
+    tree_arrays, new_id = _split_order_numbering(tree_arrays, order)
     tree = Tree(features, tree_arrays, 1, check=False)
-    leaf_table = np.array([(leaf.start, leaf.end, leaf.id) for leaf in leaves], dtype=np.int64).reshape(-1, 3)
+    leaf_table = np.array([(leaf.start, leaf.end, new_id[leaf.id]) for leaf in leaves], dtype=np.int64).reshape(-1, 3)
     return tree, leaf_table
+
+
+def _split_order_numbering(tree_arrays: dict, order: list[int]) -> tuple[dict, np.ndarray]:
+    """Renumber nodes: internal nodes in the order they were split, then the leaves.
+
+    Leaf-wise growth numbers nodes as they are created, not as they are split; the product
+    trees number splits in the order training chose them, which the Inspector's replay
+    relies on. A node is split after its parent, so parents still precede children.
+
+    Returns
+    -------
+    arrays : dict
+        The tree arrays in the new order, children renumbered.
+    new_id : ndarray of shape (node_count,), int64
+        New id of each old id.
+    """
+    left = np.asarray(tree_arrays["children_left"])
+    count = left.shape[0]
+    old = np.concatenate([np.asarray(order, dtype=np.int64), np.flatnonzero(left == -1)])
+    new_id = np.empty(count, dtype=np.int64)
+    new_id[old] = np.arange(count)
+    out = {name: np.asarray(values)[old] for name, values in tree_arrays.items()}
+    for name in ("children_left", "children_right"):
+        child = out[name]
+        out[name] = np.where(child >= 0, new_id[np.maximum(child, 0)], -1)
+    return out, new_id
