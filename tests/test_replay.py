@@ -271,3 +271,34 @@ def test_a_selected_leaf_shows_its_prediction_in_its_region():
     assert found.inside[row, col]
     with pytest.raises(ValueError, match="node must be between"):
         viz.treeview.node_region(tree, 10_000, grid, reference, sig)
+
+
+@pytest.mark.parametrize("case", ["disk", "sphere", "plane"])
+def test_margin_band_reaches_the_nearest_training_row_on_each_side(case):
+    from curvedtrees.viz.boundaries import reaches_node
+    from curvedtrees.viz.treeview import _split_value
+
+    sig, view = CASES[case]
+    X, _, tree = _fit(sig)
+    reference = viz.reference_point(sig, X, "mean")
+    grid = viz.view_grid(view, sig, 40, viz.data_bounds(view, sig, X) or None)
+    node = 0
+    found = viz.treeview.node_region(tree, node, grid, reference, sig, X_train=X)
+    assert found.band is not None and not np.all(found.band[grid.mask.reshape(grid.shape)])
+    assert [side for _, _, side in found.nearest] == ["left", "right"]
+    value = _split_value(tree.tree_, node, X, sig)
+    reached = reaches_node(tree, node, X, sig)
+    for _, row, side in found.nearest:
+        mine = reached & ((value <= 0) if side == "left" else (value > 0))
+        assert abs(value[row]) == pytest.approx(np.min(np.abs(value[mine])))
+    # The band is the cells on each side closer to the boundary than that side's nearest row.
+    cells = _split_value(tree.tree_, node, viz.product_rows(grid, reference), sig)
+    band = found.band.ravel()[grid.mask]
+    left_limit, right_limit = (abs(value[row]) for _, row, _ in found.nearest)
+    want = np.where(cells <= 0, np.abs(cells) <= left_limit, np.abs(cells) <= right_limit)
+    np.testing.assert_array_equal(band, want)
+    # The root's margin is wider than a grid cell here on the disk and the sphere (on the plane it is not).
+    assert band.any() or case == "plane"
+    spec = json.loads(viz.region_figure(grid, viz.predict_regions(tree, grid, reference), highlight=found).to_json())
+    names = [t.get("name") for t in spec["data"]]
+    assert ("margin" in names or case == "plane") and "nearest rows (margin)" in names

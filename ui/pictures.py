@@ -416,8 +416,13 @@ def picture_figure(
                          "frame_label": steps.label if steps is not None else "frame"}
     highlight = None
     if highlight_node is not None and tree is not None and regions is not None:
+        train = np.ones(len(data.X), dtype=bool)
+        if model is not None and getattr(model, "source", "trained") == "trained" and len(model.test_idx):
+            train[model.test_idx] = False
+        train_rows = np.flatnonzero(train)
         highlight = viz.treeview.node_region(tree, highlight_node, grid, picture.reference(data), signature,
-                                             class_names=data.class_names)
+                                             class_names=data.class_names, X_train=data.X[train_rows],
+                                             rows_train=train_rows)
     return viz.region_figure(grid, regions, points, curves, styles=styles, marked=marked, highlight=highlight,
                              class_names=data.class_names, value_range=value_range, title=title, height=height,
                              value_title=f"predicted {unit}" if unit else None, label_nodes=label_nodes,

@@ -489,6 +489,8 @@ def region_figure(
     for part, test in parts:
         _add_points(fig, kind, part, _point_style(part, colors, value_range, test, coloring.scale),
                     _hover(part, class_names, test), test)
+    if highlight is not None and getattr(highlight, "band", None) is not None:
+        _add_margin(fig, grid, highlight)
     if highlight is not None and highlight.labels:
         _add_region_labels(fig, kind, highlight.labels)
     if marked:
@@ -600,6 +602,42 @@ def _dimmed(regions: RegionGrid, inside: np.ndarray) -> RegionGrid:
     confidence = np.where(inside.reshape(regions.confidence.shape), regions.confidence, np.float32(0.0))
     return RegionGrid(regions.grid, regions.task, regions.class_index, confidence.astype(np.float32),
                       regions.values, regions.classes)
+
+
+_BAND_COLOR = "rgba(255, 225, 0, 0.45)"  # the newest split's yellow, see-through
+
+
+def _add_margin(fig, grid: ViewGrid, highlight):
+    """A split's margin band (flat pictures: a see-through heatmap; 3-D: a see-through mesh just above the
+    surface) and its nearest training row on each side (ringed markers)."""
+    kind = grid.view.kind
+    band = np.asarray(highlight.band).reshape(grid.shape)
+    if kind in ("disk", "plane", "map") and band.any():
+        x = grid.coords["lon" if kind == "map" else "x"]
+        y = grid.coords["lat" if kind == "map" else "y"]
+        z = np.where(band, np.float32(1.0), np.float32(np.nan))
+        fig.add_trace(go.Heatmap(x=np.asarray(x, np.float32), y=np.asarray(y, np.float32), z=z, zsmooth=False,
+                                 colorscale=[[0, _BAND_COLOR], [1, _BAND_COLOR]], showscale=False, hoverinfo="skip",
+                                 name="margin"))
+    elif kind in ("sphere", "torus") and band.any():
+        rows, cols = grid.shape
+        i, j, k = _mesh_faces(rows, cols)
+        keep = np.concatenate([band.ravel(), band.ravel()])
+        vx, vy, vz = (np.asarray(grid.coords[c], dtype=np.float32).ravel() for c in ("vx", "vy", "vz"))
+        if kind == "sphere":
+            vx, vy, vz = vx * 1.003, vy * 1.003, vz * 1.003  # above the regions, below the boundaries
+        fig.add_trace(go.Mesh3d(x=vx, y=vy, z=vz, i=i[keep], j=j[keep], k=k[keep], color="#FFE100", opacity=0.45,
+                                hoverinfo="skip", showlegend=False, name="margin", flatshading=True))
+    keys = ("theta",) if kind == "circle" else ("x", "y", "z") if kind in ("sphere", "torus") else ("x", "y")
+    if highlight.nearest and all(k in highlight.nearest[0][0] for k in keys):
+        coords = {k: np.array([p[k] for p, _, _ in highlight.nearest], dtype=np.float32) for k in keys}
+        if kind == "circle":
+            coords["r"] = np.full(len(highlight.nearest), 1.25, dtype=np.float32)
+        hover = [f"nearest training row on the {side}: row {row}" for _, row, side in highlight.nearest]
+        marker = {"symbol": "circle-open", "size": 18 if kind not in ("sphere", "torus") else 9,
+                  "color": "#111111", "line": {"width": 3}}
+        fig.add_trace(_trace_class(kind)(**coords, mode="markers", marker=marker, hovertext=hover,
+                                         hoverinfo="text", name="nearest rows (margin)", showlegend=True))
 
 
 def _add_region_labels(fig, kind: str, labels):

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from .boundaries import goes_left, node_parents, reaches_node, tree_arrays
 from .palette import class_colors
 from .regions import RegionGrid
-from .views import ViewGrid, product_rows
+from .views import ViewGrid, product_rows, project_points
 
 __all__ = [
     "MAX_REPLAY_FRAMES",
@@ -259,10 +259,18 @@ class NodeRegion:
         and hover text: for a split, one label on each side ("node 3 left (≤ 0)", the
         rule "+0.58·x0 +0.815·x2 ≤ 0" on hover), for a leaf its prediction; placed on
         the side's cell nearest to the side's centroid, so that it lies inside the side.
+    band : ndarray of bool, shape grid.shape, or None
+        A split's margin: the cells of its region between its boundary and the nearest
+        training row on each side (None without training rows, or when the split is on
+        a component the picture does not show).
+    nearest : list of (dict, int, str)
+        The nearest training row on each side: picture coordinates, row number, side.
     """
 
     inside: np.ndarray
     labels: list
+    band: np.ndarray | None = None
+    nearest: list = ()
 
 
 def _cell_point(grid: ViewGrid, flat: int) -> dict:
@@ -296,7 +304,7 @@ def _label_cell(grid: ViewGrid, cells: np.ndarray) -> int | None:
 
 
 def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, signature, class_names=None,
-                id_map=None) -> NodeRegion:
+                id_map=None, X_train=None, rows_train=None) -> NodeRegion:
     """The cells of a picture that reach ``node``, and labels of its two sides (or of its prediction).
 
     Parameters
@@ -310,6 +318,10 @@ def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, sig
     class_names : list of str, optional
     id_map : ndarray of int, optional
         Original node ids (see :class:`PrunedTree`), used in the labels.
+    X_train : ndarray of shape (n_rows, ambient_dim), optional
+        The training rows: a split's margin band and nearest rows need them.
+    rows_train : ndarray of int, shape (n_rows,), optional
+        Row numbers of ``X_train`` in the dataset (default 0, 1, ...).
 
     Returns
     -------
@@ -348,7 +360,49 @@ def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, sig
                 # Short on the picture (it must fit a narrow column); the whole rule shows on hover.
                 labels.append((_cell_point(grid, cell), f"node {shown} {side} (≤ 0)" if side == "left" else
                                f"node {shown} {side} (> 0)", f"{rule} {sign} 0"))
+        if X_train is not None and int(tree.component[node]) in grid.view.components and reach.any():
+            return _with_margin(estimator, node, grid, reference, signature, inside, labels, rows, reach,
+                                np.asarray(X_train, dtype=np.float64), rows_train)
     return NodeRegion(inside.reshape(grid.shape), labels)
+
+
+def _split_value(tree, node: int, rows: np.ndarray, signature) -> np.ndarray:
+    """``normal[0] x_i + normal[1] x_j`` of each row on the split's component (<= 0 goes left)."""
+    from ..manifolds.signature import Signature
+
+    comp = Signature.parse(signature).components[int(tree.component[node])]
+    i, j = (int(v) for v in np.asarray(tree.coords)[node])
+    n0, n1 = (float(v) for v in np.asarray(tree.normal)[node])
+    return n0 * (1.0 if i < 0 else rows[:, comp.start + i]) + n1 * rows[:, comp.start + j]
+
+
+def _with_margin(estimator, node, grid, reference, signature, inside, labels, rows, reach, X_train, rows_train):
+    """A split's region with its margin band and the nearest training row on each side.
+
+    On every component kind the geodesic distance to a split's boundary grows with
+    ``|normal . x|`` (E: linearly, S: as an arcsine, H: as an arcsinh of it over a fixed
+    norm), so the nearest row on a side is the one of smallest ``|normal . x|`` and the
+    band is the cells on that side whose value is smaller still: no distance formula per
+    geometry is needed, and the band meets the two rows exactly.
+    """
+    tree = estimator.tree_
+    reached = reaches_node(tree, node, X_train, signature)
+    value = _split_value(tree, node, X_train, signature)
+    cell_value = _split_value(tree, node, rows[reach], signature)
+    on_grid = np.flatnonzero(grid.mask)[reach]
+    band = np.zeros(grid.mask.shape, dtype=bool)
+    nearest = []
+    numbers = np.arange(len(X_train)) if rows_train is None else np.asarray(rows_train)
+    for side, mine in (("left", reached & (value <= 0)), ("right", reached & (value > 0))):
+        if not mine.any():
+            continue
+        pick = np.flatnonzero(mine)[np.argmin(np.abs(value[mine]))]
+        reach_value = abs(float(value[pick]))
+        cells = (cell_value <= 0) if side == "left" else (cell_value > 0)
+        band[on_grid[cells & (np.abs(cell_value) <= reach_value)]] = True
+        at = project_points(grid.view, signature, X_train[pick:pick + 1])
+        nearest.append(({k: float(v[0]) for k, v in at.items()}, int(numbers[pick]), side))
+    return NodeRegion(inside.reshape(grid.shape), labels, band.reshape(grid.shape), nearest)
 
 
 def tree_layout(tree) -> tuple[np.ndarray, np.ndarray]:
