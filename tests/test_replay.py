@@ -302,3 +302,23 @@ def test_margin_band_reaches_the_nearest_training_row_on_each_side(case):
     spec = json.loads(viz.region_figure(grid, viz.predict_regions(tree, grid, reference), highlight=found).to_json())
     names = [t.get("name") for t in spec["data"]]
     assert ("margin" in names or case == "plane") and "nearest rows (margin)" in names
+
+
+def test_an_explained_points_path_is_drawn_split_by_split_in_the_replay():
+    from ui.pictures import replay_styles
+
+    sig, view = CASES["disk"]
+    X, _, tree = _fit(sig)
+    grid = viz.view_grid(view, sig, 10)
+    replay = viz.replay_regions(tree, grid, viz.reference_point(sig))
+    path = [v for v in viz.decision_path_nodes(tree, X[5]) if tree.tree_.children_left[v] >= 0]
+    assert len(path) >= 3
+    frames = replay_styles(replay, dict.fromkeys(path, "path") | {path[1]: "selected"})
+    for frame, styles in enumerate(frames):
+        done = set(replay.nodes(frame).tolist())
+        newest = replay.newest(frame)
+        # Each frame marks the path's splits made so far (the newest keeps its own colour) and no others.
+        assert {v for v, s in styles.items() if s == "path"} == {v for v in path if v in done} - {newest, path[1]}
+        assert set(styles) == done
+        if path[1] in done:
+            assert styles[path[1]] == "selected"
