@@ -35,7 +35,6 @@ _ROWS_KINDS = {"H": ROWS_H, "S": ROWS_S, "E": ROWS_E}
 _ROUNDING = float(np.finfo(np.float64).eps)
 
 
-
 def manifold_for(component: Component) -> ComponentManifold:
     """The component manifold (:class:`Hyperbolic`, :class:`Spherical` or :class:`Euclidean`) of a ``Component``."""
     return _CLASSES[component.kind](component.dim, component.curvature)
