@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 from curvedtrees import viz
 from curvedtrees.datasets import load_dataset
-from curvedtrees.manifolds import Signature
 
 from ui import state
 from ui.chrome import adopt_dataset, page_setup, show_note
@@ -20,7 +19,9 @@ from ui.data import (
     synthetic_recipe,
 )
 from ui.errors import friendly
+from ui.forms import param_fields, signature_box
 from ui.pictures import Picture
+from ui.text import plural
 from ui.uploads import (
     ACCEPTED_TYPES,
     MAX_ROWS,
@@ -42,26 +43,6 @@ st.title("Data")
 # Material icons ship with Streamlit (emoji depend on the system's fonts).
 OK = ":green[:material/check_circle:]"
 BAD = ":red[:material/cancel:]"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
-def signature_box(label: str, key: str, default: str):
-    """A signature text box whose parse error appears right under it (sizes are refused at once)."""
-    text = st.text_input(label, value=default, key=key,
-                         help="Components joined by x: H (hyperbolic), S (sphere), E (Euclidean) with a dimension, "
-                              "optional curvature in parentheses and powers, e.g. 'H2 x S2 x E2', 'H2(-0.5) x S1', "
-                              "'(S1)^3'.")
-    try:
-        signature = Signature.parse(text)
-    except (TypeError, ValueError) as exc:
-        st.error(str(exc), icon=":material/edit:")
-        return None
-    st.caption(f"✓ `{signature}`: {plural(len(signature.components), 'component')}, dimension {signature.dim}, "
-               f"{plural(signature.ambient_dim, 'ambient coordinate')} per row.")
-    return signature
 
 
 def adopt(record, train_now: bool, place: str):
@@ -115,30 +96,7 @@ with tab_builtin:
         info = infos[pick]
         st.markdown(info.summary)
         available, hint = info.available()
-        params = {}
-        cols = st.columns(3)
-        for k, spec in enumerate(info.parameters):
-            key = f"builtin_{info.name}_{spec.name}"
-            with cols[k % 3]:
-                if spec.kind == "bool":
-                    params[spec.name] = st.checkbox(spec.name, value=bool(spec.default), help=spec.help, key=key)
-                elif spec.kind == "choice":
-                    choices = list(spec.choices)
-                    params[spec.name] = st.selectbox(spec.name, choices, index=choices.index(spec.default),
-                                                     help=spec.help, key=key)
-                elif spec.kind == "signature":
-                    params[spec.name] = st.text_input(spec.name, value=str(spec.default), help=spec.help, key=key)
-                elif spec.kind in ("int", "seed"):
-                    default = 0 if spec.default is None else int(spec.default)
-                    params[spec.name] = int(st.number_input(
-                        spec.name, int(spec.min) if spec.min is not None else 0,
-                        int(spec.max) if spec.max is not None else 2**31 - 1, default,
-                        step=int(spec.step or 1), help=spec.help, key=key))
-                else:
-                    params[spec.name] = float(st.number_input(
-                        spec.name, float(spec.min) if spec.min is not None else None,
-                        float(spec.max) if spec.max is not None else None, float(spec.default),
-                        step=float(spec.step or 0.1), help=spec.help, key=key))
+        params = param_fields(info.parameters, key_prefix=f"builtin_{info.name}_")
         train_builtin = st.checkbox("Train a tree right away", value=True, key="builtin_train")
         if not available:
             st.warning(f"This dataset needs an optional package: `{hint}`")

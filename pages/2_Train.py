@@ -1,6 +1,7 @@
 """Train a model on the current dataset, score it, save it as JSON or load one."""
 
 import hashlib
+from dataclasses import replace
 
 import streamlit as st
 from curvedtrees import io as model_io
@@ -10,15 +11,10 @@ from ui import state
 from ui.boosted_trees import boosting_summary, is_boosted
 from ui.chrome import metrics_table, page_setup, rerun_with_note, set_model, show_note
 from ui.errors import friendly, message_for
+from ui.forms import param_fields
 from ui.sandbox import check_against_dataset, load_model_isolated
 from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
 from ui.widgets import PLOTLY_CONFIG
-
-
-def _choice_text(choice) -> str:
-    # early_stopping's choices are "auto", True and False (scikit-learn's values); say them in words.
-    return ("on" if choice else "off") if isinstance(choice, bool) else str(choice)
-
 
 page_setup("Train")
 st.title("Train a model")
@@ -38,29 +34,10 @@ st.caption(family.blurb)
 previous = model.recipe if model is not None and model.recipe.get("family") == family_key else {}
 defaults = family.defaults(data.task) | dict(previous.get("params", {}))
 with st.form("train_form"):
-    params = {}
-    cols = st.columns(3)
-    specs = [p for p in family.params if not (p.name == "criterion" and data.task == "regression")]
-    for k, spec in enumerate(specs):
-        key = f"train_{family_key}_{spec.name}"
-        label = spec.label or spec.name
-        value = defaults.get(spec.name, spec.default)
-        with cols[k % 3]:
-            if spec.kind == "choice":
-                choices = [c for c in spec.choices if not (spec.name == "criterion" and c == "squared_error")]
-                shown = "all" if value is None and spec.name == "max_features" else value
-                params[spec.name] = st.selectbox(label, choices, index=choices.index(shown) if shown in choices else 0,
-                                                 help=spec.help, key=key, format_func=_choice_text)
-            elif spec.kind == "bool":
-                params[spec.name] = st.checkbox(label, value=bool(value), help=spec.help, key=key)
-            elif spec.kind.endswith("int"):
-                params[spec.name] = int(st.number_input(label, int(spec.min), int(spec.max),
-                                                        int(value or 0), step=int(spec.step or 1), help=spec.help,
-                                                        key=key))
-            else:
-                params[spec.name] = float(st.number_input(label, float(spec.min), float(spec.max), float(value or 0),
-                                                          step=float(spec.step or 0.01), format="%g", help=spec.help,
-                                                          key=key))
+    # A regression tree has one criterion (squared error): the box is shown for classification only.
+    specs = [replace(p, choices=tuple(c for c in p.choices if c != "squared_error")) if p.name == "criterion" else p
+             for p in family.params if not (p.name == "criterion" and data.task == "regression")]
+    params = param_fields(specs, key_prefix=f"train_{family_key}_", values=defaults)
     c1, c2 = st.columns(2)
     fixed_split = data.dataset.test_mask is not None
     test_size = c1.slider("Test share", 0.1, 0.5, float(previous.get("test_size", 0.25)), step=0.05,

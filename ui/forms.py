@@ -15,7 +15,9 @@ import streamlit as st
 from curvedtrees.datasets import ParamInfo
 from curvedtrees.manifolds import Signature
 
-__all__ = ["SIGNATURE_HELP", "param_fields", "signature_box"]
+from ui.text import plural
+
+__all__ = ["SIGNATURE_HELP", "choice_text", "param_fields", "signature_box"]
 
 SIGNATURE_HELP = (
     "Components joined by x: H (hyperbolic), S (sphere), E (Euclidean) with a dimension, optional curvature in "
@@ -47,10 +49,14 @@ def signature_box(label: str, key: str, default: str, help: str = SIGNATURE_HELP
         st.error(str(exc), icon=":material/edit:")
         return None
     if describe:
-        n = len(signature.components)
-        st.caption(f"✓ `{signature}`: {n} component{'s' if n != 1 else ''}, dimension {signature.dim}, "
-                   f"{signature.ambient_dim} ambient coordinates per row.")
+        st.caption(f"✓ `{signature}`: {plural(len(signature.components), 'component')}, dimension {signature.dim}, "
+                   f"{plural(signature.ambient_dim, 'ambient coordinate')} per row.")
     return signature
+
+
+def choice_text(choice) -> str:
+    """How a choice reads in a form: booleans (scikit-learn's early_stopping) as on / off."""
+    return ("on" if choice else "off") if isinstance(choice, bool) else str(choice)
 
 
 def _label(spec: ParamInfo) -> str:
@@ -66,7 +72,7 @@ def _field(spec: ParamInfo, value, key: str, disabled: bool):
         choices = list(spec.choices)
         shown = spec.none_choice if value is None and spec.none_choice is not None else value
         return st.selectbox(label, choices, index=choices.index(shown) if shown in choices else 0,
-                            help=spec.help, key=key, disabled=disabled)
+                            help=spec.help, key=key, disabled=disabled, format_func=choice_text)
     if spec.kind == "signature":
         return st.text_input(label, value=str(value), help=spec.help, key=key, disabled=disabled)
     if spec.kind in ("int", "seed", "optional_int"):

@@ -36,6 +36,8 @@ from curvedtrees.limits import (
 )
 from curvedtrees.manifolds import CHECK_RTOL, ProductManifold, Signature, manifold_for
 
+from ui.text import plural as _plural
+
 __all__ = [
     "ACCEPTED_TYPES",
     "MAX_CELLS",
@@ -85,11 +87,6 @@ _MAX_LABEL_CHARS = 256
 
 class UploadError(ValueError):
     """A file that cannot be read, with the reason in plain words."""
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    """``"1 row"``, ``"2 rows"``, ``"1,200 rows"``."""
-    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
 
 # ----------------------------------------------------------------- reading

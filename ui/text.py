@@ -1,0 +1,10 @@
+"""Small helpers for the app's sentences (pure: no Streamlit)."""
+
+from __future__ import annotations
+
+__all__ = ["plural"]
+
+
+def plural(n: int, word: str, plural_form: str | None = None) -> str:
+    """``"1 row"``, ``"2 rows"``, ``"1,200 rows"``; ``plural_form`` for irregular words."""
+    return f"{n:,} {word if n == 1 else (plural_form or word + 's')}"
