@@ -18,8 +18,10 @@ from curvedtrees.baselines import (
     ProductSVMRegressor,
     TangentRegressor,
 )
+from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
+from curvedtrees.klein import KleinTreeClassifier, KleinTreeRegressor
 from curvedtrees.manifolds import Hyperbolic, ProductManifold, Signature, Spherical
-from curvedtrees.trees import ProductDecisionTreeClassifier, ProductRandomForestClassifier
+from curvedtrees.trees import ProductDecisionTreeClassifier, ProductRandomForestClassifier, ProductRandomForestRegressor
 from sklearn.base import is_classifier
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -106,6 +108,12 @@ def test_check_point_on_manifold_answers_like_check_point(space):
         (ProductSVMRegressor(), False),
         (TangentRegressor(), False),
         (AmbientClassifier(), True),
+        (ProductRandomForestClassifier(), True),
+        (ProductRandomForestRegressor(), False),
+        (ProductGradientBoostingClassifier(), True),
+        (ProductGradientBoostingRegressor(), False),
+        (KleinTreeClassifier(), True),
+        (KleinTreeRegressor(), False),
     ],
     ids=lambda e: type(e).__name__ if not isinstance(e, bool) else str(e),
 )

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy import sparse
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, is_classifier
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ._builder import add_draws, build_tree, forest_accumulate, pack_forest
@@ -94,7 +94,7 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
     tree.signature_ = template.signature_
     tree.split_features_ = template.split_features_
     tree.max_features_ = max_features
-    if forest._is_classifier:
+    if is_classifier(forest):
         tree.classes_ = template.classes_
         tree.n_classes_ = template.n_classes_
     if forest.bootstrap:
@@ -106,13 +106,13 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
     if X.shape[0] <= _INT32_ROWS:
         samples = samples.astype(np.int32)
     features = template.split_features_
-    n_outputs = template.n_classes_ if forest._is_classifier else 1
+    n_outputs = template.n_classes_ if is_classifier(forest) else 1
     raw = build_tree(
         X, V, features.kind, features.col_i, features.col_j, y_code, y_value, weight, samples, n_outputs,
-        forest._is_classifier, params["criterion"], params["max_depth"], params["min_samples_split"],
+        is_classifier(forest), params["criterion"], params["max_depth"], params["min_samples_split"],
         params["min_samples_leaf"], params["min_impurity_decrease"], max_features, tree_seed, cancel=cancel,
     )
-    tree.tree_ = Tree.from_builder(features, raw, n_outputs, forest._is_classifier)
+    tree.tree_ = Tree.from_builder(features, raw, n_outputs, is_classifier(forest))
     return tree
 
 
@@ -174,8 +174,6 @@ class BaseProductForest(BaseEstimator):
     """Shared machinery of the product random forests (not public)."""
 
     _tree_class = ProductDecisionTreeClassifier
-    _is_classifier = True
-
     def __init__(
         self,
         n_estimators=100,
@@ -307,7 +305,7 @@ class BaseProductForest(BaseEstimator):
             del self.feature_names_in_
         self.signature_ = template.signature_
         self.split_features_ = template.split_features_
-        if self._is_classifier:
+        if is_classifier(self):
             self.classes_ = template.classes_
             self.n_classes_ = template.n_classes_
         self.estimators_ = kept + trees
@@ -339,7 +337,7 @@ class BaseProductForest(BaseEstimator):
                 f"warm_start: pairs={template.split_features_.pairs!r} differs from the fitted forest's "
                 f"pairs={self.split_features_.pairs!r}{restart}"
             )
-        if self._is_classifier and not (
+        if is_classifier(self) and not (
             template.classes_.shape == self.classes_.shape and np.array_equal(template.classes_, self.classes_)
         ):
             raise ValueError(
@@ -458,8 +456,6 @@ min_impurity_decrease, random_state
     """
 
     _tree_class = ProductDecisionTreeClassifier
-    _is_classifier = True
-
     def predict_proba(self, X, check_input=True):
         """Mean of the trees' class fractions, shape (n_samples, n_classes)."""
         return self._tree_outputs(self._validate_X_predict(X, check_input))
@@ -473,8 +469,6 @@ class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
     """
 
     _tree_class = ProductDecisionTreeRegressor
-    _is_classifier = False
-
     def __init__(
         self,
         n_estimators=100,
