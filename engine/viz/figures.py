@@ -648,8 +648,14 @@ def _add_region_labels(fig, kind: str, labels):
     font = {"size": 13, "color": "#111111"}
     if kind not in ("sphere", "torus"):
         font["shadow"] = "0px 0px 3px #FFFFFF"
-    fig.add_trace(_trace_class(kind)(**coords, text=[f"<b>{t}</b>" for _, t, _ in labels], mode="text",
-                                     hovertext=[h for _, _, h in labels], hoverinfo="text", textfont=font,
+    texts = [t for _, t, _ in labels]
+    if kind in ("sphere", "torus"):
+        # WebGL draws 3-D text inside the scene, where a long label near the rim would run past the
+        # column's edge: a letter on the surface, the whole label on hover.
+        texts = ["L" if " left " in t else "R" if " right " in t else "leaf" for t in texts]
+    fig.add_trace(_trace_class(kind)(**coords, text=[f"<b>{t}</b>" for t in texts], mode="text",
+                                     hovertext=[f"{t}: {h}" if t != h else t for _, t, h in labels],
+                                     hoverinfo="text", textfont=font,
                                      showlegend=False, name="node labels"))
 
 
