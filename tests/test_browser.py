@@ -293,7 +293,9 @@ def test_inspector_slider_steps_through_the_splits(server, browser):
     page = _page(browser)
     page.goto(f"{url}/Inspector")
     _idle(page)
-    _wait_heatmap(page, 1)
+    # The picture is the page's last chart (the diagram and the node's class bars come first).
+    regions = page.locator('[data-testid="stPlotlyChart"]').last
+    regions.locator(".heatmaplayer image").first.wait_for(state="visible")
     slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
     full = int(slider.get_attribute("max"))
     assert int(slider.input_value()) == full
@@ -305,8 +307,10 @@ def test_inspector_slider_steps_through_the_splits(server, browser):
         page.locator('[data-testid="stSliderThumbValue"]', has_text=str(step)).first.wait_for(state="visible")
         _idle(page)
     page.get_by_text("(first 3 of").wait_for(state="visible")
-    _wait_heatmap(page, 1)
-    assert _chart(page, 1).get_by_text("newest split").count() >= 1
-    _assert_painted(_chart(page, 1).locator(".main-svg").first, "inspector regions")
+    regions.locator(".heatmaplayer image").first.wait_for(state="visible")
+    # The picture opens at the slider's 3 splits (its own slider says so) with the newest one highlighted.
+    regions.get_by_text("splits: 3").wait_for(state="visible")
+    assert regions.get_by_text("newest split").count() >= 1
+    _assert_painted(regions.locator(".main-svg").first, "inspector regions")
     _shot(page, "07-inspector-three-splits")
     page.close()
