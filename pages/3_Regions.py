@@ -4,6 +4,7 @@ import streamlit as st
 from curvedtrees import viz
 
 from ui import state
+from ui.boosted_trees import is_boosted, tree_count, tree_label
 from ui.chrome import page_setup
 from ui.export import export_buttons
 from ui.pictures import boundary_tree, default_layers
@@ -25,27 +26,36 @@ with col_a:
     show_points = st.toggle("Show data points", value=bool(state.pref("points", auto_points)), key="regions_points")
     state.set_pref("points", show_points)
 tree = None
+# Only product trees (and ensembles of them) have geodesic splits to draw: no toggle for other models.
+has_splits = model is not None and boundary_tree(model) is not None
+show_bounds = False
 with col_b:
-    # The choice belongs to one model: a forest trained after a tree was shown with its boundaries opens
-    # without one tree's boundaries (they do not match the forest's regions) until the user asks again.
-    model_id = model.model_id if model is not None else None
-    saved_bounds = state.pref("bounds")
-    if not (isinstance(saved_bounds, dict) and saved_bounds.get("model") == model_id):
-        saved_bounds = {"model": model_id, "on": auto_bounds}
-        st.session_state.pop("regions_bounds", None)  # the toggle, too, starts again from the new model's default
-    show_bounds = st.toggle("Show split boundaries", value=bool(saved_bounds["on"]), key="regions_bounds",
-                            help="Each split of a single tree drawn as the geodesic it is, only where it acts.")
-    state.set_pref("bounds", {"model": model_id, "on": bool(show_bounds)})
+    if has_splits:
+        # The choice belongs to one model: a forest trained after a tree was shown with its boundaries opens
+        # without one tree's boundaries (they do not match the forest's regions) until the user asks again.
+        model_id = model.model_id
+        saved_bounds = state.pref("bounds")
+        if not (isinstance(saved_bounds, dict) and saved_bounds.get("model") == model_id):
+            saved_bounds = {"model": model_id, "on": auto_bounds}
+            st.session_state.pop("regions_bounds", None)  # the toggle starts again from the new model's default
+        show_bounds = st.toggle("Show split boundaries", value=bool(saved_bounds["on"]), key="regions_bounds",
+                                help="Each split of a single tree drawn as the geodesic it is, only where it acts.")
+        state.set_pref("bounds", {"model": model_id, "on": bool(show_bounds)})
+    elif model is not None:
+        st.caption("This model has no geodesic splits to draw (not a product tree).")
 with col_c:
     forest = getattr(model.estimator, "estimators_", None) if model is not None else None
-    if show_bounds and forest is not None and boundary_tree(model) is not None:
-        index = st.number_input("Boundaries of tree #", 0, len(forest) - 1,
-                                int(min(state.pref("tree", 0) or 0, len(forest) - 1)), key="regions_tree",
-                                help="A forest's regions average many trees; the boundaries drawn are one tree's.")
+    boosted = model is not None and is_boosted(model.estimator)
+    n_trees = tree_count(model.estimator) if boosted else len(forest) if forest is not None else 0
+    if show_bounds and n_trees:
+        index = st.number_input("Boundaries of tree #", 0, n_trees - 1,
+                                int(min(state.pref("tree", 0) or 0, n_trees - 1)), key="regions_tree",
+                                help="A forest's regions average many trees, a boosted model's add them up; the "
+                                     "boundaries drawn are one tree's.")
         state.set_pref("tree", int(index))
         tree = boundary_tree(model, int(index))
-    elif model is not None and boundary_tree(model) is None:
-        st.caption("This model has no geodesic splits to draw (not a product tree).")
+        if boosted:
+            st.caption(tree_label(model.estimator, int(index)))
 
 fig = show_picture(data, picture, model, chart_key="regions_chart", show_points=show_points,
                    show_boundaries=show_bounds, tree=tree)

@@ -4,8 +4,10 @@ import streamlit as st
 from curvedtrees import viz
 
 from ui import state
+from ui.boosted_trees import is_boosted, tree_label
 from ui.chrome import page_setup, set_model
 from ui.errors import friendly
+from ui.export import export_buttons
 from ui.pictures import Picture, boundary_tree
 from ui.training import DEFAULT_TREE, train_from_recipe
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
@@ -27,7 +29,26 @@ if tree is None:
 
 forest = getattr(model.estimator, "estimators_", None)
 tree_index = 0
-if forest is not None:
+if is_boosted(model.estimator):
+    boosted = model.estimator
+    per_iteration = int(boosted.n_trees_per_iteration_)
+    c1, c2 = st.columns(2)
+    # The preference "tree" is the flat tree number (iteration * trees per iteration + class), as on Regions.
+    last = int(boosted.n_iter_) - 1
+    iteration = int(c1.number_input("Iteration", 0, last, int(min((state.pref("tree", 0) or 0) // per_iteration, last)),
+                                    key="insp_tree", help="Boosting adds one tree per iteration (one per class for 3 "
+                                    "or more classes); each is fitted to what the trees before it got wrong."))
+    k_class = 0
+    if per_iteration > 1:
+        k_class = int(c2.selectbox("Class", range(per_iteration), key=f"insp_class_{model.model_id}",
+                                   format_func=lambda k: str(boosted.classes_[k])))
+    tree_index = iteration * per_iteration + k_class
+    state.set_pref("tree", tree_index)
+    tree = boundary_tree(model, tree_index)
+    st.caption(f"{tree_label(boosted, tree_index)}: each leaf holds what it adds to the model's raw score"
+               + (" of that class" if per_iteration > 1 else "") + " (learning rate included); the picture shows "
+               "this one tree's contribution, not the model's prediction.")
+elif forest is not None:
     tree_index = int(st.number_input("Tree of the forest", 0, len(forest) - 1,
                                      int(min(state.pref("tree", 0) or 0, len(forest) - 1)), key="insp_tree"))
     state.set_pref("tree", tree_index)
@@ -46,6 +67,8 @@ else:
                                      "replays every split in the browser. The newest split is highlighted.")
     state.set_pref("k", int(k))
 pruned = viz.first_splits(tree, k)
+# A boosted tree predicts raw-score contributions, not classes: its leaves carry no class names.
+class_names = data.class_names if hasattr(tree, "classes_") else None
 kept_ids = [int(v) for v in pruned.kept]
 
 c1, c2 = st.columns(2)
@@ -87,20 +110,23 @@ with left:
     selected = st.session_state[node_key]
     diagram_styles = dict(styles)
     diagram_styles.setdefault(int(selected), "selected")
-    fig = viz.tree_figure(pruned.estimator, data.class_names, styles=diagram_styles, id_map=pruned.kept)
+    fig = viz.tree_figure(pruned.estimator, class_names, styles=diagram_styles, id_map=pruned.kept)
     st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
     # The key stays the same while the tree does, so the first pick after a page load counts.
     node = st.selectbox("Node", kept_ids, key=node_key, help="Click a node in the diagram, or pick its id here.")
     state.set_pref("node", int(node))
-    details = viz.node_details(pruned.estimator, pruned.to_new(node), data.class_names, id_map=pruned.kept)
+    details = viz.node_details(pruned.estimator, pruned.to_new(node), class_names, id_map=pruned.kept)
+    prediction, impurity = details["prediction"], f" · impurity {details['impurity']:.4g}"
+    if is_boosted(model.estimator):
+        # A boosted tree is grown on gradients: no impurity, and a leaf's value is added to a raw score.
+        prediction, impurity = f"{details['value']:+.4g} added to the raw score", ""
     if details["kind"] == "split":
         st.markdown(f"**Node {node}: split** on {details['geometry']}.  \n"
-                    f"Rule: `{details['boundary']}` · impurity {details['impurity']:.4g} · "
+                    f"Rule: `{details['boundary']}`{impurity} · "
                     f"{details['samples']} training rows · children {details['left']} (left), {details['right']} "
                     "(right)")
     else:
-        st.markdown(f"**Node {node}: leaf** predicting {details['prediction']} · impurity "
-                    f"{details['impurity']:.4g} · {details['samples']} training rows")
+        st.markdown(f"**Node {node}: leaf** predicting {prediction}{impurity} · {details['samples']} training rows")
     if "distribution" in details:
         st.plotly_chart(viz.treeview.distribution_figure(details["distribution"]), key="insp_distribution",
                         config=PLOTLY_CONFIG)
@@ -115,12 +141,13 @@ with right:
         picture_styles = dict.fromkeys(viz.decision_path_nodes(tree, data.X[row]), "path")
     if details["kind"] == "split":
         picture_styles[int(node)] = "selected"
-    show_picture(data, picture, model, estimator=tree, model_key=f"{model.model_id}:t{tree_index}",
-                 chart_key="insp_regions", tree=tree, styles=picture_styles, marked_row=row, replay_k=k,
-                 label_nodes=True, highlight_node=int(node))
+    fig = show_picture(data, picture, model, estimator=tree, model_key=f"{model.model_id}:t{tree_index}",
+                       chart_key="insp_regions", tree=tree, styles=picture_styles, marked_row=row, replay_k=k,
+                       label_nodes=True, highlight_node=int(node))
+    export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="insp")
 
 if row is not None:
     st.markdown(f"**Path of row {row}** (label `{data.y[row]}`):")
-    lines = viz.explain_path(pruned.estimator, data.X[row], data.class_names, id_map=pruned.kept)
+    lines = viz.explain_path(pruned.estimator, data.X[row], class_names, id_map=pruned.kept)
     st.markdown("\n".join(f"- {line}" for line in lines))
 state.sync_url()

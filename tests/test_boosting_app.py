@@ -332,3 +332,22 @@ def test_the_benchmarks_page_shows_a_stored_run_with_boosting_and_reruns_it(tmp_
     assert_clean(at)
     rerun = at.session_state["ct:bench_rerun"]["results"]
     assert "Product GB" in set(rerun["model"]) and (rerun["error"] == "").all()
+
+
+def test_the_inspector_shows_a_chosen_iteration_and_class_of_a_boosted_model():
+    at = start("pages/2_Train.py")
+    train_boosting(at, max_iter=4, max_leaf_nodes=5, early_stopping=False)
+    gb = model(at).estimator
+    at.switch_page("pages/4_Inspector.py").run()
+    assert_clean(at)
+    assert not any("is not one" in str(i.value) for i in at.info)
+    at.number_input(key="insp_tree").set_value(2).run()
+    assert_clean(at)
+    if gb.n_trees_per_iteration_ > 1:
+        box = next(s for s in at.selectbox if s.label == "Class")
+        box.set_value(box.options[-1]).run()
+        assert_clean(at)
+    diagram = charts(at)[0]
+    nodes = next(t for t in diagram["data"] if t.get("name") == "nodes")
+    assert nodes["x"] is not None  # the chosen tree's diagram is drawn
+    assert any("iteration 2" in str(c.value) for c in at.caption)

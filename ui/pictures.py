@@ -21,6 +21,8 @@ from typing import NamedTuple
 import numpy as np
 from curvedtrees import coords, viz
 
+from ui.boosted_trees import is_boosted, iteration_tree
+
 __all__ = ["MAX_POINTS", "MAX_STEPS", "FrameSteps", "Picture", "PictureRegions", "boundary_tree", "default_layers",
            "frame_steps", "globe_components", "is_world", "picture_figure", "reference_note", "regions_for",
            "replay_for", "replay_styles", "resolve_view", "view_choices", "world_coastlines"]
@@ -162,7 +164,7 @@ def default_layers(data, model, estimator=None) -> tuple[bool, bool]:
 
     Points hide the regions of a large dataset (without a model they are all
     there is to see); the boundaries drawn are those of one tree, which say
-    little about a forest's averaged regions.
+    little about a forest's averaged regions or a boosted model's summed ones.
 
     Parameters
     ----------
@@ -175,7 +177,7 @@ def default_layers(data, model, estimator=None) -> tuple[bool, bool]:
     estimator = estimator if estimator is not None else (model.estimator if model is not None else None)
     if estimator is None:
         return True, False
-    return len(data.X) <= MANY_POINTS, getattr(estimator, "estimators_", None) is None
+    return len(data.X) <= MANY_POINTS, getattr(estimator, "estimators_", None) is None and not is_boosted(estimator)
 
 
 def resolve_view(signature, key: str | None, globe=()) -> viz.View:
@@ -239,12 +241,19 @@ def replay_styles(replay: viz.Replay, styles: dict | None = None) -> list[dict]:
 
 
 def boundary_tree(model, tree_index: int = 0):
-    """The single tree whose splits can be drawn (a tree, or one tree of a product forest), or None."""
+    """The single tree whose splits can be drawn, or None.
+
+    A product tree itself; tree ``tree_index`` of a product forest; or, of a product
+    gradient-boosting model, tree ``tree_index = iteration * n_trees_per_iteration_ + k``
+    (:func:`ui.boosted_trees.iteration_tree`: a regression tree of raw-score contributions).
+    """
     if model is None:
         return None
     est = model.estimator if hasattr(model, "estimator") else model
     if hasattr(est, "tree_") and hasattr(est.tree_, "normal"):
         return est
+    if is_boosted(est):
+        return iteration_tree(est, tree_index)
     trees = getattr(est, "estimators_", None)
     if trees is not None and len(trees) and hasattr(trees[0], "tree_") and hasattr(trees[0].tree_, "normal"):
         return trees[int(np.clip(tree_index, 0, len(trees) - 1))]

@@ -62,7 +62,8 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
     """Widgets choosing the picture; choices are kept in the session and mirrored to the URL."""
     signature = data.signature
     views = viz.available_views(signature, globe=globe_components(data))
-    titles = [viz.describe_view(v, signature)[0] for v in views]
+    # The disk's model (Poincaré or Klein) is the toggle below: the picture's name does not fix it.
+    titles = [viz.describe_view(v, signature)[0].replace(" on the Poincaré disk", " on the disk") for v in views]
     saved = state.pref("view")
     index = 0
     if saved and saved.count(":") >= 1:
@@ -89,7 +90,8 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
     state.set_pref("view", view.key)
 
     ref_mode, ref_row = "origin", 0
-    if reference:
+    # A picture of every component (a torus of S1 x S1) holds nothing: no control then.
+    if reference and viz.holds_reference(view, signature):
         with cols[1]:
             modes = ["origin", "mean", "point"]
             labels = {"origin": "origin", "mean": "data mean", "point": "a data point"}
@@ -161,8 +163,10 @@ def show_picture(data, picture: Picture, model=None, *, estimator=None, model_ke
             notes.append("No model yet: the points on the bare manifold.")
         elif est is None:
             notes.append("The points alone; the Regions page draws the current model's regions.")
-        elif data.task == "classification" and est is not None:
+        elif hasattr(est, "classes_"):
             notes.append("Colour: predicted class; pale means the model is less sure (lower winning probability).")
+        elif data.task == "classification":  # one boosted tree: a raw-score contribution, not a class
+            notes.append("Colour: the tree's value at each point, which it adds to a class's raw score.")
         if replay_k is not None and tree is not None:
             notes.append("Play replays training: each frame adds the next split (highlighted) and recolours the "
                          "regions.")
