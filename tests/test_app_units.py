@@ -269,3 +269,33 @@ def test_the_sidebar_scores_an_uploaded_model_on_all_rows_not_a_test_set():
     uploaded = training.adopt_model(trained.estimator, data)
     line = _model_line(uploaded)
     assert "test" not in line and "accuracy" in line and "on all 80 rows" in line
+
+
+def test_regions_offer_boundaries_and_a_reference_only_where_they_mean_something():
+    from pathlib import Path
+
+    from curvedtrees import viz
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/2_Train.py").run()
+    at.selectbox(key="train_family").set_value("knn").run()
+    at.button(key="FormSubmitter:train_form-Train").click().run()
+    at.switch_page("pages/3_Regions.py").run()
+    assert not at.exception
+    assert not [t for t in at.toggle if t.label == "Show split boundaries"]  # k-NN has no geodesic splits
+    assert any("no geodesic splits" in str(c.value) for c in at.caption)
+    assert [r for r in at.radio if r.label == "Other components held at"] == []  # H2 on its disk: nothing held
+
+    # The torus of S1 x S1 draws both components; each circle alone holds the other.
+    at.switch_page("app.py").run()
+    at.button(key="demo_torus").click().run()
+    at.switch_page("pages/3_Regions.py").run()
+    assert not at.exception
+    assert "torus" in str(next(s for s in at.selectbox if s.label == "Picture").value)
+    assert [r for r in at.radio if r.label == "Other components held at"] == []
+    assert [t for t in at.toggle if t.label == "Show split boundaries"]  # a product tree: the toggle is there
+    sig = Signature.parse("S1 x S1")
+    views = {v.key: viz.holds_reference(v, sig) for v in viz.available_views(sig)}
+    assert views == {"circle:0::poincare": True, "circle:1::poincare": True, "torus:0-1::poincare": False}

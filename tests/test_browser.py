@@ -243,7 +243,7 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
     # From the Poincare disk to the plane E2 (150 x 150 cells), then back.
     durations = []
     for option, title in (("E2 (component 3) on the plane", "on the plane"),
-                          ("H2 (component 1) on the Poincaré disk", "Poincaré disk")):
+                          ("H2 (component 1) on the disk", "Poincaré disk")):
         page.locator('[data-testid="stSelectbox"]').filter(has_text="Picture").first.click()
         begin = time.monotonic()
         page.get_by_role("option", name=option).click()

@@ -46,6 +46,7 @@ __all__ = [
     "data_bounds",
     "describe_view",
     "facing_direction",
+    "holds_reference",
     "ortho_project",
     "ortho_unproject",
     "product_rows",
@@ -541,6 +542,24 @@ def torus_xyz(a: np.ndarray, b: np.ndarray, lift: float = 0.0) -> dict:
         "y": (ring * np.sin(a)).astype(np.float32),
         "z": (r * np.sin(b)).astype(np.float32),
     }
+
+
+def holds_reference(view: View, signature) -> bool:
+    """Whether the picture holds any ambient coordinate at the reference point.
+
+    A picture that draws every component of the product (a torus of S1 x S1, the disk of H2)
+    holds nothing, so a choice of reference point would change nothing.
+
+    Examples
+    --------
+    >>> from curvedtrees.manifolds import Signature
+    >>> sig = Signature.parse("S1 x S1")
+    >>> [holds_reference(v, sig) for v in available_views(sig)]
+    [True, True, False]
+    """
+    signature = Signature.parse(signature)
+    _check_view(view, signature)
+    return len(_component_columns(view, signature)) < signature.ambient_dim
 
 
 def product_rows(grid: ViewGrid, reference: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
