@@ -29,7 +29,7 @@ demos = available_demos()
 # Three buttons a row: six in one row cut their labels to "Poi..." on a projector (1024 px and below).
 DEMOS_PER_ROW = 3
 for start in range(0, len(demos), DEMOS_PER_ROW):
-    for column, demo in zip(st.columns(DEMOS_PER_ROW), demos[start:start + DEMOS_PER_ROW]):
+    for column, demo in zip(st.columns(DEMOS_PER_ROW), demos[start : start + DEMOS_PER_ROW]):
         with column:
             if st.button(demo.short, key=f"demo_{demo.key}", help=f"{demo.title}: {demo.blurb}", width="stretch"):
                 with st.spinner(f"Loading {demo.title} and training its model..."):

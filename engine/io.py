@@ -34,8 +34,20 @@ import numpy as np
 
 from .limits import MAX_ARRAY_ITEMS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_ESTIMATORS
 
-__all__ = ["FORMAT", "MAX_ARRAY_ITEMS", "MAX_DOCUMENT_BYTES", "MAX_ESTIMATORS", "SERIALIZERS_GROUP", "VERSION",
-           "decode_array", "dumps", "encode_array", "load_providers", "loads", "register"]
+__all__ = [
+    "FORMAT",
+    "MAX_ARRAY_ITEMS",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_ESTIMATORS",
+    "SERIALIZERS_GROUP",
+    "VERSION",
+    "decode_array",
+    "dumps",
+    "encode_array",
+    "load_providers",
+    "loads",
+    "register",
+]
 
 FORMAT = "curvedtrees-model"
 VERSION = 1
@@ -264,8 +276,9 @@ def _check_depth(document) -> None:
     while stack:
         value, depth = stack.pop()
         if depth > MAX_DOCUMENT_DEPTH:
-            raise ValueError(f"model document nests deeper than {MAX_DOCUMENT_DEPTH} levels "
-                             "(curvedtrees.limits.MAX_DOCUMENT_DEPTH)")
+            raise ValueError(
+                f"model document nests deeper than {MAX_DOCUMENT_DEPTH} levels (curvedtrees.limits.MAX_DOCUMENT_DEPTH)"
+            )
         if isinstance(value, _Decoded):
             continue
         children = value.values() if isinstance(value, dict) else value
@@ -367,16 +380,19 @@ def loads(text: str | bytes):
     # follows characters, which is what the limit is for.
     if len(text) > MAX_DOCUMENT_BYTES:
         unit = "characters" if isinstance(text, str) else "bytes"
-        raise ValueError(f"model document too large ({len(text):,} {unit}; the limit is {MAX_DOCUMENT_BYTES:,} "
-                         "bytes, curvedtrees.limits.MAX_DOCUMENT_BYTES)")
+        raise ValueError(
+            f"model document too large ({len(text):,} {unit}; the limit is {MAX_DOCUMENT_BYTES:,} "
+            "bytes, curvedtrees.limits.MAX_DOCUMENT_BYTES)"
+        )
     if isinstance(text, (bytes, bytearray)):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError("model file is not UTF-8 text") from None
     try:
-        document = json.loads(text, parse_constant=_reject_constant, parse_float=_float_parser(),
-                              object_hook=_decode_while_parsing)
+        document = json.loads(
+            text, parse_constant=_reject_constant, parse_float=_float_parser(), object_hook=_decode_while_parsing
+        )
     except (json.JSONDecodeError, RecursionError) as exc:
         # RecursionError: the parser's own guard against deep nesting (about 1,000 levels).
         raise ValueError(f"model file is not valid JSON: {str(exc)[:200]}") from None
@@ -388,8 +404,7 @@ def loads(text: str | bytes):
     version = document.get("version")
     # An integer, exactly: JSON's true and 1.0 compare equal to 1 in Python but are not versions.
     if type(version) is not int or version != VERSION:
-        raise ValueError(f"unsupported model document version {version!r}; this version reads {VERSION} "
-                         "(an integer)")
+        raise ValueError(f"unsupported model document version {version!r}; this version reads {VERSION} (an integer)")
     extra = set(document) - {"format", "version", "estimator", "params", "fitted"}
     if extra:
         raise ValueError(f"unexpected keys in model document: {sorted(extra)}")

@@ -57,24 +57,63 @@ with tab_synthetic:
     st.markdown("Gaussian mixtures wrapped onto the manifold (the benchmark of the mixed-curvature paper).")
     signature = signature_box("Signature", "syn_signature", "H2")
     c1, c2, c3, c4 = st.columns(4)
-    n_samples = c1.number_input("Points", 10, MAX_SYNTHETIC_SAMPLES, 600, step=100, key="syn_n",
-                                help=f"How many points to sample (up to {MAX_SYNTHETIC_SAMPLES:,}).")
-    task = c2.radio("Task", ["classification", "regression"], key="syn_task", horizontal=True,
-                    help="Classification: each cluster gets a class. Regression: a linear target per cluster.")
-    n_classes = c3.number_input("Classes", 2, MAX_SYNTHETIC_CLASSES, 5, key="syn_classes",
-                                disabled=task == "regression", help="Number of classes (classification).")
+    n_samples = c1.number_input(
+        "Points",
+        10,
+        MAX_SYNTHETIC_SAMPLES,
+        600,
+        step=100,
+        key="syn_n",
+        help=f"How many points to sample (up to {MAX_SYNTHETIC_SAMPLES:,}).",
+    )
+    task = c2.radio(
+        "Task",
+        ["classification", "regression"],
+        key="syn_task",
+        horizontal=True,
+        help="Classification: each cluster gets a class. Regression: a linear target per cluster.",
+    )
+    n_classes = c3.number_input(
+        "Classes",
+        2,
+        MAX_SYNTHETIC_CLASSES,
+        5,
+        key="syn_classes",
+        disabled=task == "regression",
+        help="Number of classes (classification).",
+    )
     seed = c4.number_input("Seed", 0, 2**31 - 1, 0, key="syn_seed", help="Same seed, same data.")
     c5, c6, c7 = st.columns(3)
-    n_clusters = c5.number_input("Clusters", 1, 200, 10, key="syn_clusters",
-                                 help="Mixture components; at least the number of classes.")
-    spread = c6.slider("Cluster spread", 0.05, 2.0, 0.35, step=0.05, key="syn_spread",
-                       help="Scale of each cluster's covariance: small values give tight, separable clusters.")
-    train_now = c7.checkbox("Train a tree right away", value=True, key="syn_train",
-                            help="Fit a default product decision tree so the regions show at once.")
+    n_clusters = c5.number_input(
+        "Clusters", 1, 200, 10, key="syn_clusters", help="Mixture components; at least the number of classes."
+    )
+    spread = c6.slider(
+        "Cluster spread",
+        0.05,
+        2.0,
+        0.35,
+        step=0.05,
+        key="syn_spread",
+        help="Scale of each cluster's covariance: small values give tight, separable clusters.",
+    )
+    train_now = c7.checkbox(
+        "Train a tree right away",
+        value=True,
+        key="syn_train",
+        help="Fit a default product decision tree so the regions show at once.",
+    )
     recipe = None
     if signature is not None:
-        recipe = synthetic_recipe(signature, n_samples, n_classes, task, seed, max(n_clusters, n_classes), spread,
-                                  title=f"Mixture on {signature}")
+        recipe = synthetic_recipe(
+            signature,
+            n_samples,
+            n_classes,
+            task,
+            seed,
+            max(n_clusters, n_classes),
+            spread,
+            title=f"Mixture on {signature}",
+        )
         try:
             check_recipe(recipe)  # sizes refused here, before the button (the limits of a share link too)
         except ValueError as exc:
@@ -91,8 +130,12 @@ with tab_builtin:
     if not infos:
         st.info("No built-in datasets are installed.")
     else:
-        pick = st.selectbox("Dataset", range(len(infos)), key="builtin_pick",
-                            format_func=lambda i: f"{infos[i].title} ({infos[i].signature}, {infos[i].task})")
+        pick = st.selectbox(
+            "Dataset",
+            range(len(infos)),
+            key="builtin_pick",
+            format_func=lambda i: f"{infos[i].title} ({infos[i].signature}, {infos[i].task})",
+        )
         info = infos[pick]
         st.markdown(info.summary)
         available, hint = info.available()
@@ -107,8 +150,9 @@ with tab_builtin:
                     status = st.empty()
 
                     def report(epoch, value, status=status):
-                        status.caption(f"Working... step {epoch}" + (f", loss {float(value):.4g}" if value is not None
-                                                                      else ""))
+                        status.caption(
+                            f"Working... step {epoch}" + (f", loss {float(value):.4g}" if value is not None else "")
+                        )
 
                     with st.spinner(f"Loading {info.title} (this one computes an embedding)..."):
                         record = make_record(load_dataset(info.name, callback=report, **params), recipe)
@@ -125,7 +169,8 @@ with tab_upload:
         f"A table with one row per point: **CSV, TSV** (text, header row) or **NumPy `.npy` / `.npz`** arrays "
         f"(plain numbers; `.npz` with arrays `X` and `y` works directly). Limits: **{MAX_UPLOAD_MB} MB**, "
         f"**{MAX_ROWS:,} rows**. Pickled files are refused. Rows are counted from 0 in messages (header excluded). "
-        "Your file stays in this browser session.")
+        "Your file stays in this browser session."
+    )
     up_signature = signature_box("Signature of the data", "up_signature", "H2")
     # The uploader's own limit is above ours, so that read_table's message explains a file over ours.
     uploaded = st.file_uploader("File", type=list(ACCEPTED_TYPES), key="up_file", max_upload_size=UPLOADER_MB)
@@ -139,12 +184,20 @@ with tab_upload:
         raw = uploaded.getvalue() if uploaded.size <= MAX_UPLOAD_BYTES else b""
         digest = content_hash(np.frombuffer(raw, dtype=np.uint8), extra=f"{uploaded.name}|{uploaded.size}")
         if upload is None or upload.get("hash") != digest:
-            upload = {"hash": digest, "name": uploaded.name, "table": None, "error": None, "project": False,
-                      "drop": False}
+            upload = {
+                "hash": digest,
+                "name": uploaded.name,
+                "table": None,
+                "error": None,
+                "project": False,
+                "drop": False,
+            }
             try:
                 if uploaded.size > MAX_UPLOAD_BYTES:
-                    raise UploadError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; the limit is "
-                                      f"{MAX_UPLOAD_MB} MB (subsample the rows or keep fewer columns)")
+                    raise UploadError(
+                        f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; the limit is "
+                        f"{MAX_UPLOAD_MB} MB (subsample the rows or keep fewer columns)"
+                    )
                 upload["table"] = read_table(uploaded.name, raw)
             except UploadError as exc:
                 upload["error"] = str(exc)
@@ -155,32 +208,51 @@ with tab_upload:
         table = upload["table"]
         st.caption(f"**{upload['name']}**: {plural(len(table), 'row')}, {plural(table.shape[1], 'column')}.")
         if table.attrs.get("hint"):
-            st.info(table.attrs["hint"] + " Check the columns below; save the file with commas and decimal points "
-                    "if they are wrong.", icon=":material/tune:")
+            st.info(
+                table.attrs["hint"] + " Check the columns below; save the file with commas and decimal points "
+                "if they are wrong.",
+                icon=":material/tune:",
+            )
         st.dataframe(table.head(8), hide_index=False)
         guess = suggest_mapping(table, up_signature)
         prefix = f"map_{upload['hash']}_{str(up_signature).replace(' ', '')}"
         columns = list(table.columns)
         c1, c2 = st.columns(2)
         label_options = ["(none)", *columns]
-        label = c1.selectbox("Label column (what to predict)", label_options,
-                             index=label_options.index(guess["label"]) if guess["label"] in columns else 0,
-                             key=f"{prefix}_label")
-        up_task = c2.radio("Task", ["classification", "regression"],
-                           index=0 if guess["task"] == "classification" else 1, key=f"{prefix}_task", horizontal=True)
+        label = c1.selectbox(
+            "Label column (what to predict)",
+            label_options,
+            index=label_options.index(guess["label"]) if guess["label"] in columns else 0,
+            key=f"{prefix}_label",
+        )
+        up_task = c2.radio(
+            "Task",
+            ["classification", "regression"],
+            index=0 if guess["task"] == "classification" else 1,
+            key=f"{prefix}_task",
+            horizontal=True,
+        )
         mapping = {"label": None if label == "(none)" else label, "task": up_task, "components": []}
         for comp, suggestion in zip(up_signature.components, guess["components"]):
             models = coordinate_models(comp)
             keys = [m[0] for m in models]
             c1, c2 = st.columns([1, 2])
-            model_key = c1.selectbox(f"{comp} (component {comp.index + 1}): coordinates given as", keys,
-                                     index=keys.index(suggestion["model"]),
-                                     format_func=lambda k, models=models: next(m[1] for m in models if m[0] == k),
-                                     key=f"{prefix}_model_{comp.index}")
+            model_key = c1.selectbox(
+                f"{comp} (component {comp.index + 1}): coordinates given as",
+                keys,
+                index=keys.index(suggestion["model"]),
+                format_func=lambda k, models=models: next(m[1] for m in models if m[0] == k),
+                key=f"{prefix}_model_{comp.index}",
+            )
             need = next(m[2] for m in models if m[0] == model_key)
             default_cols = suggestion["columns"] if model_key == suggestion["model"] else []
-            chosen = c2.multiselect(f"columns, in order ({need})", columns, default=default_cols[:need],
-                                    max_selections=need, key=f"{prefix}_cols_{comp.index}_{model_key}")
+            chosen = c2.multiselect(
+                f"columns, in order ({need})",
+                columns,
+                default=default_cols[:need],
+                max_selections=need,
+                key=f"{prefix}_cols_{comp.index}_{model_key}",
+            )
             mapping["components"].append({"model": model_key, "columns": chosen})
         result = None
         with friendly("use these columns"):
@@ -199,20 +271,31 @@ with tab_upload:
             for problem in result.general:
                 st.markdown(f"{BAD} {problem}.")
             if result.n_projected:
-                st.info(f"{result.n_projected} {'row was' if result.n_projected == 1 else 'rows were'} projected onto "
-                        "the manifold.")
+                st.info(
+                    f"{result.n_projected} {'row was' if result.n_projected == 1 else 'rows were'} projected onto "
+                    "the manifold."
+                )
             if result.n_dropped:
-                st.info(f"{result.n_dropped} {'row' if result.n_dropped == 1 else 'rows'} with problems "
-                        f"{'was' if result.n_dropped == 1 else 'were'} dropped.")
+                st.info(
+                    f"{result.n_dropped} {'row' if result.n_dropped == 1 else 'rows'} with problems "
+                    f"{'was' if result.n_dropped == 1 else 'were'} dropped."
+                )
             b1, b2, b3, b4 = st.columns(4)
-            if b1.button("Project onto the manifold", key="up_project",
-                         disabled=upload["project"] or not result.fixable_by_projection,
-                         help="Move off-manifold rows to the nearest point of the manifold (hyperboloid: recompute "
-                              "x0; sphere: rescale; ball coordinates: pull inside the ball; latitudes: clip)."):
+            if b1.button(
+                "Project onto the manifold",
+                key="up_project",
+                disabled=upload["project"] or not result.fixable_by_projection,
+                help="Move off-manifold rows to the nearest point of the manifold (hyperboloid: recompute "
+                "x0; sphere: rescale; ball coordinates: pull inside the ball; latitudes: clip).",
+            ):
                 upload["project"] = True
                 st.rerun()
-            if b2.button("Drop rows with problems", key="up_drop", disabled=upload["drop"] or not result.bad.any(),
-                         help="Leave out every row that is still not usable."):
+            if b2.button(
+                "Drop rows with problems",
+                key="up_drop",
+                disabled=upload["drop"] or not result.bad.any(),
+                help="Leave out every row that is still not usable.",
+            ):
                 upload["drop"] = True
                 st.rerun()
             if b3.button("Undo fixes", key="up_undo", disabled=not (upload["project"] or upload["drop"])):
@@ -225,13 +308,23 @@ with tab_upload:
                 with friendly("draw the uploaded points"):
                     ready = upload_record(result, up_signature, up_task, upload["name"], mapping)
                     first_view = viz.available_views(ready.signature)[0]
-                    show_picture(ready, Picture(first_view, "origin", 0, 60), None, chart_key="upload_points",
-                                 show_boundaries=False, height=380, caption=False)
+                    show_picture(
+                        ready,
+                        Picture(first_view, "origin", 0, 60),
+                        None,
+                        chart_key="upload_points",
+                        show_boundaries=False,
+                        height=380,
+                        caption=False,
+                    )
                     st.caption(f"The uploaded points on {viz.describe_view(first_view, ready.signature)[0]}.")
                 if st.button("Use this dataset", type="primary", key="up_use"):
                     with friendly("use the uploaded data"):
-                        adopt(upload_record(result, up_signature, up_task, upload["name"], mapping), train_upload,
-                              "upload")
+                        adopt(
+                            upload_record(result, up_signature, up_task, upload["name"], mapping),
+                            train_upload,
+                            "upload",
+                        )
                 show_note("upload")
             else:
                 st.warning("Fix the problems above (or use the buttons) before training on this file.")
@@ -243,7 +336,8 @@ st.subheader(f"Current dataset: {data.title}")
 st.markdown(data.dataset.description)
 st.caption(f"Source: {data.dataset.provenance}")
 names = data.dataset.feature_names or [
-    f"{c.name}#{c.index + 1}:x{k}" for c in data.signature.components for k in range(c.ambient_dim)]
+    f"{c.name}#{c.index + 1}:x{k}" for c in data.signature.components for k in range(c.ambient_dim)
+]
 preview = pd.DataFrame(data.X[:200], columns=list(names))
 preview.insert(0, "label", [str(v) for v in data.y[:200]] if data.task == "classification" else data.y[:200])
 c1, c2 = st.columns([1, 1])

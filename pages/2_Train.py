@@ -26,8 +26,13 @@ st.markdown(f"On **{data.title}** (`{data.signature}`, {len(data.X):,} rows, {da
 
 keys = [f.key for f in families]
 current = model.recipe.get("family") if model is not None and model.source == "trained" else "product_tree"
-family_key = st.selectbox("Model", keys, index=keys.index(current) if current in keys else 0,
-                          format_func=lambda k: FAMILIES[k].title, key="train_family")
+family_key = st.selectbox(
+    "Model",
+    keys,
+    index=keys.index(current) if current in keys else 0,
+    format_func=lambda k: FAMILIES[k].title,
+    key="train_family",
+)
 family = FAMILIES[family_key]
 st.caption(family.blurb)
 
@@ -35,18 +40,36 @@ previous = model.recipe if model is not None and model.recipe.get("family") == f
 defaults = family.defaults(data.task) | dict(previous.get("params", {}))
 with st.form("train_form"):
     # A regression tree has one criterion (squared error): the box is shown for classification only.
-    specs = [replace(p, choices=tuple(c for c in p.choices if c != "squared_error")) if p.name == "criterion" else p
-             for p in family.params if not (p.name == "criterion" and data.task == "regression")]
+    specs = [
+        replace(p, choices=tuple(c for c in p.choices if c != "squared_error")) if p.name == "criterion" else p
+        for p in family.params
+        if not (p.name == "criterion" and data.task == "regression")
+    ]
     params = param_fields(specs, key_prefix=f"train_{family_key}_", values=defaults)
     c1, c2 = st.columns(2)
     fixed_split = data.dataset.test_mask is not None
-    test_size = c1.slider("Test share", 0.1, 0.5, float(previous.get("test_size", 0.25)), step=0.05,
-                          key="train_test_size", disabled=fixed_split,
-                          help="Share of rows held out to score the model." + (
-                              " This dataset has a fixed test set." if fixed_split else "")
-                          + (" Groups (e.g. cities) stay on one side." if data.dataset.groups is not None else ""))
-    seed = int(c2.number_input("Seed", 0, 2**31 - 1, int(previous.get("seed", 0)), key="train_seed",
-                               help="Seeds the split and the model's randomness: same seed, same model."))
+    test_size = c1.slider(
+        "Test share",
+        0.1,
+        0.5,
+        float(previous.get("test_size", 0.25)),
+        step=0.05,
+        key="train_test_size",
+        disabled=fixed_split,
+        help="Share of rows held out to score the model."
+        + (" This dataset has a fixed test set." if fixed_split else "")
+        + (" Groups (e.g. cities) stay on one side." if data.dataset.groups is not None else ""),
+    )
+    seed = int(
+        c2.number_input(
+            "Seed",
+            0,
+            2**31 - 1,
+            int(previous.get("seed", 0)),
+            key="train_seed",
+            help="Seeds the split and the model's randomness: same seed, same model.",
+        )
+    )
     submitted = st.form_submit_button("Train", type="primary")
 
 if submitted:
@@ -61,8 +84,9 @@ if submitted:
 
         estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx], report)
         bar.empty()
-        record = ModelRecord(estimator, recipe, data.hash, train_idx, test_idx,
-                             evaluate(estimator, data, train_idx, test_idx), seconds)
+        record = ModelRecord(
+            estimator, recipe, data.hash, train_idx, test_idx, evaluate(estimator, data, train_idx, test_idx), seconds
+        )
         set_model(record)
     if outcome.ok:
         rerun_with_note("train", f"Trained in {seconds:.2f} s.")
@@ -80,15 +104,21 @@ if model is not None:
             # An uploaded model was not trained here: its scores are on every row of the
             # current dataset, and the labels say so (they are not test scores).
             where = f"on all {model.metrics.get('n_test', 0):,} rows of the current dataset"
-            rows = [(label.replace("test ", "") + f" {where}", value) for label, value in rows
-                    if not label.startswith(("training", "rows (train"))]
+            rows = [
+                (label.replace("test ", "") + f" {where}", value)
+                for label, value in rows
+                if not label.startswith(("training", "rows (train"))
+            ]
         st.table({"metric": [r[0] for r in rows], "value": [r[1] for r in rows]})
     with right:
         if "confusion" in model.metrics:
             scope = "all rows" if uploaded_model else "test rows"
-            st.plotly_chart(confusion_figure(model.metrics["confusion"], data.class_names,
-                                             title=f"Confusion matrix ({scope})"),
-                            key="train_confusion", config=PLOTLY_CONFIG, width="content")
+            st.plotly_chart(
+                confusion_figure(model.metrics["confusion"], data.class_names, title=f"Confusion matrix ({scope})"),
+                key="train_confusion",
+                config=PLOTLY_CONFIG,
+                width="content",
+            )
 
     st.subheader("Save or load a model")
     cache = state.get("model_json", {})
@@ -101,12 +131,21 @@ if model is not None:
         state.put("model_json", cache)
     text = cache[model.model_id]
     if text is not None:
-        st.download_button("Download the model (JSON)", text, file_name=f"{family_key}-{model.model_id}.json",
-                           mime="application/json", key="train_download",
-                           help="Versioned JSON (no pickle): parameters and every tree array.")
-uploaded = st.file_uploader("Load a model (JSON saved by this app)", type=["json"], key="train_upload",
-                            help="Checked field by field in a separate process before use; it must match the current "
-                                 "dataset's signature, columns and labels.")
+        st.download_button(
+            "Download the model (JSON)",
+            text,
+            file_name=f"{family_key}-{model.model_id}.json",
+            mime="application/json",
+            key="train_download",
+            help="Versioned JSON (no pickle): parameters and every tree array.",
+        )
+uploaded = st.file_uploader(
+    "Load a model (JSON saved by this app)",
+    type=["json"],
+    key="train_upload",
+    help="Checked field by field in a separate process before use; it must match the current "
+    "dataset's signature, columns and labels.",
+)
 if uploaded is not None:
     raw = uploaded.getvalue()
     # The verdict on a file is kept per content and dataset: a failed upload is not
@@ -129,10 +168,18 @@ if uploaded is not None:
         state.put("model_upload", verdicts)
         if error is None:
             scores = record.metrics
-            score = (f"accuracy {scores['accuracy']:.3f}" if "accuracy" in scores
-                     else f"R² {scores['r2']:.3f}" if "r2" in scores else "not scored")
-            rerun_with_note("upload", f"Loaded {record.title} from {uploaded.name}: {score} on all "
-                            f"{len(data.X):,} rows of the current dataset.")
+            score = (
+                f"accuracy {scores['accuracy']:.3f}"
+                if "accuracy" in scores
+                else f"R² {scores['r2']:.3f}"
+                if "r2" in scores
+                else "not scored"
+            )
+            rerun_with_note(
+                "upload",
+                f"Loaded {record.title} from {uploaded.name}: {score} on all "
+                f"{len(data.X):,} rows of the current dataset.",
+            )
     if verdicts.get(verdict_key):
         st.error(f"Could not load the model file: {verdicts[verdict_key]}", icon=":material/warning:")
 show_note("upload")

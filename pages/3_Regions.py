@@ -38,8 +38,12 @@ with col_b:
         if not (isinstance(saved_bounds, dict) and saved_bounds.get("model") == model_id):
             saved_bounds = {"model": model_id, "on": auto_bounds}
             st.session_state.pop("regions_bounds", None)  # the toggle starts again from the new model's default
-        show_bounds = st.toggle("Show split boundaries", value=bool(saved_bounds["on"]), key="regions_bounds",
-                                help="Each split of a single tree drawn as the geodesic it is, only where it acts.")
+        show_bounds = st.toggle(
+            "Show split boundaries",
+            value=bool(saved_bounds["on"]),
+            key="regions_bounds",
+            help="Each split of a single tree drawn as the geodesic it is, only where it acts.",
+        )
         state.set_pref("bounds", {"model": model_id, "on": bool(show_bounds)})
     elif model is not None:
         st.caption("This model has no geodesic splits to draw (not a product tree).")
@@ -48,16 +52,22 @@ with col_c:
     boosted = model is not None and is_boosted(model.estimator)
     n_trees = tree_count(model.estimator) if boosted else len(forest) if forest is not None else 0
     if show_bounds and n_trees:
-        index = st.number_input("Boundaries of tree #", 0, n_trees - 1,
-                                int(min(state.pref("tree", 0) or 0, n_trees - 1)), key="regions_tree",
-                                help="A forest's regions average many trees, a boosted model's add them up; the "
-                                     "boundaries drawn are one tree's.")
+        index = st.number_input(
+            "Boundaries of tree #",
+            0,
+            n_trees - 1,
+            int(min(state.pref("tree", 0) or 0, n_trees - 1)),
+            key="regions_tree",
+            help="A forest's regions average many trees, a boosted model's add them up; the "
+            "boundaries drawn are one tree's.",
+        )
         state.set_pref("tree", int(index))
         tree = boundary_tree(model, int(index))
         if boosted:
             st.caption(tree_label(model.estimator, int(index)))
 
-fig = show_picture(data, picture, model, chart_key="regions_chart", show_points=show_points,
-                   show_boundaries=show_bounds, tree=tree)
+fig = show_picture(
+    data, picture, model, chart_key="regions_chart", show_points=show_points, show_boundaries=show_bounds, tree=tree
+)
 export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="regions")
 state.sync_url()

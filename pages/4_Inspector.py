@@ -19,8 +19,10 @@ data = state.get(state.DATA)
 model = state.get(state.MODEL)
 tree = boundary_tree(model) if model is not None else None
 if tree is None:
-    st.info("The inspector shows a product decision tree (or one tree of a product forest); the current model "
-            + ("is not one." if model is not None else "is missing."))
+    st.info(
+        "The inspector shows a product decision tree (or one tree of a product forest); the current model "
+        + ("is not one." if model is not None else "is missing.")
+    )
     if st.button("Train a product decision tree now", type="primary", key="insp_train"):
         with friendly("train a tree"), st.spinner("Training..."):
             set_model(train_from_recipe(data, DEFAULT_TREE))
@@ -35,22 +37,46 @@ if is_boosted(model.estimator):
     c1, c2 = st.columns(2)
     # The preference "tree" is the flat tree number (iteration * trees per iteration + class), as on Regions.
     last = int(boosted.n_iter_) - 1
-    iteration = int(c1.number_input("Iteration", 0, last, int(min((state.pref("tree", 0) or 0) // per_iteration, last)),
-                                    key="insp_tree", help="Boosting adds one tree per iteration (one per class for 3 "
-                                    "or more classes); each is fitted to what the trees before it got wrong."))
+    iteration = int(
+        c1.number_input(
+            "Iteration",
+            0,
+            last,
+            int(min((state.pref("tree", 0) or 0) // per_iteration, last)),
+            key="insp_tree",
+            help="Boosting adds one tree per iteration (one per class for 3 "
+            "or more classes); each is fitted to what the trees before it got wrong.",
+        )
+    )
     k_class = 0
     if per_iteration > 1:
-        k_class = int(c2.selectbox("Class", range(per_iteration), key=f"insp_class_{model.model_id}",
-                                   format_func=lambda k: str(boosted.classes_[k])))
+        k_class = int(
+            c2.selectbox(
+                "Class",
+                range(per_iteration),
+                key=f"insp_class_{model.model_id}",
+                format_func=lambda k: str(boosted.classes_[k]),
+            )
+        )
     tree_index = iteration * per_iteration + k_class
     state.set_pref("tree", tree_index)
     tree = boundary_tree(model, tree_index)
-    st.caption(f"{tree_label(boosted, tree_index)}: each leaf holds what it adds to the model's raw score"
-               + (" of that class" if per_iteration > 1 else "") + " (learning rate included); the picture shows "
-               "this one tree's contribution, not the model's prediction.")
+    st.caption(
+        f"{tree_label(boosted, tree_index)}: each leaf holds what it adds to the model's raw score"
+        + (" of that class" if per_iteration > 1 else "")
+        + " (learning rate included); the picture shows "
+        "this one tree's contribution, not the model's prediction."
+    )
 elif forest is not None:
-    tree_index = int(st.number_input("Tree of the forest", 0, len(forest) - 1,
-                                     int(min(state.pref("tree", 0) or 0, len(forest) - 1)), key="insp_tree"))
+    tree_index = int(
+        st.number_input(
+            "Tree of the forest",
+            0,
+            len(forest) - 1,
+            int(min(state.pref("tree", 0) or 0, len(forest) - 1)),
+            key="insp_tree",
+        )
+    )
     state.set_pref("tree", tree_index)
     tree = boundary_tree(model, tree_index)
 
@@ -60,11 +86,16 @@ if n_splits == 0:
     st.warning("This tree is a single leaf: it predicts the same for every point.")
 else:
     saved_k = state.pref("k")
-    k = st.slider("First k splits (the diagram and the picture's first frame)", 0, n_splits,
-                  int(saved_k) if saved_k is not None and 0 <= int(saved_k) <= n_splits else n_splits,
-                  key="insp_k", help="Splits are numbered in the order training chose them; the diagram shows the tree "
-                                     "stopped after k of them and the picture opens there. The picture's Play button "
-                                     "replays every split in the browser. The newest split is highlighted.")
+    k = st.slider(
+        "First k splits (the diagram and the picture's first frame)",
+        0,
+        n_splits,
+        int(saved_k) if saved_k is not None and 0 <= int(saved_k) <= n_splits else n_splits,
+        key="insp_k",
+        help="Splits are numbered in the order training chose them; the diagram shows the tree "
+        "stopped after k of them and the picture opens there. The picture's Play button "
+        "replays every split in the browser. The newest split is highlighted.",
+    )
     state.set_pref("k", int(k))
 pruned = viz.first_splits(tree, k)
 # A boosted tree predicts raw-score contributions, not classes: its leaves carry no class names.
@@ -72,12 +103,19 @@ class_names = data.class_names if hasattr(tree, "classes_") else None
 kept_ids = [int(v) for v in pruned.kept]
 
 c1, c2 = st.columns(2)
-explain = c1.toggle("Explain a point", value=state.pref("explain_row") is not None, key="insp_explain",
-                    help="Follow one data row from the root to its leaf, on the diagram and on the manifold.")
+explain = c1.toggle(
+    "Explain a point",
+    value=state.pref("explain_row") is not None,
+    key="insp_explain",
+    help="Follow one data row from the root to its leaf, on the diagram and on the manifold.",
+)
 row = None
 if explain:
-    row = int(c2.number_input("Row", 0, len(data.X) - 1, int(min(state.pref("explain_row") or 0, len(data.X) - 1)),
-                              key="insp_row"))
+    row = int(
+        c2.number_input(
+            "Row", 0, len(data.X) - 1, int(min(state.pref("explain_row") or 0, len(data.X) - 1)), key="insp_row"
+        )
+    )
 state.set_pref("explain_row", row)
 
 # Highlights, keyed by original node ids: the newest split, and the explained row's path.
@@ -121,15 +159,18 @@ with left:
         # A boosted tree is grown on gradients: no impurity, and a leaf's value is added to a raw score.
         prediction, impurity = f"{details['value']:+.4g} added to the raw score", ""
     if details["kind"] == "split":
-        st.markdown(f"**Node {node}: split** on {details['geometry']}.  \n"
-                    f"Rule: `{details['boundary']}`{impurity} · "
-                    f"{details['samples']} training rows · children {details['left']} (left), {details['right']} "
-                    "(right)")
+        st.markdown(
+            f"**Node {node}: split** on {details['geometry']}.  \n"
+            f"Rule: `{details['boundary']}`{impurity} · "
+            f"{details['samples']} training rows · children {details['left']} (left), {details['right']} "
+            "(right)"
+        )
     else:
         st.markdown(f"**Node {node}: leaf** predicting {prediction}{impurity} · {details['samples']} training rows")
     if "distribution" in details:
-        st.plotly_chart(viz.treeview.distribution_figure(details["distribution"]), key="insp_distribution",
-                        config=PLOTLY_CONFIG)
+        st.plotly_chart(
+            viz.treeview.distribution_figure(details["distribution"]), key="insp_distribution", config=PLOTLY_CONFIG
+        )
 
 with right:
     chosen = picture_picker(data, "insp", resolution=False)
@@ -141,9 +182,20 @@ with right:
         picture_styles = dict.fromkeys(viz.decision_path_nodes(tree, data.X[row]), "path")
     if details["kind"] == "split":
         picture_styles[int(node)] = "selected"
-    fig = show_picture(data, picture, model, estimator=tree, model_key=f"{model.model_id}:t{tree_index}",
-                       chart_key="insp_regions", tree=tree, styles=picture_styles, marked_row=row, replay_k=k,
-                       label_nodes=True, highlight_node=int(node))
+    fig = show_picture(
+        data,
+        picture,
+        model,
+        estimator=tree,
+        model_key=f"{model.model_id}:t{tree_index}",
+        chart_key="insp_regions",
+        tree=tree,
+        styles=picture_styles,
+        marked_row=row,
+        replay_k=k,
+        label_nodes=True,
+        highlight_node=int(node),
+    )
     export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="insp")
 
 if row is not None:

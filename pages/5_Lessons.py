@@ -49,8 +49,17 @@ def picture(data, models: dict, view_key: str, model_name: str, splits, chart_ke
     elif tree is not None and splits is not None:
         pruned = viz.first_splits(tree, splits)
         styles = pruned.restyle({pruned.newest: "newest"}) if pruned.newest is not None else {}
-        fig = show_picture(data, shown, model, estimator=pruned.estimator, model_key=f"{model.model_id}:k{splits}",
-                           chart_key=chart_key, caption=False, tree=pruned.estimator, styles=styles)
+        fig = show_picture(
+            data,
+            shown,
+            model,
+            estimator=pruned.estimator,
+            model_key=f"{model.model_id}:k{splits}",
+            chart_key=chart_key,
+            caption=False,
+            tree=pruned.estimator,
+            styles=styles,
+        )
     else:
         fig = show_picture(data, shown, model, chart_key=chart_key, caption=False)
     caption = f"{title} · {model.title}" + ("" if splits is None else f" · first {splits} split(s)")
@@ -61,8 +70,10 @@ def picture(data, models: dict, view_key: str, model_name: str, splits, chart_ke
 lesson = get_lesson(st.query_params.get("lesson"))
 if lesson is None:
     st.title("Lessons")
-    st.markdown("Short guided tours of how decision trees cut curved spaces. Each opens its own data and model "
-                "(your current dataset is left alone) and has its own link, so a class can follow along.")
+    st.markdown(
+        "Short guided tours of how decision trees cut curved spaces. Each opens its own data and model "
+        "(your current dataset is left alone) and has its own link, so a class can follow along."
+    )
     for item in LESSONS:
         with st.container(border=True):
             left, right = st.columns([4, 1])
@@ -93,16 +104,40 @@ else:
         picture(data, models, step.compare[0], step.compare[1], step.splits, "lesson_compare")
 
 back, forward, others, lecture, explore = st.columns([1, 1, 1.3, 1.3, 2])
-back.button("Previous", key="lesson_back", on_click=go, args=(lesson.key, index - 1), disabled=index == 0,
-            icon=":material/arrow_back:", width="stretch")
-forward.button("Next", key="lesson_next", on_click=go, args=(lesson.key, index + 1), disabled=index == n_steps - 1,
-               type="primary", icon=":material/arrow_forward:", width="stretch")
+back.button(
+    "Previous",
+    key="lesson_back",
+    on_click=go,
+    args=(lesson.key, index - 1),
+    disabled=index == 0,
+    icon=":material/arrow_back:",
+    width="stretch",
+)
+forward.button(
+    "Next",
+    key="lesson_next",
+    on_click=go,
+    args=(lesson.key, index + 1),
+    disabled=index == n_steps - 1,
+    type="primary",
+    icon=":material/arrow_forward:",
+    width="stretch",
+)
 others.button("All lessons", key="lesson_all", on_click=go, args=(None,), width="stretch")
-lecture.button("Normal view" if lecture_mode() else "Lecture mode", key="lesson_lecture", on_click=go,
-               args=(lesson.key, index, not lecture_mode()), width="stretch",
-               help="Large text and the sidebar folded away, for a projector; it is part of the link.")
-if explore.button("Explore this in the app", key="lesson_explore", width="stretch",
-                  help="Make the lesson's data and tree the current ones and open the Regions page."):
+lecture.button(
+    "Normal view" if lecture_mode() else "Lecture mode",
+    key="lesson_lecture",
+    on_click=go,
+    args=(lesson.key, index, not lecture_mode()),
+    width="stretch",
+    help="Large text and the sidebar folded away, for a projector; it is part of the link.",
+)
+if explore.button(
+    "Explore this in the app",
+    key="lesson_explore",
+    width="stretch",
+    help="Make the lesson's data and tree the current ones and open the Regions page.",
+):
     set_data(data)
     set_model(models["tree"])
     st.switch_page("pages/3_Regions.py")

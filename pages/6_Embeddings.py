@@ -29,8 +29,12 @@ st.markdown(
     "manifold. Either result can become the current dataset for the trees."
 )
 
-GRAPH_TITLES = {"karate_club": "Karate Club (34 nodes)", "les_miserables": "Les Misérables (77 nodes)",
-                "random_tree": "Random tree (generated)", "sbm": "Stochastic block model (generated)"}
+GRAPH_TITLES = {
+    "karate_club": "Karate Club (34 nodes)",
+    "les_miserables": "Les Misérables (77 nodes)",
+    "random_tree": "Random tree (generated)",
+    "sbm": "Stochastic block model (generated)",
+}
 MAX_CACHED = 16
 REFRESH_SECONDS = 0.3  # live charts are redrawn at most this often
 EMBED_SIGNATURE_HELP = SIGNATURE_HELP + " Curvatures of H and S components are starting values when they are learned."
@@ -110,8 +114,13 @@ def run_live(name: str, params: dict, total: int, figure, label: str):
     found = cached(name, params)
     if found is not None:
         return found
-    dataset = live(lambda callback: load_dataset(name, callback=callback, **params), total, figure, f"stop_{name}",
-                   lambda epoch, value: f"Epoch {epoch + 1} of {total}: {label} {value:.4g}")
+    dataset = live(
+        lambda callback: load_dataset(name, callback=callback, **params),
+        total,
+        figure,
+        f"stop_{name}",
+        lambda epoch, value: f"Epoch {epoch + 1} of {total}: {label} {value:.4g}",
+    )
     store = _results()
     store[_key(name, params)] = dataset
     while len(store) > MAX_CACHED:
@@ -127,8 +136,9 @@ def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: 
 
 def adopt_with_forest(record, train_now: bool, place: str) -> None:
     """Make ``record`` the current dataset, train a product forest on it if asked, and rerun with a note."""
-    note = (f"**{record.title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`"
-            + (", with a product random forest trained on it." if train_now else "."))
+    note = f"**{record.title}** is now the current dataset: {len(record.X):,} rows on `{record.signature}`" + (
+        ", with a product random forest trained on it." if train_now else "."
+    )
     adopt_dataset(record, train_now, place, note, graph_upload.FOREST_RECIPE, "Training a product random forest...")
 
 
@@ -141,13 +151,19 @@ def adopted_note(place: str) -> None:
 def view_picker(signature, key: str):
     views = available_views(signature)
     titles = [describe_view(v, signature)[0] for v in views]
-    pick = st.selectbox("Picture", range(len(views)), format_func=lambda i: titles[i], key=key,
-                        help="Which component to draw; edges are drawn as geodesics of the product.")
+    pick = st.selectbox(
+        "Picture",
+        range(len(views)),
+        format_func=lambda i: titles[i],
+        key=key,
+        help="Which component to draw; edges are drawn as geodesics of the product.",
+    )
     return views[pick]
 
 
-def embedding_fields(key_prefix: str, names=("n_epochs", "n_restarts", "learn_curvature", "random_state"),
-                     loader: str = "karate_club") -> dict:
+def embedding_fields(
+    key_prefix: str, names=("n_epochs", "n_restarts", "learn_curvature", "random_state"), loader: str = "karate_club"
+) -> dict:
     """The embedding parameters of a graph loader, drawn from its ``ParamInfo`` records (one row of fields)."""
     specs = [p for p in get_dataset_info(loader).parameters if p.name in names]
     return param_fields(specs, key_prefix=key_prefix, columns=len(specs))
@@ -160,8 +176,7 @@ with tab_graph:
     c1, c2, c3 = st.columns(3)
     graph = c1.selectbox("Graph", GRAPHS, format_func=GRAPH_TITLES.get, key="emb_graph_name")
     with c2:
-        g_signature = signature_box("Signature", "emb_graph_signature", "H2", help=EMBED_SIGNATURE_HELP,
-                                    describe=False)
+        g_signature = signature_box("Signature", "emb_graph_signature", "H2", help=EMBED_SIGNATURE_HELP, describe=False)
     node_spec = [p for p in get_dataset_info(graph).parameters if p.name == "n_nodes"]
     params = {"signature": str(g_signature) if g_signature else "H2"}
     if node_spec:  # generated graphs only
@@ -182,48 +197,78 @@ with tab_graph:
         extra = result.extra
         st.subheader(f"{extra.get('title', result.name)} in `{result.signature}`")
         m1, m2, m3, m4 = st.columns(4)
-        m1.metric("Average distortion", f"{extra['distortion']:.3f}", help="Mean relative error of distances (0 is "
-                  "perfect).")
-        m2.metric("Mean average precision", f"{extra['map']:.3f}", help="1 when every node's neighbours are its "
-                  "nearest embedded points.")
+        m1.metric(
+            "Average distortion", f"{extra['distortion']:.3f}", help="Mean relative error of distances (0 is perfect)."
+        )
+        m2.metric(
+            "Mean average precision",
+            f"{extra['map']:.3f}",
+            help="1 when every node's neighbours are its nearest embedded points.",
+        )
         m3.metric("Nodes", f"{result.n_samples}")
         m4.metric("Edges", f"{len(extra['edges'])}")
-        st.caption(f"Requested signature `{extra['requested_signature']}`; learned `{result.signature}`. "
-                   + result.provenance)
+        st.caption(
+            f"Requested signature `{extra['requested_signature']}`; learned `{result.signature}`. " + result.provenance
+        )
         left, right = st.columns([2, 3])
         with left:
-            st.plotly_chart(training_curve_figure(extra["distortion_history"], title="Distortion per epoch"),
-                            config=PLOTLY_CONFIG, key="emb_graph_curve")
+            st.plotly_chart(
+                training_curve_figure(extra["distortion_history"], title="Distortion per epoch"),
+                config=PLOTLY_CONFIG,
+                key="emb_graph_curve",
+            )
         with right:
             view = view_picker(result.signature, "emb_graph_view")
             hover = [f"node {v}" for v in extra["nodes"]]
-            st.plotly_chart(embedding_figure(result.X, result.signature, edges=extra["edges"], labels=result.y,
-                                             label_names=result.target_names, view=view, hover=hover),
-                            config=PLOTLY_CONFIG, key="emb_graph_picture")
+            st.plotly_chart(
+                embedding_figure(
+                    result.X,
+                    result.signature,
+                    edges=extra["edges"],
+                    labels=result.y,
+                    label_names=result.target_names,
+                    view=view,
+                    hover=hover,
+                ),
+                config=PLOTLY_CONFIG,
+                key="emb_graph_picture",
+            )
         u1, u2 = st.columns(2)
         with u1:
             st.markdown("**Node dataset**: one row per node, the graph's label as target.")
             train_now = st.checkbox("Train a tree right away", value=True, key="emb_graph_train")
             if st.button("Use as the current dataset", key="emb_graph_use"):
                 with friendly("use the embedding"):
-                    adopt(result, last["name"], last["params"], f"{extra.get('title', result.name)}", train_now,
-                          "graph")
+                    adopt(
+                        result, last["name"], last["params"], f"{extra.get('title', result.name)}", train_now, "graph"
+                    )
             adopted_note("graph")
         with u2:
-            st.markdown("**Link prediction**: rows (x_i, x_j, distance) on P x P x E1, label = edge; nodes are "
-                        "split first and crossing pairs dropped (this embeds again with the same seed).")
+            st.markdown(
+                "**Link prediction**: rows (x_i, x_j, distance) on P x P x E1, label = edge; nodes are "
+                "split first and crossing pairs dropped (this embeds again with the same seed)."
+            )
             test_size = st.slider("Held-out nodes", 0.1, 0.5, 0.25, step=0.05, key="emb_graph_test")
             if st.button("Make a link-prediction dataset", key="emb_graph_links"):
-                lp_params = {"graph": last["name"], "signature": extra["requested_signature"],
-                             "n_nodes": int(last["params"].get("n_nodes", 64)), "test_size": float(test_size),
-                             **{k: last["params"][k] for k in ("n_epochs", "n_restarts", "learn_curvature",
-                                                                "random_state")}}
+                lp_params = {
+                    "graph": last["name"],
+                    "signature": extra["requested_signature"],
+                    "n_nodes": int(last["params"].get("n_nodes", 64)),
+                    "test_size": float(test_size),
+                    **{k: last["params"][k] for k in ("n_epochs", "n_restarts", "learn_curvature", "random_state")},
+                }
                 lp_total = lp_params["n_epochs"] * lp_params["n_restarts"]
                 with friendly("make the link-prediction dataset"):
-                    links = run_live("link_prediction", lp_params, lp_total,
-                                     lambda v, t: training_curve_figure(v, total=t), "distortion")
-                    adopt(links, "link_prediction", lp_params, links.extra.get("title", "Link prediction"), False,
-                          "links")
+                    links = run_live(
+                        "link_prediction",
+                        lp_params,
+                        lp_total,
+                        lambda v, t: training_curve_figure(v, total=t),
+                        "distortion",
+                    )
+                    adopt(
+                        links, "link_prediction", lp_params, links.extra.get("title", "Link prediction"), False, "links"
+                    )
             adopted_note("links")
 
 # ---------------------------------------------------------------- the user's graph
@@ -240,13 +285,21 @@ with tab_own:
     # The uploaders' own limit is above ours, so that read_graph's message explains a file over ours.
     uploader_mb = math.ceil(2 * graph_files.MAX_GRAPH_BYTES / 2**20)
     f1, f2 = st.columns(2)
-    graph_file = f1.file_uploader("Graph file", type=list(graph_upload.GRAPH_TYPES), key="emb_own_file",
-                                  max_upload_size=uploader_mb,
-                                  help="Edge list (.csv, .tsv, .txt, .edges), .gml or .graphml.")
-    labels_file = f2.file_uploader("Node labels (optional)", type=list(graph_upload.LABEL_TYPES),
-                                   key="emb_own_labels", max_upload_size=uploader_mb,
-                                   help="Two columns: node id, label (a header row such as node,label is allowed). "
-                                        "Without labels the graph can still become a link-prediction dataset.")
+    graph_file = f1.file_uploader(
+        "Graph file",
+        type=list(graph_upload.GRAPH_TYPES),
+        key="emb_own_file",
+        max_upload_size=uploader_mb,
+        help="Edge list (.csv, .tsv, .txt, .edges), .gml or .graphml.",
+    )
+    labels_file = f2.file_uploader(
+        "Node labels (optional)",
+        type=list(graph_upload.LABEL_TYPES),
+        key="emb_own_labels",
+        max_upload_size=uploader_mb,
+        help="Two columns: node id, label (a header row such as node,label is allowed). "
+        "Without labels the graph can still become a link-prediction dataset.",
+    )
     upload = state.get(OWN)
     if graph_file is None:
         if upload is not None:
@@ -255,8 +308,9 @@ with tab_own:
         st.caption("Upload a graph file to start.")
     else:
         labels_raw = labels_file.getvalue() if labels_file is not None else None
-        fresh = graph_upload.read_upload(graph_file.name, graph_file.getvalue(),
-                                         labels_file.name if labels_file is not None else None, labels_raw)
+        fresh = graph_upload.read_upload(
+            graph_file.name, graph_file.getvalue(), labels_file.name if labels_file is not None else None, labels_raw
+        )
         if upload is None or upload.hash != fresh.hash:
             upload = fresh
             state.put(OWN, upload)
@@ -268,30 +322,45 @@ with tab_own:
         data = upload.data
         summary = graph_upload.graph_summary(data)
         if data.notes:
-            st.info("**While reading the graph**\n\n" + "\n".join(f"- {note}" for note in data.notes),
-                    icon=":material/build:")
+            st.info(
+                "**While reading the graph**\n\n" + "\n".join(f"- {note}" for note in data.notes),
+                icon=":material/build:",
+            )
         s1, s2, s3 = st.columns(3)
         s1.metric("Nodes", f"{summary['nodes']:,}")
         s2.metric("Edges", f"{summary['edges']:,}")
-        s3.metric("Degree (min / median / max)",
-                  f"{summary['min_degree']} / {summary['median_degree']:g} / {summary['max_degree']}")
+        s3.metric(
+            "Degree (min / median / max)",
+            f"{summary['min_degree']} / {summary['median_degree']:g} / {summary['max_degree']}",
+        )
         st.caption(f"Labels: {summary['target']}.")
         if summary["nodes"] > LARGE_GRAPH:
-            st.caption(f"Each epoch compares all {summary['nodes'] * (summary['nodes'] - 1) // 2:,} pairs of nodes "
-                       "(about a second an epoch at 2,000 nodes here): try a hundred epochs first, and Stop a run "
-                       "that is too slow.")
+            st.caption(
+                f"Each epoch compares all {summary['nodes'] * (summary['nodes'] - 1) // 2:,} pairs of nodes "
+                "(about a second an epoch at 2,000 nodes here): try a hundred epochs first, and Stop a run "
+                "that is too slow."
+            )
 
-        mode = st.radio("Embed into", ["One signature", "The best of several (signature search)"], horizontal=True,
-                        key="emb_own_mode",
-                        help="A search embeds the graph once per candidate and ranks them by distortion.")
+        mode = st.radio(
+            "Embed into",
+            ["One signature", "The best of several (signature search)"],
+            horizontal=True,
+            key="emb_own_mode",
+            help="A search embeds the graph once per candidate and ranks them by distortion.",
+        )
         candidates: list = []
         if mode == "One signature":
             own_signature = signature_box("Signature", "emb_own_signature", "H2", help=EMBED_SIGNATURE_HELP)
             candidates = [own_signature] if own_signature is not None else []
         else:
-            picked = st.multiselect("Candidate signatures", list(DEFAULT_CANDIDATES), default=SEARCH_DEFAULT,
-                                    key="emb_own_candidates", accept_new_options=True,
-                                    help="Pick from the list or type another signature, e.g. 'H3 x S1'.")
+            picked = st.multiselect(
+                "Candidate signatures",
+                list(DEFAULT_CANDIDATES),
+                default=SEARCH_DEFAULT,
+                key="emb_own_candidates",
+                accept_new_options=True,
+                help="Pick from the list or type another signature, e.g. 'H3 x S1'.",
+            )
             bad = []
             for text in picked:
                 try:
@@ -317,9 +386,13 @@ with tab_own:
                 return f"Signature {k + 1} of {len(_names)} ({_names[k]}), {step}"
 
             with friendly("embed your graph"):
-                upload.results = live(lambda callback: graph_upload.embed(data, candidates, own_params, callback),
-                                      own_total, lambda v, t: training_curve_figure(v, total=t), "stop_own",
-                                      describe)
+                upload.results = live(
+                    lambda callback: graph_upload.embed(data, candidates, own_params, callback),
+                    own_total,
+                    lambda v, t: training_curve_figure(v, total=t),
+                    "stop_own",
+                    describe,
+                )
                 upload.params = own_params
         elif st.session_state.get("stop_own"):
             st.info("Stopped: the unfinished embedding was dropped.")
@@ -328,71 +401,109 @@ with tab_own:
             results = upload.results
             if len(results) > 1:
                 st.subheader("Signature search")
-                st.dataframe(graph_upload.search_table(results), hide_index=True, key="emb_own_table",
-                             column_config={"distortion": st.column_config.NumberColumn(format="%.3f"),
-                                            "mAP": st.column_config.NumberColumn(format="%.3f")})
+                st.dataframe(
+                    graph_upload.search_table(results),
+                    hide_index=True,
+                    key="emb_own_table",
+                    column_config={
+                        "distortion": st.column_config.NumberColumn(format="%.3f"),
+                        "mAP": st.column_config.NumberColumn(format="%.3f"),
+                    },
+                )
                 st.caption(f"Best: `{results[0].requested_signature}` (lowest average distortion).")
                 st.plotly_chart(graph_upload.search_figure(results), config=PLOTLY_CONFIG, key="emb_own_search")
-            pick = st.selectbox("Embedding", range(len(results)), key="emb_own_pick",
-                                format_func=lambda k: f"{results[k].requested_signature}"
-                                + (" (best)" if k == 0 and len(results) > 1 else ""),
-                                disabled=len(results) == 1,
-                                help="The embedding to look at and to use; the search lists the best first.")
+            pick = st.selectbox(
+                "Embedding",
+                range(len(results)),
+                key="emb_own_pick",
+                format_func=lambda k: (
+                    f"{results[k].requested_signature}" + (" (best)" if k == 0 and len(results) > 1 else "")
+                ),
+                disabled=len(results) == 1,
+                help="The embedding to look at and to use; the search lists the best first.",
+            )
             chosen = results[pick]
             st.subheader(f"{data.title} in `{chosen.signature}`")
             m1, m2, m3, m4 = st.columns(4)
-            m1.metric("Average distortion", f"{chosen.distortion:.3f}", help="Mean relative error of distances "
-                      "(0 is perfect).")
-            m2.metric("Mean average precision", f"{chosen.map:.3f}", help="1 when every node's neighbours are its "
-                      "nearest embedded points.")
+            m1.metric(
+                "Average distortion",
+                f"{chosen.distortion:.3f}",
+                help="Mean relative error of distances (0 is perfect).",
+            )
+            m2.metric(
+                "Mean average precision",
+                f"{chosen.map:.3f}",
+                help="1 when every node's neighbours are its nearest embedded points.",
+            )
             m3.metric("Nodes", f"{len(chosen.nodes):,}")
             m4.metric("Edges", f"{len(chosen.edges):,}")
             left, right = st.columns([2, 3])
             with left:
-                st.plotly_chart(training_curve_figure(chosen.distortion_history, title="Distortion per epoch"),
-                                config=PLOTLY_CONFIG, key="emb_own_curve")
+                st.plotly_chart(
+                    training_curve_figure(chosen.distortion_history, title="Distortion per epoch"),
+                    config=PLOTLY_CONFIG,
+                    key="emb_own_curve",
+                )
             with right:
                 view = view_picker(chosen.signature, "emb_own_view")
                 labels = None if data.y is None else [data.y[v] for v in chosen.nodes]
-                st.plotly_chart(embedding_figure(chosen.X, chosen.signature, edges=chosen.edges, labels=labels,
-                                                 label_names=data.target_names, view=view,
-                                                 hover=graph_upload.hover_names(chosen.nodes)),
-                                config=PLOTLY_CONFIG, key="emb_own_picture")
+                st.plotly_chart(
+                    embedding_figure(
+                        chosen.X,
+                        chosen.signature,
+                        edges=chosen.edges,
+                        labels=labels,
+                        label_names=data.target_names,
+                        view=view,
+                        hover=graph_upload.hover_names(chosen.nodes),
+                    ),
+                    config=PLOTLY_CONFIG,
+                    key="emb_own_picture",
+                )
             u1, u2 = st.columns(2)
             with u1:
                 st.markdown("**Node dataset**: one row per node, its label as target.")
                 if data.y is None:
-                    st.caption("This graph has no node labels: upload a labels file to use its nodes, or make a "
-                               "link-prediction dataset.")
+                    st.caption(
+                        "This graph has no node labels: upload a labels file to use its nodes, or make a "
+                        "link-prediction dataset."
+                    )
                 else:
                     own_train = st.checkbox("Train a product forest right away", value=True, key="emb_own_train")
                     if st.button("Use as the current dataset", key="emb_own_use"):
                         with friendly("use the embedding"):
-                            adopt_with_forest(graph_upload.graph_record(graph_upload.node_dataset(data, chosen),
-                                                                        upload, "nodes"), own_train, "own")
+                            adopt_with_forest(
+                                graph_upload.graph_record(graph_upload.node_dataset(data, chosen), upload, "nodes"),
+                                own_train,
+                                "own",
+                            )
                 adopted_note("own")
             with u2:
-                st.markdown("**Link prediction**: rows (x_i, x_j, distance) on P x P x E1, label = edge; nodes are "
-                            "split first and crossing pairs dropped (from this embedding, no new training).")
+                st.markdown(
+                    "**Link prediction**: rows (x_i, x_j, distance) on P x P x E1, label = edge; nodes are "
+                    "split first and crossing pairs dropped (from this embedding, no new training)."
+                )
                 own_test = st.slider("Held-out nodes", 0.1, 0.5, 0.25, step=0.05, key="emb_own_test")
                 links_train = st.checkbox("Train a product forest right away", value=True, key="emb_own_links_train")
                 if st.button("Make a link-prediction dataset", key="emb_own_links"):
                     with friendly("make the link-prediction dataset"):
-                        links = graph_upload.link_dataset(data, chosen, own_test,
-                                                          upload.params.get("random_state", 0))
-                        adopt_with_forest(graph_upload.graph_record(links, upload, "links"), links_train,
-                                          "own_links")
+                        links = graph_upload.link_dataset(data, chosen, own_test, upload.params.get("random_state", 0))
+                        adopt_with_forest(graph_upload.graph_record(links, upload, "links"), links_train, "own_links")
                 adopted_note("own_links")
 
 # ---------------------------------------------------------------- VAE
 with tab_vae:
-    st.markdown("scikit-learn's 1797 handwritten digits (8x8 pixels) through a VAE whose latent space is a product "
-                "manifold; the wrapped-normal posterior of each component is moved along geodesics. The VAE trains "
-                "on the training images only; the rest are the test rows.")
+    st.markdown(
+        "scikit-learn's 1797 handwritten digits (8x8 pixels) through a VAE whose latent space is a product "
+        "manifold; the wrapped-normal posterior of each component is moved along geodesics. The VAE trains "
+        "on the training images only; the rest are the test rows."
+    )
     v_signature = signature_box("Latent signature", "emb_vae_signature", "S2 x E2 x H2")
     vae_specs = [p for p in get_dataset_info("digits_latents").parameters if p.name != "signature"]
-    v_params = {"signature": str(v_signature) if v_signature else "S2 x E2 x H2",
-                **param_fields(vae_specs, key_prefix="emb_vae_", columns=len(vae_specs))}
+    v_params = {
+        "signature": str(v_signature) if v_signature else "S2 x E2 x H2",
+        **param_fields(vae_specs, key_prefix="emb_vae_", columns=len(vae_specs)),
+    }
     if st.button("Train the VAE", type="primary", key="emb_vae_go", disabled=v_signature is None):
         with friendly("train the VAE"):
             run_live("digits_latents", v_params, v_params["n_epochs"], lambda v, t: elbo_figure(v, total=t), "ELBO")
@@ -411,14 +522,26 @@ with tab_vae:
         m3.metric("Rows (train / test)", f"{int((~latents.test_mask).sum())} / {int(latents.test_mask.sum())}")
         left, right = st.columns([2, 3])
         with left:
-            st.plotly_chart(elbo_figure(extra["elbo_history"], test_elbo=extra["test_elbo"]), config=PLOTLY_CONFIG,
-                            key="emb_vae_curve")
+            st.plotly_chart(
+                elbo_figure(extra["elbo_history"], test_elbo=extra["test_elbo"]),
+                config=PLOTLY_CONFIG,
+                key="emb_vae_curve",
+            )
         with right:
             view = view_picker(latents.signature, "emb_vae_view")
             hover = [f"digit {d}" + (" (test)" if t else "") for d, t in zip(latents.y, latents.test_mask)]
-            st.plotly_chart(embedding_figure(latents.X, latents.signature, labels=latents.y,
-                                             label_names=latents.target_names, view=view, hover=hover),
-                            config=PLOTLY_CONFIG, key="emb_vae_picture")
+            st.plotly_chart(
+                embedding_figure(
+                    latents.X,
+                    latents.signature,
+                    labels=latents.y,
+                    label_names=latents.target_names,
+                    view=view,
+                    hover=hover,
+                ),
+                config=PLOTLY_CONFIG,
+                key="emb_vae_picture",
+            )
         st.caption(latents.provenance)
         train_now = st.checkbox("Train a tree right away", value=True, key="emb_vae_train")
         if st.button("Use as the current dataset", key="emb_vae_use"):

@@ -16,9 +16,11 @@ from ui.widgets import PLOTLY_CONFIG, RESOLUTIONS
 
 page_setup("Side by side")
 st.title("Side by side")
-st.markdown("The same data on the same picture and grid, two models: a tree against a forest, one depth against "
-            "another, the Poincaré disk against the Klein disk, a product tree against a tree that ignores the "
-            "geometry. Each side's depth slider retrains that side only.")
+st.markdown(
+    "The same data on the same picture and grid, two models: a tree against a forest, one depth against "
+    "another, the Poincaré disk against the Klein disk, a product tree against a tree that ignores the "
+    "geometry. Each side's depth slider retrains that side only."
+)
 
 # What each side opens with: the question a lecture asks first, a tree against a forest.
 DEFAULTS = {"left": ("product_tree", 4), "right": ("product_forest", 8)}
@@ -44,11 +46,16 @@ def view_label(view) -> str:
 
 c1, c2 = st.columns([3, 2])
 labels = [view_label(v) for v in views]
-pick = c1.selectbox("Picture (both sides)", labels, key=f"sbs_view_{len(views)}_{signature}",
-                    help="Which component both sides draw; the other components are held at their origin.")
+pick = c1.selectbox(
+    "Picture (both sides)",
+    labels,
+    key=f"sbs_view_{len(views)}_{signature}",
+    help="Which component both sides draw; the other components are held at their origin.",
+)
 shared_view = views[labels.index(pick)]
-resolution = c2.slider("Grid resolution", *RESOLUTIONS, 150, step=10, key="sbs_res",
-                       help="Cells per side of both grids.")
+resolution = c2.slider(
+    "Grid resolution", *RESOLUTIONS, 150, step=10, key="sbs_res", help="Cells per side of both grids."
+)
 kinds = kinds_for(signature)
 missing = [KINDS[k].title for k in KINDS if k not in kinds]
 if missing:
@@ -60,16 +67,31 @@ def side(name: str) -> None:
     """One side: its model, depth and disk model; moving its widgets reruns this side only."""
     kind_default, depth_default = DEFAULTS[name]
     a, b = st.columns([3, 2])
-    kind = a.selectbox("Model", kinds, index=kinds.index(kind_default) if kind_default in kinds else 0,
-                       format_func=lambda k: KINDS[k].title, key=f"sbs_{name}_kind",
-                       help=" ".join(f"{KINDS[k].title}: {KINDS[k].blurb}" for k in kinds))
-    depth = b.slider("Depth", *DEPTHS, depth_default, key=f"sbs_{name}_depth",
-                     help="The deepest level a split may sit at; the model is retrained (once per depth).")
+    kind = a.selectbox(
+        "Model",
+        kinds,
+        index=kinds.index(kind_default) if kind_default in kinds else 0,
+        format_func=lambda k: KINDS[k].title,
+        key=f"sbs_{name}_kind",
+        help=" ".join(f"{KINDS[k].title}: {KINDS[k].blurb}" for k in kinds),
+    )
+    depth = b.slider(
+        "Depth",
+        *DEPTHS,
+        depth_default,
+        key=f"sbs_{name}_depth",
+        help="The deepest level a split may sit at; the model is retrained (once per depth).",
+    )
     view = shared_view
     if view.kind == "disk":
-        disk = st.radio("Disk model", list(DISK_MODELS), format_func=DISK_MODELS.get, horizontal=True,
-                        key=f"sbs_{name}_disk", help="Poincaré: conformal, geodesics are circular arcs. Klein: "
-                                                     "geodesics are straight chords.")
+        disk = st.radio(
+            "Disk model",
+            list(DISK_MODELS),
+            format_func=DISK_MODELS.get,
+            horizontal=True,
+            key=f"sbs_{name}_disk",
+            help="Poincaré: conformal, geodesics are circular arcs. Klein: geodesics are straight chords.",
+        )
         view = view.with_model(disk)
     recipe = side_recipe(kind, int(depth))
     record = None

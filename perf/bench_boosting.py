@@ -56,8 +56,10 @@ def timed(fn):
 
 def bench_speed(sizes, n_classes_list, iterations, repeats):
     print(f"\n== Fit and predict, {SIGNATURE} (6 planes), {iterations} iterations: ours / HistGradientBoosting ==")
-    print(f"{'n':>9} {'classes':>7} {'fit ours':>9} {'fit HGB':>9} {'ratio':>6} {'pred ours':>9} {'pred HGB':>9} "
-          f"{'ratio':>6}")
+    print(
+        f"{'n':>9} {'classes':>7} {'fit ours':>9} {'fit HGB':>9} {'ratio':>6} {'pred ours':>9} {'pred HGB':>9} "
+        f"{'ratio':>6}"
+    )
     worst_fit, worst_pred = 0.0, 0.0
     for n in sizes:
         for n_classes in n_classes_list:
@@ -78,9 +80,12 @@ def bench_speed(sizes, n_classes_list, iterations, repeats):
             (a, a_cpu), (b, b_cpu) = min(fit_ours), min(fit_ref)
             (c, c_cpu), (d, d_cpu) = min(pred_ours), min(pred_ref)
             worst_fit, worst_pred = max(worst_fit, a / b), max(worst_pred, c / d)
-            print(f"{n:>9} {n_classes:>7} {a:>8.2f}s {b:>8.2f}s {a / b:>6.2f} {c:>8.3f}s {d:>8.3f}s {c / d:>6.2f}"
-                  f"   CPU-s: fit {a_cpu:.2f} / {b_cpu:.2f} = {a_cpu / b_cpu:.2f}, "
-                  f"predict {c_cpu:.3f} / {d_cpu:.3f} = {c_cpu / d_cpu:.2f}", flush=True)
+            print(
+                f"{n:>9} {n_classes:>7} {a:>8.2f}s {b:>8.2f}s {a / b:>6.2f} {c:>8.3f}s {d:>8.3f}s {c / d:>6.2f}"
+                f"   CPU-s: fit {a_cpu:.2f} / {b_cpu:.2f} = {a_cpu / b_cpu:.2f}, "
+                f"predict {c_cpu:.3f} / {d_cpu:.3f} = {c_cpu / d_cpu:.2f}",
+                flush=True,
+            )
     print(f"worst wall-clock ratios: fit {worst_fit:.2f} (goal <= 1.5), predict {worst_pred:.2f} (goal <= 2)")
 
 
@@ -92,8 +97,9 @@ def _models(signature, seed):
         "Ambient HGB": HistGradientBoostingClassifier(random_state=seed),
     }
     if not has_sphere:
-        models["Klein HGB"] = KleinTreeClassifier(HistGradientBoostingClassifier(random_state=seed),
-                                                  signature=signature)
+        models["Klein HGB"] = KleinTreeClassifier(
+            HistGradientBoostingClassifier(random_state=seed), signature=signature
+        )
     return models
 
 
@@ -126,13 +132,22 @@ def bench_accuracy(signatures, trials):
         def diff(v):
             return f"{v.mean():>+7.3f} +-{1.96 * v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else 0:.3f}"
 
-        print(f"{signature:>10} " + " ".join(cell(scores[name]) for name in names)
-              + f" {diff(d_rf):>14} {diff(d_other):>14}", flush=True)
+        print(
+            f"{signature:>10} "
+            + " ".join(cell(scores[name]) for name in names)
+            + f" {diff(d_rf):>14} {diff(d_other):>14}",
+            flush=True,
+        )
     means = {name: np.mean([np.mean(table[s][name]) for s in signatures if table[s][name]]) for name in names}
-    print("mean over signatures: " + ", ".join(f"{name} {value:.3f}" for name, value in means.items())
-          + " (Klein HGB: only the signatures without S)")
-    print(f"ours - product RF, mean over signatures: {np.mean(diffs_rf):+.3f}  ('ours - other' compares with "
-          "Klein HGB where there is no S component, else with ambient HGB; +- is a 95% interval over trials)")
+    print(
+        "mean over signatures: "
+        + ", ".join(f"{name} {value:.3f}" for name, value in means.items())
+        + " (Klein HGB: only the signatures without S)"
+    )
+    print(
+        f"ours - product RF, mean over signatures: {np.mean(diffs_rf):+.3f}  ('ours - other' compares with "
+        "Klein HGB where there is no S component, else with ambient HGB; +- is a 95% interval over trials)"
+    )
 
 
 def main(argv=None):
@@ -144,8 +159,9 @@ def main(argv=None):
     parser.add_argument("--classes", type=int, nargs="+", default=[2, 8], help="class counts in the speed runs")
     parser.add_argument("--trials", type=int, default=5, help="trials per signature in the accuracy runs")
     parser.add_argument("--signatures", nargs="+", default=list(MULTI_CURVATURE_SIGNATURES))
-    parser.add_argument("--threads", type=int, default=None,
-                        help="threads for both sides (numba and OpenMP); default: all cores")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="threads for both sides (numba and OpenMP); default: all cores"
+    )
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-accuracy", action="store_true")
     args = parser.parse_args(argv)

@@ -65,24 +65,29 @@ def main() -> None:
     buffer = io.BytesIO()
     nx.write_graphml(graph, buffer)
     graphml = buffer.getvalue()
-    print(f"graph: {args.nodes:,} nodes, {args.edges:,} edges; edge list {len(edge_list) / 2**20:.2f} MB, "
-          f"GraphML {len(graphml) / 2**20:.2f} MB")
+    print(
+        f"graph: {args.nodes:,} nodes, {args.edges:,} edges; edge list {len(edge_list) / 2**20:.2f} MB, "
+        f"GraphML {len(graphml) / 2**20:.2f} MB"
+    )
 
     ours = best_of(args.repeats, lambda: read_graph(edge_list, "g.csv"))
     reference = best_of(args.repeats, lambda: largest_component(nx.parse_edgelist(lines, delimiter=",")))
-    print(f"edge list: read_graph {ours:.3f} s, networkx parse_edgelist + component {reference:.3f} s, "
-          f"ratio {ours / reference:.2f}x")
+    print(
+        f"edge list: read_graph {ours:.3f} s, networkx parse_edgelist + component {reference:.3f} s, "
+        f"ratio {ours / reference:.2f}x"
+    )
 
     ours = best_of(args.repeats, lambda: read_graph(graphml, "g.graphml"))
     reference = best_of(args.repeats, lambda: largest_component(nx.parse_graphml(graphml.decode())))
-    print(f"GraphML:   read_graph {ours:.3f} s, networkx parse_graphml + component {reference:.3f} s, "
-          f"ratio {ours / reference:.2f}x")
+    print(
+        f"GraphML:   read_graph {ours:.3f} s, networkx parse_graphml + component {reference:.3f} s, "
+        f"ratio {ours / reference:.2f}x"
+    )
 
     data = read_graph(edge_list, "g.csv")
     result = embed_graph(data.graph, "H2", n_epochs=2, random_state=0)
     full, kept = kept_bytes(result), kept_bytes(slim(result))
-    print(f"kept per signature: slim {kept / 2**20:.1f} MB, full result {full / 2**20:.1f} MB, "
-          f"ratio {kept / full:.3f}")
+    print(f"kept per signature: slim {kept / 2**20:.1f} MB, full result {full / 2**20:.1f} MB, ratio {kept / full:.3f}")
 
 
 if __name__ == "__main__":

@@ -52,8 +52,9 @@ def main() -> None:
     X, y = make_classification("H2 x S2 x E2", n_samples=args.rows, n_classes=8, random_state=0)
     documents = {
         "tree": io.dumps(ProductDecisionTreeClassifier(signature="H2 x S2 x E2", random_state=0).fit(X, y)),
-        "forest (20 trees)": io.dumps(ProductRandomForestClassifier(20, signature="H2 x S2 x E2", max_samples=0.2,
-                                                                    random_state=0).fit(X, y)),
+        "forest (20 trees)": io.dumps(
+            ProductRandomForestClassifier(20, signature="H2 x S2 x E2", max_samples=0.2, random_state=0).fit(X, y)
+        ),
         "hostile (one array of 0.5)": hostile_document(2_000_000),
     }
 
@@ -69,8 +70,10 @@ def main() -> None:
         size = len(text)
         ours, seconds = peak(load, text)
         reference, _ = peak(json.loads, text)
-        print(f"{name:28s} {size / 1e6:7.1f} {ours / size:10.2f} {reference / size:10.2f} {ours / reference:12.2f} "
-              f"{seconds:8.2f}")
+        print(
+            f"{name:28s} {size / 1e6:7.1f} {ours / size:10.2f} {reference / size:10.2f} {ours / reference:12.2f} "
+            f"{seconds:8.2f}"
+        )
 
 
 if __name__ == "__main__":

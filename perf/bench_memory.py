@@ -77,8 +77,7 @@ print(json.dumps({{"inputs_mb": (data.nbytes + y.nbytes) / 2**20, "added_mb": (p
 
 def measure(which: str, folder: str, *, trees: int, depth: int, jobs: int) -> dict:
     """Inputs and peak memory added by one fit, in a fresh child process."""
-    code = _CHILD.format(root=str(ROOT), folder=folder, which=which, sig=SIGNATURE, trees=trees, depth=depth,
-                         jobs=jobs)
+    code = _CHILD.format(root=str(ROOT), folder=folder, which=which, sig=SIGNATURE, trees=trees, depth=depth, jobs=jobs)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"the {which} child failed:\n{out.stderr}")
@@ -95,8 +94,10 @@ def main():
 
     X, y = make_classification(SIGNATURE, n_samples=args.n, n_classes=8, n_clusters=32, random_state=0)
     F = SplitFeatures.from_signature(SIGNATURE, "base").values(X).T.copy()
-    print(f"== Peak memory added by a forest fit: {args.trees} trees, depth {args.depth}, n = {args.n:,}, "
-          f"{SIGNATURE} ({X.shape[1]} ambient columns; scikit-learn gets the {F.shape[1]} split-plane values) ==")
+    print(
+        f"== Peak memory added by a forest fit: {args.trees} trees, depth {args.depth}, n = {args.n:,}, "
+        f"{SIGNATURE} ({X.shape[1]} ambient columns; scikit-learn gets the {F.shape[1]} split-plane values) =="
+    )
     print(f"{'n_jobs':>6} {'ours inputs':>11} {'ours adds':>9} {'sk inputs':>9} {'sk adds':>8} {'ratio':>6}")
     worst = 0.0
     with tempfile.TemporaryDirectory() as folder:
@@ -108,8 +109,10 @@ def main():
             ref = measure("sklearn", folder, trees=args.trees, depth=args.depth, jobs=jobs)
             ratio = ours["added_mb"] / ref["added_mb"]
             worst = max(worst, ratio)
-            print(f"{jobs:>6} {ours['inputs_mb']:>9.0f}MB {ours['added_mb']:>7.0f}MB {ref['inputs_mb']:>7.0f}MB "
-                  f"{ref['added_mb']:>6.0f}MB {ratio:>6.2f}")
+            print(
+                f"{jobs:>6} {ours['inputs_mb']:>9.0f}MB {ours['added_mb']:>7.0f}MB {ref['inputs_mb']:>7.0f}MB "
+                f"{ref['added_mb']:>6.0f}MB {ratio:>6.2f}"
+            )
     print(f"worst ratio of memory added by fit {worst:.2f} (goal <= {GOAL:g})")
 
 

@@ -49,8 +49,10 @@ def main() -> None:
         "LightGBM": lightgbm.LGBMClassifier(n_estimators=args.rounds, n_jobs=2, verbose=-1),
     }
     print(f"H4, {len(X):,} rows, {args.classes} classes, {args.rounds} rounds; best of {args.repeats}")
-    print(f"{'model':<10} {'nodes':>8} {'text MB':>8} {'library s':>10} {'io.loads s':>11} {'ratio':>6} "
-          f"{'ms/1k nodes':>12}")
+    print(
+        f"{'model':<10} {'nodes':>8} {'text MB':>8} {'library s':>10} {'io.loads s':>11} {'ratio':>6} "
+        f"{'ms/1k nodes':>12}"
+    )
     for name, estimator in models.items():
         document = io.dumps(KleinTreeClassifier(estimator, signature="H4").fit(X, y))
         text = json.loads(document)["fitted"]["backend"]["model"]
@@ -67,12 +69,16 @@ def main() -> None:
 
                 library = _best(reference, args.repeats)
         else:
-            nodes = sum(2 * int(v) - 1 for v in (line.split("=")[1] for line in text.splitlines()
-                                                 if line.startswith("num_leaves=")))
+            nodes = sum(
+                2 * int(v) - 1
+                for v in (line.split("=")[1] for line in text.splitlines() if line.startswith("num_leaves="))
+            )
             library = _best(lambda text=text: lightgbm.Booster(model_str=text), args.repeats)
         ours = _best(lambda document=document: io.loads(document), args.repeats)
-        print(f"{name:<10} {nodes:>8,} {len(text) / 1e6:>8.1f} {library:>10.3f} {ours:>11.3f} {ours / library:>6.2f} "
-              f"{1e6 * ours / nodes:>12.1f}")
+        print(
+            f"{name:<10} {nodes:>8,} {len(text) / 1e6:>8.1f} {library:>10.3f} {ours:>11.3f} {ours / library:>6.2f} "
+            f"{1e6 * ours / nodes:>12.1f}"
+        )
 
 
 if __name__ == "__main__":

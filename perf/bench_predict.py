@@ -64,23 +64,32 @@ def forest_section(args) -> tuple:
     signature = "S2 x E2 x H2"
     X, y = make_classification(signature, n_samples=args.train + args.rows, n_classes=8, random_state=0)
     train, rows = slice(0, args.train), slice(args.train, None)
-    ours = ProductRandomForestClassifier(args.trees, signature=signature, n_jobs=2, random_state=0).fit(X[train],
-                                                                                                       y[train])
+    ours = ProductRandomForestClassifier(args.trees, signature=signature, n_jobs=2, random_state=0).fit(
+        X[train], y[train]
+    )
     theirs = RandomForestClassifier(args.trees, n_jobs=2, random_state=0).fit(X[train], y[train])
     Xr = np.ascontiguousarray(X[rows])
-    print(f"\n== forest predict_proba: {args.trees} trees (unlimited depth) fitted on {args.train:,} rows of "
-          f"{signature} ({X.shape[1]} features), predicting {len(Xr):,} rows, 8 classes, best of {args.repeat}")
+    print(
+        f"\n== forest predict_proba: {args.trees} trees (unlimited depth) fitted on {args.train:,} rows of "
+        f"{signature} ({X.shape[1]} features), predicting {len(Xr):,} rows, 8 classes, best of {args.repeat}"
+    )
     print(f"{'n_jobs':>6s} {'ours':>8s} {'sklearn':>8s} {'ratio':>6s} {'old per-tree path':>18s}")
     ratios = []
     for n_jobs in args.n_jobs:
         ours.set_params(n_jobs=n_jobs)
         theirs.set_params(n_jobs=n_jobs)
         if n_jobs == 1:
-            t_ours, t_sk, t_old = best(lambda: ours.predict_proba(Xr), lambda: theirs.predict_proba(Xr),
-                                       lambda: per_tree(ours, Xr), repeat=args.repeat)
+            t_ours, t_sk, t_old = best(
+                lambda: ours.predict_proba(Xr),
+                lambda: theirs.predict_proba(Xr),
+                lambda: per_tree(ours, Xr),
+                repeat=args.repeat,
+            )
         else:
-            (t_ours, t_sk), t_old = best(lambda: ours.predict_proba(Xr), lambda: theirs.predict_proba(Xr),
-                                         repeat=args.repeat), float("nan")
+            (t_ours, t_sk), t_old = (
+                best(lambda: ours.predict_proba(Xr), lambda: theirs.predict_proba(Xr), repeat=args.repeat),
+                float("nan"),
+            )
         ratios.append(t_ours / t_sk)
         old = f"{t_old:17.3f}s" if np.isfinite(t_old) else f"{'-':>18s}"
         print(f"{n_jobs:6d} {t_ours:7.3f}s {t_sk:7.3f}s {t_ours / t_sk:5.2f}x {old}")
@@ -94,8 +103,12 @@ def tree_section(args) -> list[float]:
     ours = ProductDecisionTreeClassifier(signature=signature, max_depth=5, random_state=0).fit(X[fit], y[fit])
     theirs = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X[fit], y[fit])
     Xr = np.ascontiguousarray(X[rows])
-    t_default, t_unchecked, t_sk = best(lambda: ours.predict(Xr), lambda: ours.predict(Xr, check_input=False),
-                                        lambda: theirs.predict(Xr), repeat=args.repeat * 3)
+    t_default, t_unchecked, t_sk = best(
+        lambda: ours.predict(Xr),
+        lambda: ours.predict(Xr, check_input=False),
+        lambda: theirs.predict(Xr),
+        repeat=args.repeat * 3,
+    )
     print(f"\n== depth-5 tree predict, {len(Xr):,} rows of {signature}, best of {args.repeat * 3}")
     print(f"default (check_input=True): {1e3 * t_default:7.2f} ms  {t_default / t_sk:5.2f}x sklearn")
     print(f"check_input=False:          {1e3 * t_unchecked:7.2f} ms  {t_unchecked / t_sk:5.2f}x sklearn")
@@ -104,8 +117,10 @@ def tree_section(args) -> list[float]:
 
 
 def regions_section(args, big) -> list[float]:
-    print(f"\n== region pictures (grid + one predict_proba), n_jobs={max(args.n_jobs)}, best of {args.repeat}; "
-          "sklearn: its forest fitted on the same points predicting the same rows")
+    print(
+        f"\n== region pictures (grid + one predict_proba), n_jobs={max(args.n_jobs)}, best of {args.repeat}; "
+        "sklearn: its forest fitted on the same points predicting the same rows"
+    )
     print(f"{'picture':44s} {'cells':>9s} {'ours':>8s} {'goal':>5s} {'sklearn':>8s} {'ratio':>6s}")
     signature = "S2"
     X, y = make_classification(signature, n_samples=args.region_train, n_classes=6, random_state=0)
@@ -115,24 +130,49 @@ def regions_section(args, big) -> list[float]:
     view = viz.available_views(signature)[0]
     reference = viz.reference_point(signature, X, "mean")
     bounds = viz.data_bounds(view, signature, X) or None
-    cases = [(f"50 trees, {args.region_train:,} points, S2 sphere {args.resolution}^2", forest, sk, signature, view,
-              reference, args.resolution, bounds, 2.0)]
+    cases = [
+        (
+            f"50 trees, {args.region_train:,} points, S2 sphere {args.resolution}^2",
+            forest,
+            sk,
+            signature,
+            view,
+            reference,
+            args.resolution,
+            bounds,
+            2.0,
+        )
+    ]
     big_signature = "S2 x E2 x H2"
     big_view = viz.available_views(big_signature)[0]
     big_forest, big_sk, big_X = big
     big_reference = viz.reference_point(big_signature, big_X, "mean")
     big_forest.set_params(n_jobs=n_jobs)
     big_sk.set_params(n_jobs=n_jobs)
-    cases.append((f"{args.trees} trees, {big_signature}, {big_view.kind} {args.big_resolution}^2", big_forest, big_sk,
-                  big_signature, big_view, big_reference, args.big_resolution, None, 5.0))
+    cases.append(
+        (
+            f"{args.trees} trees, {big_signature}, {big_view.kind} {args.big_resolution}^2",
+            big_forest,
+            big_sk,
+            big_signature,
+            big_view,
+            big_reference,
+            args.big_resolution,
+            None,
+            5.0,
+        )
+    )
     times = []
     for name, model, reference_model, sig, v, ref, resolution, b, goal in cases:
         grid = viz.view_grid(v, sig, resolution, b)
         rows = viz.product_rows(grid, ref)
-        t_ours, t_sk = best(lambda model=model, sig=sig, v=v, ref=ref, resolution=resolution, b=b:
-                            viz.compute_regions(model, sig, v, ref, resolution, b),
-                            lambda reference_model=reference_model, rows=rows: reference_model.predict_proba(rows),
-                            repeat=args.repeat)
+        t_ours, t_sk = best(
+            lambda model=model, sig=sig, v=v, ref=ref, resolution=resolution, b=b: viz.compute_regions(
+                model, sig, v, ref, resolution, b
+            ),
+            lambda reference_model=reference_model, rows=rows: reference_model.predict_proba(rows),
+            repeat=args.repeat,
+        )
         times.append(t_ours / goal)
         print(f"{name:44s} {len(rows):9,d} {t_ours:7.3f}s {goal:4.0f}s {t_sk:7.3f}s {t_ours / t_sk:5.2f}x")
     return times

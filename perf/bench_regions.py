@@ -48,13 +48,16 @@ def main(argv=None) -> int:
     X, y = make_classification(SIGNATURE, n_samples=2000, n_classes=6, n_clusters=12, cov_scale=0.4, random_state=0)
     models = {
         "tree (depth 8)": ProductDecisionTreeClassifier(signature=SIGNATURE, max_depth=8, random_state=0).fit(X, y),
-        "forest (50 trees)": ProductRandomForestClassifier(50, signature=SIGNATURE, max_depth=8,
-                                                           random_state=0).fit(X, y),
+        "forest (50 trees)": ProductRandomForestClassifier(50, signature=SIGNATURE, max_depth=8, random_state=0).fit(
+            X, y
+        ),
     }
     reference = viz.reference_point(SIGNATURE, X, "mean")
     print(f"{SIGNATURE}, {len(X)} training rows, grid {args.resolution} x {args.resolution}, best of {args.repeat}")
-    print(f"{'model':18s} {'view':8s} {'cells':>6s} {'grid+predict':>12s} {'boundaries':>10s} {'figure+json':>11s} "
-          f"{'total':>7s} {'predict only':>12s} {'ratio':>6s}")
+    print(
+        f"{'model':18s} {'view':8s} {'cells':>6s} {'grid+predict':>12s} {'boundaries':>10s} {'figure+json':>11s} "
+        f"{'total':>7s} {'predict only':>12s} {'ratio':>6s}"
+    )
     worst = 0.0
     for name, model in models.items():
         tree = model if hasattr(model, "tree_") else model.estimators_[0]
@@ -81,8 +84,10 @@ def main(argv=None) -> int:
             t_predict, _ = best(lambda rows=rows, model=model: model.predict_proba(rows), args.repeat)
             total = t_regions + t_curves + t_figure
             worst = max(worst, total)
-            print(f"{name:18s} {view.kind:8s} {len(rows):6d} {t_regions:11.3f}s {t_curves:9.3f}s {t_figure:10.3f}s "
-                  f"{total:6.3f}s {t_predict:11.3f}s {total / t_predict:5.1f}x")
+            print(
+                f"{name:18s} {view.kind:8s} {len(rows):6d} {t_regions:11.3f}s {t_curves:9.3f}s {t_figure:10.3f}s "
+                f"{total:6.3f}s {t_predict:11.3f}s {total / t_predict:5.1f}x"
+            )
     print(f"slowest picture: {worst:.3f} s (goal: about 1 s)")
     return 0
 

@@ -62,14 +62,25 @@ def measure(tree, view, X, reference, args) -> tuple[float, float, float, int]:
     styles = frame_styles(replay)
 
     def build():
-        fig = viz.region_figure(grid, None, None, curves, frames=replay.frames, frame_names=names,
-                                active_frame=len(names) - 1, frame_label="splits", frame_styles=styles,
-                                label_nodes=True)
+        fig = viz.region_figure(
+            grid,
+            None,
+            None,
+            curves,
+            frames=replay.frames,
+            frame_names=names,
+            active_frame=len(names) - 1,
+            frame_label="splits",
+            frame_styles=styles,
+            label_nodes=True,
+        )
         return fig.to_json()
 
     t_figure, text = best(build, args.repeat)
-    t_per_k, _ = best(lambda: [viz.predict_regions(viz.first_splits(tree, int(k)).estimator, grid, reference)
-                               for k in replay.steps], 1)
+    t_per_k, _ = best(
+        lambda: [viz.predict_regions(viz.first_splits(tree, int(k)).estimator, grid, reference) for k in replay.steps],
+        1,
+    )
     return t_replay, t_figure, t_per_k, len(text)
 
 
@@ -80,25 +91,30 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6)
     args = parser.parse_args()
 
-    X, y = make_classification(SIGNATURE, n_samples=4000, n_classes=6, n_clusters=12, cov_scale=0.4,
-                               random_state=0)
+    X, y = make_classification(SIGNATURE, n_samples=4000, n_classes=6, n_clusters=12, cov_scale=0.4, random_state=0)
     tree = ProductDecisionTreeClassifier(signature=SIGNATURE, max_depth=args.depth, random_state=0).fit(X, y)
     n_splits = len(viz.split_order(tree))
     reference = viz.reference_point(SIGNATURE, X, "mean")
     views = [v for v in viz.available_views(SIGNATURE) if v.kind != "line"]
     views.insert(1, views[0].with_model("klein"))
-    print(f"depth-{args.depth} tree, {n_splits} splits ({n_splits + 1} frames), resolution {args.resolution}, "
-          f"best of {args.repeat}")
-    print(f"{'picture':<34} {'replay s':>9} {'figure s':>9} {'total s':>8} {'per-k s':>8} {'per-k/replay':>13} "
-          f"{'JSON MB':>8}")
+    print(
+        f"depth-{args.depth} tree, {n_splits} splits ({n_splits + 1} frames), resolution {args.resolution}, "
+        f"best of {args.repeat}"
+    )
+    print(
+        f"{'picture':<34} {'replay s':>9} {'figure s':>9} {'total s':>8} {'per-k s':>8} {'per-k/replay':>13} "
+        f"{'JSON MB':>8}"
+    )
     worst = 0.0
     for view in views:
         t_replay, t_figure, t_per_k, size = measure(tree, view, X, reference, args)
         total = t_replay + t_figure
         worst = max(worst, total)
         title = viz.describe_view(view, SIGNATURE)[0][:34]
-        print(f"{title:<34} {t_replay:9.3f} {t_figure:9.3f} {total:8.3f} {t_per_k:8.3f} {t_per_k / t_replay:13.1f} "
-              f"{size / 1e6:8.2f}")
+        print(
+            f"{title:<34} {t_replay:9.3f} {t_figure:9.3f} {total:8.3f} {t_per_k:8.3f} {t_per_k / t_replay:13.1f} "
+            f"{size / 1e6:8.2f}"
+        )
     verdict = "met" if worst <= GOAL_SECONDS else "MISSED"
     print(f"slowest picture: {worst:.2f} s for replay + figure (goal <= {GOAL_SECONDS:.0f} s): {verdict}")
 

@@ -57,10 +57,14 @@ def main() -> int:
     args = parser.parse_args()
 
     data = build_dataset(synthetic_recipe(args.signature, args.rows, 5, seed=3, cov_scale=0.3))
-    print(f"{data.signature}, {len(data.X):,} rows, {args.resolution} x {args.resolution} grid, best of "
-          f"{args.repeat} after a warm-up; goal: a redraw within {GOAL_SECONDS} s")
-    print(f"{'model':<16}{'depth':>6}{'disk':>10}{'train':>9}{'grid':>8}{'figure':>8}{'json':>8}"
-          f"{'redraw':>9}{'cached':>9}  goal")
+    print(
+        f"{data.signature}, {len(data.X):,} rows, {args.resolution} x {args.resolution} grid, best of "
+        f"{args.repeat} after a warm-up; goal: a redraw within {GOAL_SECONDS} s"
+    )
+    print(
+        f"{'model':<16}{'depth':>6}{'disk':>10}{'train':>9}{'grid':>8}{'figure':>8}{'json':>8}"
+        f"{'redraw':>9}{'cached':>9}  goal"
+    )
     worst = 0.0
     for kind in kinds_for(data.signature):
         for depth in args.depths:
@@ -70,13 +74,16 @@ def main() -> int:
                 recipe = side_recipe(kind, depth)
                 redraw(data, recipe, picture)  # warm-up: compiled kernels, imports
                 # The run with the smallest total; each run trains a new model.
-                t_train, t_grid, t_fig, t_json = min((redraw(data, recipe, picture) for _ in range(args.repeat)),
-                                                     key=sum)
+                t_train, t_grid, t_fig, t_json = min(
+                    (redraw(data, recipe, picture) for _ in range(args.repeat)), key=sum
+                )
                 total = t_train + t_grid + t_fig + t_json
                 worst = max(worst, total)
-                print(f"{KINDS[kind].title:<16}{depth:>6}{disk:>10}{t_train:>8.3f}s{t_grid:>7.3f}s{t_fig:>7.3f}s"
-                      f"{t_json:>7.3f}s{total:>8.3f}s{t_fig + t_json:>8.3f}s  "
-                      f"{'met' if total <= GOAL_SECONDS else 'MISSED'}")
+                print(
+                    f"{KINDS[kind].title:<16}{depth:>6}{disk:>10}{t_train:>8.3f}s{t_grid:>7.3f}s{t_fig:>7.3f}s"
+                    f"{t_json:>7.3f}s{total:>8.3f}s{t_fig + t_json:>8.3f}s  "
+                    f"{'met' if total <= GOAL_SECONDS else 'MISSED'}"
+                )
     print(f"slowest redraw {worst:.3f} s: goal {'met' if worst <= GOAL_SECONDS else 'missed'}")
     return 0 if worst <= GOAL_SECONDS else 1
 

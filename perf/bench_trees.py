@@ -57,8 +57,10 @@ def data(n, seed=0):
 
 def bench_trees(sizes):
     print(f"\n== Decision trees, {SIGNATURE}, 8 classes: fit and predict time, ours / scikit-learn ==")
-    print(f"{'n':>9} {'pairs':>5} {'depth':>5} {'fit ours':>9} {'fit sk':>9} {'ratio':>6} "
-          f"{'pred ours':>9} {'pred sk':>9} {'ratio':>6}")
+    print(
+        f"{'n':>9} {'pairs':>5} {'depth':>5} {'fit ours':>9} {'fit sk':>9} {'ratio':>6} "
+        f"{'pred ours':>9} {'pred sk':>9} {'ratio':>6}"
+    )
     worst_fit, worst_pred = 0.0, 0.0
     for n in sizes:
         X, y = data(n)
@@ -77,8 +79,10 @@ def bench_trees(sizes):
                 pred_ref = best_of(repeats, partial(ref.predict, F_test))
                 worst_fit = max(worst_fit, fit_ours / fit_ref)
                 worst_pred = max(worst_pred, pred_ours / pred_ref)
-                print(f"{n:>9} {pairs:>5} {depth!s:>5} {fit_ours:>8.3f}s {fit_ref:>8.3f}s {fit_ours / fit_ref:>6.2f} "
-                      f"{pred_ours:>8.4f}s {pred_ref:>8.4f}s {pred_ours / pred_ref:>6.2f}")
+                print(
+                    f"{n:>9} {pairs:>5} {depth!s:>5} {fit_ours:>8.3f}s {fit_ref:>8.3f}s {fit_ours / fit_ref:>6.2f} "
+                    f"{pred_ours:>8.4f}s {pred_ref:>8.4f}s {pred_ours / pred_ref:>6.2f}"
+                )
     print(f"worst fit ratio {worst_fit:.2f} (goal <= 1.5), worst predict ratio {worst_pred:.2f} (goal <= 2)")
 
 
@@ -89,9 +93,11 @@ def bench_published():
     start = time.process_time()
     tree.fit(X, y)
     cpu = time.process_time() - start
-    print(f"\n== Against the public implementation's published number (depth 5, n = 8000) ==\n"
-          f"ours {cpu:.4f} CPU-s vs ~{PUBLISHED_REFERENCE_SECONDS:.0f} CPU-s published: "
-          f"{PUBLISHED_REFERENCE_SECONDS / cpu:,.0f}x faster (goal: three orders of magnitude)")
+    print(
+        f"\n== Against the public implementation's published number (depth 5, n = 8000) ==\n"
+        f"ours {cpu:.4f} CPU-s vs ~{PUBLISHED_REFERENCE_SECONDS:.0f} CPU-s published: "
+        f"{PUBLISHED_REFERENCE_SECONDS / cpu:,.0f}x faster (goal: three orders of magnitude)"
+    )
 
 
 def bench_forests():
@@ -103,8 +109,9 @@ def bench_forests():
         F = features.values(X).T.copy()
         timings = {}
         for jobs in (1, 2):
-            ours = ProductRandomForestClassifier(n_trees, signature=SIGNATURE, max_depth=depth, n_jobs=jobs,
-                                                 random_state=0)
+            ours = ProductRandomForestClassifier(
+                n_trees, signature=SIGNATURE, max_depth=depth, n_jobs=jobs, random_state=0
+            )
             ref = RandomForestClassifier(n_trees, max_depth=depth, n_jobs=jobs, random_state=0)
             t_ours = best_of(2, partial(ours.fit, X, y, check_input=False))
             t_ref = best_of(2, partial(ref.fit, F, y))
@@ -169,11 +176,15 @@ def bench_memory(n):
             code = _MEMORY_CHILD.format(root=str(ROOT), sig=SIGNATURE, folder=tmp, which=which)
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
             results[which] = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{which:>8}: inputs {results[which]['input_mb']:.0f} MB, added by fit "
-                  f"{results[which]['peak_growth_mb']:.0f} MB")
+            print(
+                f"{which:>8}: inputs {results[which]['input_mb']:.0f} MB, added by fit "
+                f"{results[which]['peak_growth_mb']:.0f} MB"
+            )
     total = {k: v["input_mb"] + v["peak_growth_mb"] for k, v in results.items()}
-    print(f"inputs + fit: ours {total['ours']:.0f} MB, scikit-learn {total['sklearn']:.0f} MB, "
-          f"ratio {total['ours'] / total['sklearn']:.2f} (goal <= 2)")
+    print(
+        f"inputs + fit: ours {total['ours']:.0f} MB, scikit-learn {total['sklearn']:.0f} MB, "
+        f"ratio {total['ours'] / total['sklearn']:.2f} (goal <= 2)"
+    )
 
 
 def main():

@@ -37,15 +37,27 @@ from ui import pictures, training  # noqa: E402
 # The recipes proposed for ui/data.py's Landmasses and Temperatures demos.
 DEMOS = {
     "Landmasses": (
-        {"source": "builtin", "name": "landmasses", "params": {"n_samples": 20000, "random_state": 0},
-         "title": "Landmasses"},
-        {"family": "product_forest", "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0,
-                                                "min_samples_leaf": 1}, "test_size": 0.25, "seed": 0},
+        {
+            "source": "builtin",
+            "name": "landmasses",
+            "params": {"n_samples": 20000, "random_state": 0},
+            "title": "Landmasses",
+        },
+        {
+            "family": "product_forest",
+            "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
+            "test_size": 0.25,
+            "seed": 0,
+        },
     ),
     "City temperatures": (
         {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
-        {"family": "product_forest", "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
-         "test_size": 0.25, "seed": 0},
+        {
+            "family": "product_forest",
+            "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
+            "test_size": 0.25,
+            "seed": 0,
+        },
     ),
 }
 
@@ -75,8 +87,10 @@ def main(argv=None) -> None:
             t_grid, c_grid, grid_regions = timed(pictures.regions_for, model.estimator, data, picture)
             t_fig, _, fig = timed(pictures.picture_figure, data, picture, model, grid_regions)
             t_json, _, text = timed(fig.to_json)
-            line = (f"  {kind:<6} regions {t_grid:.2f} s (CPU {c_grid:.2f}), figure {t_fig:.2f} s, JSON {t_json:.2f} s "
-                    f"{len(text) / 1e6:.2f} MB, {len(fig.frames)} frames")
+            line = (
+                f"  {kind:<6} regions {t_grid:.2f} s (CPU {c_grid:.2f}), figure {t_fig:.2f} s, JSON {t_json:.2f} s "
+                f"{len(text) / 1e6:.2f} MB, {len(fig.frames)} frames"
+            )
             if data.task == "classification":
                 land = list(grid_regions.regions.classes).index(1)
                 share = float(np.mean(grid_regions.regions.class_index == land))

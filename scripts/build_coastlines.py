@@ -37,8 +37,18 @@ ASSET = DATA / "coastlines.npz"
 # pairs of square edges (0 top, 1 right, 2 bottom, 3 left) joined by a segment. Saddles (5, 10)
 # are resolved by the mean of the four corners (see _segments).
 _CASES = {
-    1: [(3, 0)], 2: [(0, 1)], 3: [(3, 1)], 4: [(1, 2)], 6: [(0, 2)], 7: [(3, 2)], 8: [(2, 3)],
-    9: [(2, 0)], 11: [(2, 1)], 12: [(1, 3)], 13: [(1, 0)], 14: [(0, 3)],
+    1: [(3, 0)],
+    2: [(0, 1)],
+    3: [(3, 1)],
+    4: [(1, 2)],
+    6: [(0, 2)],
+    7: [(3, 2)],
+    8: [(2, 3)],
+    9: [(2, 0)],
+    11: [(2, 1)],
+    12: [(1, 3)],
+    13: [(1, 0)],
+    14: [(0, 3)],
 }
 _SADDLES = {5: ([(3, 2), (1, 0)], [(3, 0), (1, 2)]), 10: ([(0, 3), (2, 1)], [(0, 1), (2, 3)])}
 
@@ -73,7 +83,7 @@ def _segments(field: np.ndarray, level: float) -> list[tuple[tuple, tuple]]:
         case = int(code[i, j])
         edge_keys = (("h", i, j), ("v", i, j + 1), ("h", i + 1, j), ("v", i, j))
         if case in _SADDLES:
-            centre = field[i:i + 2, j:j + 2].mean()
+            centre = field[i : i + 2, j : j + 2].mean()
             pairs = _SADDLES[case][0 if centre > level else 1]
         else:
             pairs = _CASES[case]
@@ -144,11 +154,12 @@ def douglas_peucker(points: np.ndarray, tolerance: float) -> np.ndarray:
         if hi - lo < 2:
             continue
         seg = points[hi] - points[lo]
-        rel = points[lo + 1:hi] - points[lo]
+        rel = points[lo + 1 : hi] - points[lo]
         length = np.hypot(*seg)
         # A closed ring starts and ends at one point: measure distance to that point instead.
-        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length if length > 0 else np.hypot(rel[:, 0],
-                                                                                                   rel[:, 1])
+        dist = (
+            np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length if length > 0 else np.hypot(rel[:, 0], rel[:, 1])
+        )
         k = int(np.argmax(dist))
         if dist[k] > tolerance:
             mid = lo + 1 + k
@@ -157,8 +168,9 @@ def douglas_peucker(points: np.ndarray, tolerance: float) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def trace_coastlines(land: np.ndarray, resolution_deg: float, block: int, tolerance_deg: float,
-                     min_extent_deg: float) -> list[np.ndarray]:
+def trace_coastlines(
+    land: np.ndarray, resolution_deg: float, block: int, tolerance_deg: float, min_extent_deg: float
+) -> list[np.ndarray]:
     """Coastlines of a land mask as (lat, lon) polylines in degrees.
 
     Parameters
@@ -215,10 +227,15 @@ def main(argv=None) -> None:
     lines = trace_coastlines(load_mask(), resolution, args.block, args.tolerance, args.min_extent)
     lat, lon = pack(lines)
     np.savez_compressed(
-        args.out, lat=lat, lon=lon, resolution_deg=np.float64(resolution * args.block),
-        tolerance_deg=np.float64(args.tolerance), min_extent_deg=np.float64(args.min_extent),
-        source=np.str_("traced by scripts/build_coastlines.py from land_mask_0.05deg.npz (GLOBE via "
-                       "global-land-mask 1.0.0, MIT)"),
+        args.out,
+        lat=lat,
+        lon=lon,
+        resolution_deg=np.float64(resolution * args.block),
+        tolerance_deg=np.float64(args.tolerance),
+        min_extent_deg=np.float64(args.min_extent),
+        source=np.str_(
+            "traced by scripts/build_coastlines.py from land_mask_0.05deg.npz (GLOBE via global-land-mask 1.0.0, MIT)"
+        ),
     )
     n_vertices = int(np.isfinite(lat).sum())
     print(f"{len(lines)} polylines, {n_vertices} vertices, {args.out.stat().st_size / 1024:.0f} kB -> {args.out}")

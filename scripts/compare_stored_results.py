@@ -128,9 +128,7 @@ def counts_markdown(comparisons) -> str:
 
 def summary_sentence(c: Comparison) -> str:
     total = c.counts.iloc[-1]
-    by_task = "; ".join(
-        f"{r.task} {r.agree} of {r.cells}" for r in c.counts.iloc[:-1].itertuples(index=False)
-    )
+    by_task = "; ".join(f"{r.task} {r.agree} of {r.cells}" for r in c.counts.iloc[:-1].itertuples(index=False))
     text = (
         f"`{c.stem}` ({c.n_trials} trials, depth {c.depth}): **{total.agree} of {total.cells} cells agree within "
         f"{AGREEMENT_Z:g} combined standard errors** with the authors' stored results ({by_task}); "
@@ -206,9 +204,7 @@ def printed_markdown(reference: pd.DataFrame) -> str:
 
     printed = load_paper_table5()[["section", "task", "signature", "model", "mean", "ci"]]
     joined = reference.merge(printed, on=["section", "task", "signature", "model"], suffixes=("", "_printed"))
-    joined["z"] = (joined["mean"] - joined["mean_printed"]) / np.sqrt(
-        joined["standard_error"] ** 2 + joined["ci"] ** 2
-    )
+    joined["z"] = (joined["mean"] - joined["mean_printed"]) / np.sqrt(joined["standard_error"] ** 2 + joined["ci"] ** 2)
     joined["kind"] = joined["model"].where(joined["model"].isin(_NOT_TREES), "trees and forests")
     lines = [
         "| Section | Task | Models | Cells | Agree | Mean stored - printed | Median stored SE / printed ± |",

@@ -57,8 +57,10 @@ def test_home_opens_on_a_trained_default_demo_with_regions_on_the_poincare_disk(
     assert param(at, "view") == "disk:0:1-2:poincare"
 
 
-@pytest.mark.parametrize(("demo", "kind", "signature"), [("sphere", "mesh3d", "S2"), ("torus", "mesh3d", "S1 x S1"),
-                                                         ("product", "heatmap", "H2 x S2 x E2")])
+@pytest.mark.parametrize(
+    ("demo", "kind", "signature"),
+    [("sphere", "mesh3d", "S2"), ("torus", "mesh3d", "S1 x S1"), ("product", "heatmap", "H2 x S2 x E2")],
+)
 def test_demo_buttons_load_data_train_and_draw(demo, kind, signature):
     at = start()
     at.button(key=f"demo_{demo}").click().run()
@@ -373,18 +375,32 @@ def test_inspector_replays_splits_selects_nodes_and_explains_a_point():
 
 # ------------------------------------------------------------------- links
 def test_a_shared_link_rebuilds_the_dataset_model_and_view():
-    recipe = {"source": "synthetic", "signature": "S2", "n_samples": 150, "n_classes": 3, "task": "classification",
-              "seed": 2, "n_clusters": 6, "cov_scale": 0.3}
+    recipe = {
+        "source": "synthetic",
+        "signature": "S2",
+        "n_samples": 150,
+        "n_classes": 3,
+        "task": "classification",
+        "seed": 2,
+        "n_clusters": 6,
+        "cov_scale": 0.3,
+    }
     model_recipe = {"family": "product_tree", "params": {"max_depth": 3}, "test_size": 0.25, "seed": 1}
-    at = start(query={"data": json.dumps(recipe), "model": json.dumps(model_recipe),
-                      "view": "sphere:0:0-1-2:poincare", "res": "50"})
+    at = start(
+        query={
+            "data": json.dumps(recipe),
+            "model": json.dumps(model_recipe),
+            "view": "sphere:0:0-1-2:poincare",
+            "res": "50",
+        }
+    )
     assert str(data(at).signature) == "S2" and model(at).estimator.get_depth() <= 3
     mesh = next(t for t in charts(at)[0]["data"] if t.get("type") == "mesh3d")
     assert len(mesh["intensity"]["bdata"]) > 0
 
 
 def test_a_broken_link_falls_back_to_the_demo_with_a_warning():
-    at = start(query={"data": "{\"source\": \"synthetic\", \"signature\": \"Q7\"}"})
+    at = start(query={"data": '{"source": "synthetic", "signature": "Q7"}'})
     assert any("could not be rebuilt" in w.value for w in at.warning)
     assert str(data(at).signature) == "H2"
 

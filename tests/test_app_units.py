@@ -33,13 +33,16 @@ def test_read_table_handles_csv_tsv_npy_npz():
     assert list(uploads.read_table("t.npz", buffer.getvalue()).columns) == ["x0", "x1", "x2", "y"]
 
 
-@pytest.mark.parametrize(("name", "payload", "reason"), [
-    ("t.npy", b"\x80\x04K\x01.", "pickle"),
-    ("t.exe", b"MZ", "unsupported file type"),
-    ("t.csv", b"", "empty"),
-    ("t.csv", b"\xff\xfe\x00a", "UTF-8"),
-    ("t.npz", b"PK\x03\x04garbage", "not a valid NumPy file"),
-])
+@pytest.mark.parametrize(
+    ("name", "payload", "reason"),
+    [
+        ("t.npy", b"\x80\x04K\x01.", "pickle"),
+        ("t.exe", b"MZ", "unsupported file type"),
+        ("t.csv", b"", "empty"),
+        ("t.csv", b"\xff\xfe\x00a", "UTF-8"),
+        ("t.npz", b"PK\x03\x04garbage", "not a valid NumPy file"),
+    ],
+)
 def test_read_table_refuses_bad_files_with_reasons(name, payload, reason):
     with pytest.raises(uploads.UploadError, match=reason):
         uploads.read_table(name, payload)
@@ -72,11 +75,17 @@ def test_suggested_mapping_finds_label_task_and_latlon():
 @pytest.mark.parametrize("model", ["ambient", "poincare", "klein"])
 def test_hyperbolic_coordinate_models_convert_to_the_hyperboloid(model):
     X, y = make_classification("H2(-0.5)", n_samples=30, n_classes=2, n_clusters=2, random_state=0)
-    given = {"ambient": X, "poincare": coords.hyperboloid_to_poincare(X, curvature=-0.5),
-             "klein": coords.hyperboloid_to_klein(X, curvature=-0.5)}[model]
+    given = {
+        "ambient": X,
+        "poincare": coords.hyperboloid_to_poincare(X, curvature=-0.5),
+        "klein": coords.hyperboloid_to_klein(X, curvature=-0.5),
+    }[model]
     frame = pd.DataFrame(given, columns=[f"c{k}" for k in range(given.shape[1])]).assign(label=y)
-    mapping = {"label": "label", "task": "classification",
-               "components": [{"model": model, "columns": list(frame.columns[:-1])}]}
+    mapping = {
+        "label": "label",
+        "task": "classification",
+        "components": [{"model": model, "columns": list(frame.columns[:-1])}],
+    }
     result = uploads.convert_upload(frame, "H2(-0.5)", mapping)
     assert result.ok and np.allclose(result.X, X, rtol=1e-9, atol=1e-9)
 
@@ -85,9 +94,15 @@ def test_sphere_circle_models_and_a_product():
     lat, lon, angle = np.array([10.0, -45.0, 80.0]), np.array([0.0, 120.0, -170.0]), np.array([0.5, 2.0, -3.0])
     frame = pd.DataFrame({"lat": lat, "lon": lon, "a": angle, "e": [1.0, 2.0, 3.0], "y": [0, 1, 0]})
     frame = pd.concat([frame] * 4, ignore_index=True)
-    mapping = {"label": "y", "task": "classification", "components": [
-        {"model": "latlon", "columns": ["lat", "lon"]}, {"model": "angle", "columns": ["a"]},
-        {"model": "ambient", "columns": ["e"]}]}
+    mapping = {
+        "label": "y",
+        "task": "classification",
+        "components": [
+            {"model": "latlon", "columns": ["lat", "lon"]},
+            {"model": "angle", "columns": ["a"]},
+            {"model": "ambient", "columns": ["e"]},
+        ],
+    }
     result = uploads.convert_upload(frame, "S2 x S1 x E1", mapping)
     assert result.ok
     assert np.allclose(result.X[:3, :3], coords.latlon_to_sphere(np.column_stack([lat, lon])))
@@ -98,8 +113,11 @@ def test_reports_name_component_rows_and_largest_error_and_projection_fixes_them
     X, y = make_classification("S2 x E1", n_samples=20, n_classes=2, n_clusters=2, random_state=0)
     X[[3, 5], :3] *= 1.31
     frame = pd.DataFrame(X, columns=["a", "b", "c", "e"]).assign(label=y)
-    mapping = {"label": "label", "task": "classification", "components": [
-        {"model": "ambient", "columns": ["a", "b", "c"]}, {"model": "ambient", "columns": ["e"]}]}
+    mapping = {
+        "label": "label",
+        "task": "classification",
+        "components": [{"model": "ambient", "columns": ["a", "b", "c"]}, {"model": "ambient", "columns": ["e"]}],
+    }
     result = uploads.convert_upload(frame, "S2 x E1", mapping)
     assert not result.ok and result.fixable_by_projection
     (sphere, flat) = result.reports
@@ -111,8 +129,11 @@ def test_reports_name_component_rows_and_largest_error_and_projection_fixes_them
 
 def test_lower_sheet_outside_ball_and_latitudes_are_explained():
     frame = pd.DataFrame({"x0": [-1.0] + [1.0] * 11, "x1": [0.0] * 12, "x2": [0.0] * 12, "y": [0, 1] * 6})
-    mapping = {"label": "y", "task": "classification", "components": [
-        {"model": "ambient", "columns": ["x0", "x1", "x2"]}]}
+    mapping = {
+        "label": "y",
+        "task": "classification",
+        "components": [{"model": "ambient", "columns": ["x0", "x1", "x2"]}],
+    }
     (report,) = uploads.convert_upload(frame, "H2", mapping).reports
     assert "1 row off the hyperboloid (1 on the lower sheet, x0 <= 0)" in report.problems[0]
     ball = pd.DataFrame({"p": [0.2, 1.5] * 6, "q": [0.0] * 12, "y": [0, 1] * 6})
@@ -138,14 +159,17 @@ def test_label_problems_and_table_level_problems():
     assert uploads.convert_upload(frame.head(5), "E1", mapping).general
 
 
-@pytest.mark.parametrize(("mapping", "reason"), [
-    ({"label": "y", "components": [{"model": "ambient", "columns": ["a"]}]}, "needs 2 columns; 1 is selected"),
-    ({"label": "y", "components": [{"model": "ambient", "columns": []}]}, "needs 2 columns; none is selected"),
-    ({"label": "y", "components": [{"model": "ambient", "columns": ["a", "zz"]}]}, "not in the file"),
-    ({"label": "a", "components": [{"model": "ambient", "columns": ["a", "b"]}]}, "used twice"),
-    ({"label": "y", "components": []}, "has 1 component;"),
-    ({"label": "y", "components": [{"model": "klein", "columns": ["a", "b"]}]}, "unknown coordinate model"),
-])
+@pytest.mark.parametrize(
+    ("mapping", "reason"),
+    [
+        ({"label": "y", "components": [{"model": "ambient", "columns": ["a"]}]}, "needs 2 columns; 1 is selected"),
+        ({"label": "y", "components": [{"model": "ambient", "columns": []}]}, "needs 2 columns; none is selected"),
+        ({"label": "y", "components": [{"model": "ambient", "columns": ["a", "zz"]}]}, "not in the file"),
+        ({"label": "a", "components": [{"model": "ambient", "columns": ["a", "b"]}]}, "used twice"),
+        ({"label": "y", "components": []}, "has 1 component;"),
+        ({"label": "y", "components": [{"model": "klein", "columns": ["a", "b"]}]}, "unknown coordinate model"),
+    ],
+)
 def test_inconsistent_mappings_are_rejected(mapping, reason):
     frame = pd.DataFrame({"a": [1.0], "b": [2.0], "y": [0]})
     with pytest.raises(ValueError, match=reason):
@@ -156,8 +180,9 @@ def test_upload_record_wraps_a_clean_result():
     X, y = make_classification("E2", n_samples=30, n_classes=2, n_clusters=2, random_state=0)
     frame = pd.DataFrame(X, columns=["a", "b"]).assign(y=y)
     mapping = {"label": "y", "task": "classification", "components": [{"model": "ambient", "columns": ["a", "b"]}]}
-    record = uploads.upload_record(uploads.convert_upload(frame, "E2", mapping), "E2", "classification", "f.csv",
-                                   mapping)
+    record = uploads.upload_record(
+        uploads.convert_upload(frame, "E2", mapping), "E2", "classification", "f.csv", mapping
+    )
     assert record.recipe["source"] == "upload" and record.class_names == ["0", "1"] and len(record.hash) == 16
     with pytest.raises(ValueError, match="cannot be rebuilt"):
         appdata.build_dataset(record.recipe)
@@ -240,8 +265,13 @@ def test_picture_figure_for_a_product_states_the_reference_and_draws_everything(
         names = {t.name for t in fig.data}
         assert {"training points", "test points", "explained point"} <= names, view
         assert "held at the data's mean" in pictures.reference_note(data, picture)
-    assert pictures.reference_note(appdata.build_dataset(appdata.synthetic_recipe("H2", 50, 2)),
-                                   pictures.Picture(pictures.viz.View("disk", (0,), (1, 2)))) is None
+    assert (
+        pictures.reference_note(
+            appdata.build_dataset(appdata.synthetic_recipe("H2", 50, 2)),
+            pictures.Picture(pictures.viz.View("disk", (0,), (1, 2))),
+        )
+        is None
+    )
     assert pictures.resolve_view(data.signature, "garbage").kind == "disk"
 
 
@@ -252,8 +282,9 @@ def test_klein_wrapper_is_offered_for_h_and_e_data_only():
     data = appdata.build_dataset(appdata.synthetic_recipe("H2", 120, 3, seed=0))
     record = training.train_from_recipe(data, {"family": "klein", "params": {"estimator": "random_forest"}})
     assert record.metrics["accuracy"] > 0.3
-    fig_data = pictures.regions_for(record.estimator, data, pictures.Picture(pictures.viz.View("disk", (0,), (1, 2)),
-                                                                             resolution=20))
+    fig_data = pictures.regions_for(
+        record.estimator, data, pictures.Picture(pictures.viz.View("disk", (0,), (1, 2)), resolution=20)
+    )
     assert fig_data[1].class_index.shape == (20, 20)
     s2 = appdata.build_dataset(appdata.synthetic_recipe("S2", 60, 2, seed=0))
     with pytest.raises(ValueError, match="accepts only H, E"):

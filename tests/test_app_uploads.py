@@ -44,12 +44,15 @@ def errors(at: AppTest) -> str:
     return "\n".join(str(e.value) for e in at.error)
 
 
-@pytest.mark.parametrize(("sep", "decimal", "hint"), [
-    (";", ",", "semicolon-separated values with decimal commas"),
-    ("\t", ".", "tab-separated values"),
-    ("|", ".", "vertical bar-separated values"),
-    (";", ".", "semicolon-separated values (detected"),
-])
+@pytest.mark.parametrize(
+    ("sep", "decimal", "hint"),
+    [
+        (";", ",", "semicolon-separated values with decimal commas"),
+        ("\t", ".", "tab-separated values"),
+        ("|", ".", "vertical bar-separated values"),
+        (";", ".", "semicolon-separated values (detected"),
+    ],
+)
 def test_separator_and_decimal_comma_are_detected_with_a_hint(sep, decimal, hint):
     payload, X = h2_rows(sep, decimal)
     at = upload(data_page(), "points.csv", payload)

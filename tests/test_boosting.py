@@ -25,8 +25,9 @@ from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostin
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
-@parametrize_with_checks([ProductGradientBoostingClassifier(random_state=0),
-                          ProductGradientBoostingRegressor(random_state=0)])
+@parametrize_with_checks(
+    [ProductGradientBoostingClassifier(random_state=0), ProductGradientBoostingRegressor(random_state=0)]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -189,8 +190,7 @@ def test_rotating_every_circle_leaves_predictions_unchanged(thresholds):
     model = ProductGradientBoostingClassifier(**params).fit(X, y)
     for angles in ([2.0, -1.0], [np.pi, 0.5], [0.3, 3.0]):
         turned = ProductGradientBoostingClassifier(**params).fit(_rotate(X, angles, [0, 2]), y)
-        assert_allclose(turned.predict_proba(_rotate(X_new, angles, [0, 2])), model.predict_proba(X_new),
-                        atol=1e-9)
+        assert_allclose(turned.predict_proba(_rotate(X_new, angles, [0, 2])), model.predict_proba(X_new), atol=1e-9)
 
 
 # ----------------------------------------------------------- margins
@@ -209,8 +209,9 @@ def test_maximum_margin_thresholds_do_not_depend_on_bin_edges(signature):
     stumps = {}
     for thresholds in ("margin", "bins"):
         for max_bins in (4, 255):
-            model = ProductGradientBoostingClassifier(signature=signature, max_iter=1, max_depth=1,
-                                                      max_bins=max_bins, thresholds=thresholds).fit(X, y)
+            model = ProductGradientBoostingClassifier(
+                signature=signature, max_iter=1, max_depth=1, max_bins=max_bins, thresholds=thresholds
+            ).fit(X, y)
             tree = model.trees_[0][0]
             stumps[thresholds, max_bins] = (tree.threshold[0], tree.normal[0].copy(), tree.margin[0])
     assert_allclose(stumps["margin", 4][1], stumps["margin", 255][1], rtol=0, atol=1e-12)
@@ -240,13 +241,32 @@ def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
         for _ in range(5):
             rows = np.sort(rng.choice(X.shape[0], 800, replace=False)).astype(np.int64)
             position = int(np.median(codes[f, rows]))
-            mid = partition_rows(codes, rows, 0, rows.size, f, False, int(bins.half[f]), position,
-                                 np.empty(rows.size, dtype=np.int64))
+            mid = partition_rows(
+                codes, rows, 0, rows.size, f, False, int(bins.half[f]), position, np.empty(rows.size, dtype=np.int64)
+            )
             counts = np.bincount(codes[f, rows], minlength=int(bins.half[f])).astype(float)
-            got = place_boundary(X, V, codes, counts, rows, 0, mid, rows.size, f, int(features.kind[f]),
-                                 int(features.col_i[f]), int(features.col_j[f]), 0.0, int(bins.half[f]), position,
-                                 bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]), np.empty(0),
-                                 True)
+            got = place_boundary(
+                X,
+                V,
+                codes,
+                counts,
+                rows,
+                0,
+                mid,
+                rows.size,
+                f,
+                int(features.kind[f]),
+                int(features.col_i[f]),
+                int(features.col_j[f]),
+                0.0,
+                int(bins.half[f]),
+                position,
+                bins.thresholds,
+                int(bins.thr_offsets[f]),
+                float(features.radius[f]),
+                np.empty(0),
+                True,
+            )
             left, right = rows[:mid], rows[mid:]
             if features.kind[f] == TIMELIKE:
                 go_left = np.isin(rows, left)
@@ -277,8 +297,26 @@ def test_pruned_circular_boundary_equals_the_search_on_every_row(signature):
             if mid in (0, rows.size):
                 continue
             counts = np.bincount(codes[f, rows], minlength=2 * half + 1).astype(float)
-            args = (X, V, codes, counts, rows, 0, mid, rows.size, f, CIRCULAR, ci, cj, float(bins.cut[f]), half,
-                    position, bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]))
+            args = (
+                X,
+                V,
+                codes,
+                counts,
+                rows,
+                0,
+                mid,
+                rows.size,
+                f,
+                CIRCULAR,
+                ci,
+                cj,
+                float(bins.cut[f]),
+                half,
+                position,
+                bins.thresholds,
+                int(bins.thr_offsets[f]),
+                float(features.radius[f]),
+            )
             got = place_boundary(*args, radius, True)
             # The same search with every row kept (a zero radius bounds nothing away).
             want = place_boundary(*args, np.zeros_like(radius), True)
@@ -371,8 +409,9 @@ def fitted_models():
     labels = np.array(["north", "south", "east"])[y]
     return X, [
         ProductGradientBoostingClassifier(signature=signature, pairs="all", max_iter=6, random_state=1).fit(X, labels),
-        ProductGradientBoostingClassifier(signature=signature, max_iter=6, early_stopping=True,
-                                          n_iter_no_change=2).fit(X, labels == "north"),
+        ProductGradientBoostingClassifier(signature=signature, max_iter=6, early_stopping=True, n_iter_no_change=2).fit(
+            X, labels == "north"
+        ),
         ProductGradientBoostingRegressor(signature=signature, loss="absolute_error", max_iter=6).fit(X, X[:, 0]),
     ]
 

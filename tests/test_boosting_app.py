@@ -71,8 +71,9 @@ def train_boosting(at: AppTest, **params) -> AppTest:
 @pytest.fixture(scope="module")
 def multiclass():
     X, y = make_classification("H2 x S2 x E2", n_samples=300, n_classes=3, n_clusters=6, random_state=0)
-    gb = ProductGradientBoostingClassifier(signature="H2 x S2 x E2", pairs="all", max_iter=6, max_leaf_nodes=8,
-                                           random_state=0).fit(X, y)
+    gb = ProductGradientBoostingClassifier(
+        signature="H2 x S2 x E2", pairs="all", max_iter=6, max_leaf_nodes=8, random_state=0
+    ).fit(X, y)
     return X, y, gb
 
 
@@ -115,8 +116,9 @@ def test_recipes_from_links_are_checked_parameter_by_parameter(params, message):
 
 
 def test_a_recipe_survives_the_json_of_a_link():
-    recipe = normalise_recipe({"family": FAMILY, "params": {"early_stopping": False, "max_depth": 3}},
-                              "regression", "S2")
+    recipe = normalise_recipe(
+        {"family": FAMILY, "params": {"early_stopping": False, "max_depth": 3}}, "regression", "S2"
+    )
     again = normalise_recipe(json.loads(json.dumps(recipe)), "regression", "S2")
     assert again == recipe and again["params"]["early_stopping"] is False
     built = FAMILIES[FAMILY].build("regression", "S2", again["params"], again["seed"])
@@ -229,8 +231,9 @@ def test_tree_numbers_labels_and_summaries(multiclass):
     assert tree_label(gb, 7) == f"Tree of iteration 2 (class '{gb.classes_[1]}')"
     assert tree_label(gb, 7, class_names=["a", "b", "c"]) == "Tree of iteration 2 (class 'b')"
     assert boosting_summary(gb) == "6 boosting iterations, 18 trees (one per class and iteration, 3 classes)."
-    stopped = ProductGradientBoostingClassifier(signature="H2 x S2 x E2", max_iter=500, early_stopping=True,
-                                                n_iter_no_change=2, random_state=0)
+    stopped = ProductGradientBoostingClassifier(
+        signature="H2 x S2 x E2", max_iter=500, early_stopping=True, n_iter_no_change=2, random_state=0
+    )
     X, y = make_classification("H2 x S2 x E2", n_samples=300, n_classes=3, n_clusters=6, random_state=0)
     stopped.fit(X, y)
     assert stopped.n_iter_ < 500 and "early stopping ended training before max_iter = 500" in boosting_summary(stopped)
@@ -277,9 +280,14 @@ def test_a_model_file_loads_in_a_fresh_interpreter_that_never_imported_boosting(
         "model = io.loads(request['model'])\n"
         "print(json.dumps([before, type(model).__name__, model.predict_proba(np.array(request['X'])).tolist()]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], input=json.dumps({"model": model_io.dumps(gb),
-                                                                           "X": X[:20].tolist()}),
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps({"model": model_io.dumps(gb), "X": X[:20].tolist()}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     before, name, proba = json.loads(done.stdout.strip().splitlines()[-1])
     assert before is False and name == "ProductGradientBoostingClassifier"

@@ -38,9 +38,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
-                 "--use-angle=swiftshader"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
 # Software WebGL is slow: the 3-D pictures of this test use a small grid.
 SMALL_GRID = 40
 TIMEOUT_MS = 90_000
@@ -87,10 +95,26 @@ def server(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / "streamlit-server.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -242,8 +266,10 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
     before = _pixels(_chart(page).locator(".main-svg").first)
     # From the Poincare disk to the plane E2 (150 x 150 cells), then back.
     durations = []
-    for option, title in (("E2 (component 3) on the plane", "on the plane"),
-                          ("H2 (component 1) on the disk", "Poincaré disk")):
+    for option, title in (
+        ("E2 (component 3) on the plane", "on the plane"),
+        ("H2 (component 1) on the disk", "Poincaré disk"),
+    ):
         page.locator('[data-testid="stSelectbox"]').filter(has_text="Picture").first.click()
         begin = time.monotonic()
         page.get_by_role("option", name=option).click()
@@ -252,8 +278,12 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
         durations.append(time.monotonic() - begin)
         _idle(page)
     timings["redraw_after_component_change_s"] = round(max(durations), 2)
-    _report(capsys, "redraw after changing the component (150x150): "
-            + ", ".join(f"{d:.2f} s" for d in durations) + " (information; the goal is in perf/bench_regions.py)")
+    _report(
+        capsys,
+        "redraw after changing the component (150x150): "
+        + ", ".join(f"{d:.2f} s" for d in durations)
+        + " (information; the goal is in perf/bench_regions.py)",
+    )
     _assert_painted(_chart(page).locator(".main-svg").first, "regions after redraw")
     # A widget change reruns the same session: the product demo is still loaded (a page
     # reload would have started a new session on the default H2 demo).
@@ -276,7 +306,8 @@ def test_csv_upload_shows_the_validation_report(server, browser):
     rows = ["x0,x1,x2,label", "1,0,0,a", "1.5430806348152437,1.1752011936438014,0,b", "3,0,0,a"]
     rows += [f"{np.cosh(t):.17g},{np.sinh(t):.17g},0,{'ab'[i % 2]}" for i, t in enumerate(np.linspace(-1, 1, 20))]
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
-        files=[{"name": "points.csv", "mimeType": "text/csv", "buffer": ("\n".join(rows) + "\n").encode()}])
+        files=[{"name": "points.csv", "mimeType": "text/csv", "buffer": ("\n".join(rows) + "\n").encode()}]
+    )
     page.get_by_text("Validation report").wait_for(state="visible")
     _idle(page)
     page.get_by_text("1 row off the hyperboloid").wait_for(state="visible")

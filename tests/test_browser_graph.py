@@ -32,9 +32,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
-                 "--use-angle=swiftshader"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
 TIMEOUT_MS = 150_000
 SIZES = ((1024, 768), (1400, 900))
 
@@ -88,10 +96,26 @@ def server(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / "streamlit-server-graph.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -154,7 +178,8 @@ def test_upload_a_graph_embed_it_and_train_a_forest(server, browser):
 
     # A bad file first: the reason, naming the file, and nothing to embed.
     _file_input(page, "Graph file").set_input_files(
-        files=[{"name": "one_edge.csv", "mimeType": "text/csv", "buffer": b"a,b\n"}])
+        files=[{"name": "one_edge.csv", "mimeType": "text/csv", "buffer": b"a,b\n"}]
+    )
     page.get_by_text("the graph has 1 edge between distinct nodes").wait_for(state="visible")
     _idle(page)
     assert page.get_by_text("Could not use one_edge.csv").count() == 1
@@ -163,13 +188,15 @@ def test_upload_a_graph_embed_it_and_train_a_forest(server, browser):
 
     # The karate club with its factions: size and repairs before anything is trained.
     _file_input(page, "Graph file").set_input_files(
-        files=[{"name": "karate.csv", "mimeType": "text/csv", "buffer": edges}])
+        files=[{"name": "karate.csv", "mimeType": "text/csv", "buffer": edges}]
+    )
     page.get_by_text("1 self-loop dropped").wait_for(state="visible")
     _idle(page)
     page.get_by_text("no node labels").wait_for(state="visible")
     # One file at a time: an upload that lands while the page is still running can be lost.
     _file_input(page, "Node labels").set_input_files(
-        files=[{"name": "clubs.csv", "mimeType": "text/csv", "buffer": labels}])
+        files=[{"name": "clubs.csv", "mimeType": "text/csv", "buffer": labels}]
+    )
     page.get_by_text("2 classes (Mr. Hi 17, Officer 17)").wait_for(state="visible")
     metrics = page.locator('[data-testid="stMetric"]:visible')
     assert "34" in metrics.filter(has_text="Nodes").first.inner_text()

@@ -31,9 +31,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
-                 "--use-angle=swiftshader"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
 TIMEOUT_MS = 90_000
 # Software WebGL is slow: the pictures of this test use a small grid (the Inspector draws 120 per side).
 SMALL_GRID = 40
@@ -74,10 +82,26 @@ def server(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / "streamlit-server-replay.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -222,5 +246,6 @@ def test_sphere_and_torus_fit_their_column(server, browser, demo, width, height)
     first, last, chart_width = _drawn_columns(page, chart)
     page.screenshot(path=str(ARTIFACTS / f"replay-fit-{demo.lower()}-{width}.png"))
     assert first >= 3 and last <= chart_width - 4, (
-        f"{demo} at {width}px: drawn from column {first} to {last} of a {chart_width}px chart (clipped)")
+        f"{demo} at {width}px: drawn from column {first} to {last} of a {chart_width}px chart (clipped)"
+    )
     page.close()

@@ -26,9 +26,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
-                 "--use-angle=swiftshader"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
 TIMEOUT_MS = 120_000
 
 
@@ -67,10 +75,26 @@ def server(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / "streamlit-server-side-by-side.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -103,8 +127,10 @@ def _idle(page):
 
 def _titles(page) -> list[str]:
     # SVG text has no inner text; its content joins the title's lines with zero-width spaces.
-    return [text.replace("\u200b", " ").strip() for text in
-            page.locator('[data-testid="stPlotlyChart"] .gtitle').all_text_contents()]
+    return [
+        text.replace("\u200b", " ").strip()
+        for text in page.locator('[data-testid="stPlotlyChart"] .gtitle').all_text_contents()
+    ]
 
 
 def test_side_by_side_retrains_one_side_and_exports_its_picture(server, browser, tmp_path):

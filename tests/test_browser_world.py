@@ -34,19 +34,39 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
-                 "--use-angle=swiftshader"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
 TIMEOUT_MS = 150_000
 SIZES = ((1024, 768), (1400, 900))
 
-LANDMASS_DATA = {"source": "builtin", "name": "landmasses", "params": {"n_samples": 20000, "random_state": 0},
-                 "title": "Landmasses"}
-LANDMASS_MODEL = {"family": "product_forest", "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0,
-                                                         "min_samples_leaf": 1}, "test_size": 0.25, "seed": 0}
+LANDMASS_DATA = {
+    "source": "builtin",
+    "name": "landmasses",
+    "params": {"n_samples": 20000, "random_state": 0},
+    "title": "Landmasses",
+}
+LANDMASS_MODEL = {
+    "family": "product_forest",
+    "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
+    "test_size": 0.25,
+    "seed": 0,
+}
 TEMPERATURE_DATA = {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"}
-TEMPERATURE_MODEL = {"family": "product_forest", "params": {"n_estimators": 50, "pairs": "all",
-                                                            "min_samples_leaf": 2}, "test_size": 0.25, "seed": 0}
+TEMPERATURE_MODEL = {
+    "family": "product_forest",
+    "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
+    "test_size": 0.25,
+    "seed": 0,
+}
 GLOBE = "sphere:0:0-1-2:poincare"
 
 # What Plotly holds for the first chart of the page: trace names, slider steps, frames and the
@@ -104,10 +124,26 @@ def server(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / "streamlit-server-world.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -133,8 +169,11 @@ def server(browser):
 
 
 def _link(url: str, data: dict, model: dict, view: str) -> str:
-    query = {"data": json.dumps(data, separators=(",", ":"), sort_keys=True),
-             "model": json.dumps(model, separators=(",", ":"), sort_keys=True), "view": view}
+    query = {
+        "data": json.dumps(data, separators=(",", ":"), sort_keys=True),
+        "model": json.dumps(model, separators=(",", ":"), sort_keys=True),
+        "view": view,
+    }
     return f"{url}/?{urllib.parse.urlencode(query)}"
 
 
@@ -196,8 +235,11 @@ def test_landmass_demo_opens_on_a_globe_with_coastlines(server, browser, capsys)
         started = time.monotonic()
         page.goto(_link(server, LANDMASS_DATA, LANDMASS_MODEL, GLOBE))
         _wait_drawn(page, three_d=True)
-        _report(capsys, f"Landmasses link at {size[0]}x{size[1]} -> globe drawn: {time.monotonic() - started:.1f} s"
-                        + (" (includes building the data and fitting the forest)" if n == 0 else " (cached)"))
+        _report(
+            capsys,
+            f"Landmasses link at {size[0]}x{size[1]} -> globe drawn: {time.monotonic() - started:.1f} s"
+            + (" (includes building the data and fitting the forest)" if n == 0 else " (cached)"),
+        )
         figure = _figure(page)
         assert "coastlines" in figure["names"] and "graticule" in figure["names"]
         assert "training points" not in figure["names"]  # 20,000 points would hide the map: off at first

@@ -225,8 +225,9 @@ def test_split_uses_test_mask_then_stratifies():
     y = np.array([0, 1] * 10)
     mask = np.zeros(20, dtype=bool)
     mask[:4] = True
-    data = Dataset(X=X, y=y, signature="S1", task="classification", name="t", description="", provenance="",
-                   test_mask=mask)
+    data = Dataset(
+        X=X, y=y, signature="S1", task="classification", name="t", description="", provenance="", test_mask=mask
+    )
     train, test = data.split_indices(test_size=0.5, random_state=0)
     assert test.tolist() == [0, 1, 2, 3] and len(train) == 16
     plain = Dataset(X=X, y=y, signature="S1", task="classification", name="t", description="", provenance="")

@@ -28,7 +28,11 @@ def test_product_forest_on_landmasses_is_in_the_papers_ballpark():
         data = load_landmasses(n_samples=1000, random_state=seed)
         X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=seed)
         forest = trees.ProductRandomForestClassifier(
-            signature=data.signature, pairs="all", n_estimators=12, max_depth=5, max_features="sqrt",
+            signature=data.signature,
+            pairs="all",
+            n_estimators=12,
+            max_depth=5,
+            max_features="sqrt",
             random_state=seed,
         )
         forest_f1.append(f1_score(y_test, forest.fit(X_train, y_train).predict(X_test), average="micro"))

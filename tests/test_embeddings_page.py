@@ -18,8 +18,9 @@ KARATE = nx.karate_club_graph()
 # Karate Club as an edge list with a header, plus a self-loop and an edge given twice (b-a after a-b).
 KARATE_EDGES = ("source,target\n" + "".join(f"{u},{v}\n" for u, v in KARATE.edges()) + "0,0\n1,0\n").encode()
 # Its factions, plus a label for a node the graph does not have.
-KARATE_LABELS = ("node,club\n" + "".join(f"{v},{KARATE.nodes[v]['club']}\n" for v in KARATE.nodes)
-                 + "99,Mr. Hi\n").encode()
+KARATE_LABELS = (
+    "node,club\n" + "".join(f"{v},{KARATE.nodes[v]['club']}\n" for v in KARATE.nodes) + "99,Mr. Hi\n"
+).encode()
 GML = b"""graph [
   node [ id 0 label "a" class "x" ]
   node [ id 1 label "b" class "x" ]
@@ -201,13 +202,24 @@ def test_a_gml_file_with_class_attributes_and_an_isolated_node():
         ((b"a,a\nb,b\nc,c\n", "loops.csv"), "the graph has 0 edges between distinct nodes"),
         ((b"1,2\n2,3\n4\n", "lonely.csv"), "row 3 has 1 value (a node without edges"),
         ((b"<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'b'>]><graphml/>", "bomb.graphml"), "declares a DTD"),
-        ((b"1,2\n2,3\n3,1\n", "g.csv", b"node,label\n7,a\n8,b\n"),
-         "3 of 3 nodes have no label (1, 2, 3), and the labels name 2 nodes the graph does not have (7, 8)"),
+        (
+            (b"1,2\n2,3\n3,1\n", "g.csv", b"node,label\n7,a\n8,b\n"),
+            "3 of 3 nodes have no label (1, 2, 3), and the labels name 2 nodes the graph does not have (7, 8)",
+        ),
         ((b"1,2\n2,3\n3,1\n", "g.csv", b"1,a\n2,a\n3,a\n"), "every node has the same label"),
         ((b"1,2\n2,3\n3,1\n", "g.csv", b"1,a\n2\n3,b\n"), "row 2 has no label"),
     ],
-    ids=["empty", "blank", "one-edge", "only-self-loops", "lone-node", "dtd", "labels-for-unknown-nodes",
-         "one-class", "label-missing"],
+    ids=[
+        "empty",
+        "blank",
+        "one-edge",
+        "only-self-loops",
+        "lone-node",
+        "dtd",
+        "labels-for-unknown-nodes",
+        "one-class",
+        "label-missing",
+    ],
 )
 def test_bad_graph_files_are_explained(files, expected):
     at = _open_page()
@@ -233,8 +245,11 @@ def test_graphs_over_the_limits_are_refused_with_the_limit(monkeypatch, limit, v
     _upload(at, KARATE_EDGES, "karate.csv")
     assert expected in _errors(at)
     # The page states the limits it applies.
-    stated = {"MAX_GRAPH_NODES": f"**{value:,} nodes**", "MAX_GRAPH_EDGES": f"**{value:,} edges**",
-              "MAX_GRAPH_BYTES": f"**{value / 2**20:g} MB**"}[limit]
+    stated = {
+        "MAX_GRAPH_NODES": f"**{value:,} nodes**",
+        "MAX_GRAPH_EDGES": f"**{value:,} edges**",
+        "MAX_GRAPH_BYTES": f"**{value / 2**20:g} MB**",
+    }[limit]
     assert stated in "\n".join(str(m.value) for m in at.markdown)
 
 

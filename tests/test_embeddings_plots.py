@@ -36,8 +36,9 @@ def test_embedding_figure_draws_every_view(points, view_index):
     views = available_views(SIGNATURE)
     view = views[view_index]
     labels = np.arange(12) % 3
-    fig = embedding_figure(points, SIGNATURE, edges=np.array([[0, 1], [1, 2]]), labels=labels,
-                           label_names=["a", "b", "c"], view=view)
+    fig = embedding_figure(
+        points, SIGNATURE, edges=np.array([[0, 1], [1, 2]]), labels=labels, label_names=["a", "b", "c"], view=view
+    )
     assert isinstance(fig, go.Figure)
     names = [t.name for t in fig.data]
     assert "edges" in names and {"a", "b", "c"} <= set(names)

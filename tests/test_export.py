@@ -158,8 +158,12 @@ def test_the_home_heading_names_the_klein_disk_when_it_is_shown():
 
 def test_no_user_visible_poincare_without_its_accent():
     root = Path(APP).parent
-    files = [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py")),
-             *sorted((root / "engine" / "viz").glob("*.py"))]
+    files = [
+        root / "app.py",
+        *sorted((root / "pages").glob("*.py")),
+        *sorted((root / "ui").glob("*.py")),
+        *sorted((root / "engine" / "viz").glob("*.py")),
+    ]
     import ast
 
     offenders = []
@@ -195,8 +199,17 @@ def test_the_inspectors_state_goes_into_the_link_and_comes_back():
     assert any("Path of row 7" in m.value for m in fresh.markdown)
 
 
-@pytest.mark.parametrize("name, value", [("k", "-1"), ("k", "99999999"), ("node", "1e9"), ("explain_row", "abc"),
-                                         ("explain_row", "50001"), ("tree", "10001")])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("k", "-1"),
+        ("k", "99999999"),
+        ("node", "1e9"),
+        ("explain_row", "abc"),
+        ("explain_row", "50001"),
+        ("tree", "10001"),
+    ],
+)
 def test_inspector_values_out_of_bounds_in_a_link_are_ignored(name, value):
     from ui import state
 

@@ -33,10 +33,28 @@ def test_int32_rows_grow_the_same_tree_as_int64_rows(pairs):
     rows = np.flatnonzero(weight > 0)
     trees = []
     for dtype in (np.int64, np.int32):
-        trees.append(build_tree(
-            X, V, features.kind, features.col_i, features.col_j, y.astype(np.int64), np.zeros(1), weight,
-            rows.astype(dtype), 4, True, 0, 2**31 - 1, 2, 1, 0.0, 3, 9,
-        ))
+        trees.append(
+            build_tree(
+                X,
+                V,
+                features.kind,
+                features.col_i,
+                features.col_j,
+                y.astype(np.int64),
+                np.zeros(1),
+                weight,
+                rows.astype(dtype),
+                4,
+                True,
+                0,
+                2**31 - 1,
+                2,
+                1,
+                0.0,
+                3,
+                9,
+            )
+        )
     assert trees[0][0].shape[0] > 50
     for a, b in zip(*trees, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -9,8 +9,11 @@ from curvedtrees.datasets._base import random_test_mask
 from ui import graph_upload
 
 # Two 6-cycles joined by an edge: small enough to embed in a second, two communities as labels.
-EDGES = b"".join(f"{k},{(k + 1) % 6}\n".encode() for k in range(6)) + b"".join(
-    f"{6 + k},{6 + (k + 1) % 6}\n".encode() for k in range(6)) + b"0,6\n"
+EDGES = (
+    b"".join(f"{k},{(k + 1) % 6}\n".encode() for k in range(6))
+    + b"".join(f"{6 + k},{6 + (k + 1) % 6}\n".encode() for k in range(6))
+    + b"0,6\n"
+)
 LABELS = b"".join(f"{k},{'left' if k < 6 else 'right'}\n".encode() for k in range(12))
 PARAMS = {"n_epochs": 10, "n_restarts": 1, "learn_curvature": True, "random_state": 0}
 

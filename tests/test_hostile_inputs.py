@@ -46,8 +46,15 @@ def run_limited(code: str, *args: str, timeout: float = 120) -> str:
     # One thread each: thread pools reserve address space of their own.
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1", PYTHONPATH=path)
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=cap, cwd=ROOT, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=cap,
+        cwd=ROOT,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
@@ -68,8 +75,7 @@ print(json.dumps(out))
 
 
 def test_huge_signatures_are_refused_before_expanding():
-    texts = ["(S1)^3000000", "H2 x (S1)^5000000", "E999999999999999999999", "S1^" + "9" * 5000,
-             "H" + "9" * 100_000]
+    texts = ["(S1)^3000000", "H2 x (S1)^5000000", "E999999999999999999999", "S1^" + "9" * 5000, "H" + "9" * 100_000]
     messages = json.loads(run_limited(_PARSE_EACH, *texts))
     assert None not in messages
     assert "'(S1)^3000000' (at character 1) asks for more than 64 components" in messages[0]
@@ -140,17 +146,20 @@ def test_deep_nesting_is_refused(tree_document):
         model_io.loads("[" * 1_000_000 + "]" * 1_000_000)
 
 
-@pytest.mark.parametrize(("array", "fragment"), [
-    ({"dtype": "float64", "shape": [10**12], "data": []}, "exceed the limit of 50000000"),
-    ({"dtype": "float64", "shape": [2], "data": [1.5, "1.5"]}, "'1.5' is not a number"),
-    ({"dtype": "float64", "shape": [2], "data": [1.5, True]}, "True is not a number"),
-    ({"dtype": "float64", "shape": [1], "data": [10**400]}, "beyond the float64 range"),
-    ({"dtype": "int64", "shape": [2], "data": [1, 2.0]}, "every item must be an integer"),
-    ({"dtype": "int64", "shape": [1], "data": [2**70]}, "int64 range"),
-    ({"dtype": "bool", "shape": [1], "data": [1]}, "true or false"),
-    ({"dtype": "float64", "shape": [3], "data": [1.0]}, "list of 3 numbers"),
-    ({"dtype": "float64", "shape": [True], "data": [1.0]}, "non-negative integers"),
-])
+@pytest.mark.parametrize(
+    ("array", "fragment"),
+    [
+        ({"dtype": "float64", "shape": [10**12], "data": []}, "exceed the limit of 50000000"),
+        ({"dtype": "float64", "shape": [2], "data": [1.5, "1.5"]}, "'1.5' is not a number"),
+        ({"dtype": "float64", "shape": [2], "data": [1.5, True]}, "True is not a number"),
+        ({"dtype": "float64", "shape": [1], "data": [10**400]}, "beyond the float64 range"),
+        ({"dtype": "int64", "shape": [2], "data": [1, 2.0]}, "every item must be an integer"),
+        ({"dtype": "int64", "shape": [1], "data": [2**70]}, "int64 range"),
+        ({"dtype": "bool", "shape": [1], "data": [1]}, "true or false"),
+        ({"dtype": "float64", "shape": [3], "data": [1.0]}, "list of 3 numbers"),
+        ({"dtype": "float64", "shape": [True], "data": [1.0]}, "non-negative integers"),
+    ],
+)
 def test_malformed_arrays_name_the_field(array, fragment):
     with pytest.raises(ValueError, match=r"^fitted\.x: ") as info:
         model_io.decode_array(array, "fitted.x")
@@ -231,8 +240,7 @@ def test_npz_member_header_is_checked_before_its_data(tmp_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         with archive.open("X.npy", "w") as member:
-            np.lib.format.write_array_header_1_0(member, {"descr": "<f8", "fortran_order": False,
-                                                          "shape": (3, 10**9)})
+            np.lib.format.write_array_header_1_0(member, {"descr": "<f8", "fortran_order": False, "shape": (3, 10**9)})
             member.write(bytes(64))
     out = read_in_child("liar.npz", buffer.getvalue(), tmp_path)
     assert "array 'X' has 1,000,000,000 columns; the limit is 500" in out
@@ -275,7 +283,7 @@ def test_oversized_csv_is_refused_by_bytes_rows_columns_and_cells():
         uploads.read_table("long.csv", b"a,b\n" + b"1,2\n" * 200_000)
     quoted = b'a,b\n"x\ny",2\n' * 60_000  # a quoted field spanning lines: one record, two lines
     with pytest.raises(uploads.UploadError, match="has 60,000 rows"):
-        uploads.read_table("quoted.csv", b'a,b\n' + quoted.replace(b'a,b\n', b''))
+        uploads.read_table("quoted.csv", b"a,b\n" + quoted.replace(b"a,b\n", b""))
     with pytest.raises(uploads.UploadError, match="has 501 columns; the limit is 500"):
         uploads.read_table("wide.csv", ",".join(f"c{j}" for j in range(501)).encode() + b"\n" + b"1," * 500 + b"1\n")
     row = ",".join(["1"] * 120).encode() + b"\n"
@@ -311,8 +319,16 @@ print(json.dumps(out))
 
 
 def synthetic_link(**fields) -> str:
-    recipe = {"source": "synthetic", "signature": "H2", "n_samples": 200, "n_classes": 3, "task": "classification",
-              "seed": 0, "n_clusters": 3, "cov_scale": 0.3} | fields
+    recipe = {
+        "source": "synthetic",
+        "signature": "H2",
+        "n_samples": 200,
+        "n_classes": 3,
+        "task": "classification",
+        "seed": 0,
+        "n_clusters": 3,
+        "cov_scale": 0.3,
+    } | fields
     return json.dumps(recipe)
 
 
@@ -339,10 +355,16 @@ def opened_links() -> list[dict]:
 
 def run_app_child(code: str, *args: str) -> str:
     """Like :func:`run_limited`, but the child sets its own, larger cap (``APP_MEMORY``); its last line."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env=env)
+    env = dict(
+        os.environ,
+        OPENBLAS_NUM_THREADS="1",
+        OMP_NUM_THREADS="1",
+        NUMBA_NUM_THREADS="1",
+        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout.strip().splitlines()[-1]
 

@@ -61,7 +61,11 @@ class Worker:
     def _start(self):
         self.process = subprocess.Popen(
             [sys.executable, "-c", self.code, json.dumps(self.X.tolist())],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
         )
 
     def close(self):
@@ -190,19 +194,28 @@ def test_valid_documents_load_and_predict_in_the_worker(worker, documents):
         pytest.param(_set("left_children", 1, 1), r"trees\[0\]: children must come after", id="self-loop"),
         pytest.param(_set("right_children", 0, 10**6), r"trees\[0\]: child index out of range", id="child-range"),
         pytest.param(_set("left_children", 0, -5), r"trees\[0\]: child index out of range", id="negative-child"),
-        pytest.param(_set("split_indices", 0, 7), r"trees\[0\].split_indices: split feature out of range",
-                     id="feature-range"),
+        pytest.param(
+            _set("split_indices", 0, 7), r"trees\[0\].split_indices: split feature out of range", id="feature-range"
+        ),
         pytest.param(_set("split_conditions", 0, 1e39), r"split_conditions must be finite float32", id="threshold"),
         pytest.param(_set("split_type", 0, 1), r"categorical splits are refused", id="categorical"),
-        pytest.param(lambda m: m["learner"]["gradient_booster"]["model"]["gbtree_model_param"].update(num_trees="8"),
-                     r"num_trees must equal the number of trees", id="tree-count"),
+        pytest.param(
+            lambda m: m["learner"]["gradient_booster"]["model"]["gbtree_model_param"].update(num_trees="8"),
+            r"num_trees must equal the number of trees",
+            id="tree-count",
+        ),
         pytest.param(_drop_last_tree, r"not whole iterations", id="missing-tree"),
-        pytest.param(lambda m: m["learner"]["learner_model_param"].update(num_class="5"), r"num_class must be 3",
-                     id="num-class"),
-        pytest.param(lambda m: m["learner"].update(extra={}), r"not understood, so refused: \['extra'\]",
-                     id="unknown-key"),
-        pytest.param(lambda m: m["learner"]["gradient_booster"].update(name="gblinear"), r"must be 'gbtree' or 'dart'",
-                     id="booster"),
+        pytest.param(
+            lambda m: m["learner"]["learner_model_param"].update(num_class="5"), r"num_class must be 3", id="num-class"
+        ),
+        pytest.param(
+            lambda m: m["learner"].update(extra={}), r"not understood, so refused: \['extra'\]", id="unknown-key"
+        ),
+        pytest.param(
+            lambda m: m["learner"]["gradient_booster"].update(name="gblinear"),
+            r"must be 'gbtree' or 'dart'",
+            id="booster",
+        ),
     ],
 )
 def test_hostile_xgboost_models_are_refused_not_crashed(worker, documents, change, pattern):
@@ -217,30 +230,51 @@ def _lgb_replace(pattern, replacement, count=1):
 @pytest.mark.parametrize(
     ("change", "pattern"),
     [
-        pytest.param(_lgb_replace(r"^Tree=1$", "Tree=7"), r"tree 1 must start with the line 'Tree=1'",
-                     id="tree-number"),
+        pytest.param(
+            _lgb_replace(r"^Tree=1$", "Tree=7"), r"tree 1 must start with the line 'Tree=1'", id="tree-number"
+        ),
         pytest.param(_lgb_replace(r"^num_cat=0$", "num_cat=1"), r"num_cat must be 0: categorical", id="num-cat"),
-        pytest.param(lambda t: re.sub(r"^left_child=\S+", "left_child=0", re.sub(r"^tree_sizes=.*\n", "", t,
-                                                                                   flags=re.M), count=1, flags=re.M),
-                     r"Tree=0: children must come after their parent", id="no-tree-sizes-and-left-child-0"),
+        pytest.param(
+            lambda t: re.sub(
+                r"^left_child=\S+", "left_child=0", re.sub(r"^tree_sizes=.*\n", "", t, flags=re.M), count=1, flags=re.M
+            ),
+            r"Tree=0: children must come after their parent",
+            id="no-tree-sizes-and-left-child-0",
+        ),
         pytest.param(_lgb_replace(r"^tree_sizes=(\d+) ", "tree_sizes=5 "), None, id="wrong-tree-sizes"),
-        pytest.param(_lgb_replace(r"^num_leaves=\d+$", "num_leaves=40"), r"Tree=0.split_feature must hold 39",
-                     id="num-leaves"),
-        pytest.param(_lgb_replace(r"^split_feature=\d+", "split_feature=9"), r"split_feature must hold integers in",
-                     id="feature-range"),
-        pytest.param(_lgb_replace(r"^leaf_value=\S+", "leaf_value=nan"), r"leaf_value must hold plain finite",
-                     id="leaf-nan"),
-        pytest.param(_lgb_replace(r"^right_child=\S+", "right_child=-99"), r"right_child must hold integers in",
-                     id="negative-child"),
-        pytest.param(_lgb_replace(r"^decision_type=\d+", "decision_type=1"), r"categorical refused",
-                     id="categorical-decision"),
-        pytest.param(_lgb_replace(r"^num_tree_per_iteration=3$", "num_tree_per_iteration=2"),
-                     r"num_tree_per_iteration must be 3", id="trees-per-iteration"),
+        pytest.param(
+            _lgb_replace(r"^num_leaves=\d+$", "num_leaves=40"), r"Tree=0.split_feature must hold 39", id="num-leaves"
+        ),
+        pytest.param(
+            _lgb_replace(r"^split_feature=\d+", "split_feature=9"),
+            r"split_feature must hold integers in",
+            id="feature-range",
+        ),
+        pytest.param(
+            _lgb_replace(r"^leaf_value=\S+", "leaf_value=nan"), r"leaf_value must hold plain finite", id="leaf-nan"
+        ),
+        pytest.param(
+            _lgb_replace(r"^right_child=\S+", "right_child=-99"),
+            r"right_child must hold integers in",
+            id="negative-child",
+        ),
+        pytest.param(
+            _lgb_replace(r"^decision_type=\d+", "decision_type=1"), r"categorical refused", id="categorical-decision"
+        ),
+        pytest.param(
+            _lgb_replace(r"^num_tree_per_iteration=3$", "num_tree_per_iteration=2"),
+            r"num_tree_per_iteration must be 3",
+            id="trees-per-iteration",
+        ),
         pytest.param(_lgb_replace(r"^is_linear=0$", "is_linear=1"), r"linear trees are refused", id="linear"),
-        pytest.param(_lgb_replace(r"^shrinkage=", "surprise=1\nshrinkage="), r"not understood, so refused",
-                     id="unknown-key"),
-        pytest.param(_lgb_replace(r"^pandas_categorical:null$", 'pandas_categorical:[["a"]]'),
-                     r"pandas categorical features are refused", id="pandas-categorical"),
+        pytest.param(
+            _lgb_replace(r"^shrinkage=", "surprise=1\nshrinkage="), r"not understood, so refused", id="unknown-key"
+        ),
+        pytest.param(
+            _lgb_replace(r"^pandas_categorical:null$", 'pandas_categorical:[["a"]]'),
+            r"pandas categorical features are refused",
+            id="pandas-categorical",
+        ),
     ],
 )
 def test_hostile_lightgbm_models_are_refused_not_crashed(worker, documents, change, pattern):
@@ -255,7 +289,7 @@ def test_hostile_lightgbm_models_are_refused_not_crashed(worker, documents, chan
 # ------------------------------------------- scikit-learn trees inside Klein wrappers
 def _sk_values(document, forest=False):
     backend = document["fitted"]["backend"]
-    return (backend["trees"][0] if forest else backend["tree"])
+    return backend["trees"][0] if forest else backend["tree"]
 
 
 @pytest.mark.parametrize("name", ["decision_tree", "random_forest"])
@@ -285,7 +319,7 @@ def test_a_leaf_of_zero_class_weights_is_refused(worker, documents):
     tree = _sk_values(bad)
     leaf = tree["nodes"]["left_child"]["data"].index(-1)
     width = len(tree["values"]["data"]) // len(tree["nodes"]["left_child"]["data"])
-    tree["values"]["data"][leaf * width:(leaf + 1) * width] = [0.0] * width
+    tree["values"]["data"][leaf * width : (leaf + 1) * width] = [0.0] * width
     assert_refused(worker, bad, r"values must have a positive sum at every leaf")
 
 
@@ -317,8 +351,9 @@ _REPLACEMENTS = st.one_of(
     st.sampled_from([2**31 - 1, -(2**31), 2**63, 0.5, -1e39, 1e300, 3.4e38]),
     st.floats(allow_nan=False, allow_infinity=False, width=32),
 )
-_TAMPER = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                          HealthCheck.too_slow])
+_TAMPER = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @_TAMPER
@@ -351,7 +386,7 @@ def test_tampered_lightgbm_numbers_never_crash(worker, documents, data):
         spans = [m.span() for m in _LGB_NUMBER.finditer(text)]
     bad = json.loads(json.dumps(document))
     tail = document["fitted"]["backend"]["model"]
-    bad["fitted"]["backend"]["model"] = text + tail[tail.index("end of trees"):]
+    bad["fitted"]["backend"]["model"] = text + tail[tail.index("end of trees") :]
     assert_safe(worker, bad)
 
 
@@ -461,8 +496,12 @@ def test_sandbox_turns_a_native_crash_a_hang_and_a_memory_limit_into_plain_error
     monkeypatch.setattr(ui.sandbox, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
     with pytest.raises(ModelFileError, match=r"crashed the separate process that checks it \(SIGSEGV\)"):
         load_model_isolated(good, X)
-    monkeypatch.setattr(ui.sandbox, "_CHILD", "import resource, sys; limit = int(sys.argv[1]) * 2**20\n"
-                        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit)); b = bytearray(2**30)")
+    monkeypatch.setattr(
+        ui.sandbox,
+        "_CHILD",
+        "import resource, sys; limit = int(sys.argv[1]) * 2**20\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit)); b = bytearray(2**30)",
+    )
     with pytest.raises(ModelFileError, match="more than the 256 MiB allowed"):
         load_model_isolated(good, X, memory_mb=256)
 
@@ -487,8 +526,11 @@ def test_sandbox_checks_a_model_against_the_dataset_in_words(data):
         check_against_dataset(model, dataset(X=X[:, 1:]))
     with pytest.raises(ModelFileError, match=r"This model is a classifier; the current dataset is a regression task"):
         check_against_dataset(model, dataset(task="regression"))
-    with pytest.raises(ModelFileError, match=r"predicts the labels \{0, 1, 2\}; the current dataset's labels are "
-                       r"\{a, b\}\."):
+    with pytest.raises(
+        ModelFileError,
+        match=r"predicts the labels \{0, 1, 2\}; the current dataset's labels are "
+        r"\{a, b\}\.",
+    ):
         check_against_dataset(model, dataset(y=np.where(y == 0, "a", "b")))
     with pytest.raises(ModelFileError, match=r"the current dataset's labels are \{1, 2, 3\}"):
         check_against_dataset(model, dataset(y=np.where(y == 0, 3, y)))

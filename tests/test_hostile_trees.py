@@ -36,8 +36,12 @@ def run_isolated(code: str, timeout: float = 120.0) -> subprocess.CompletedProce
     prelude = f"import sys; sys.path.insert(0, {str(TESTS)!r}); import test_hostile_trees as hostile\n"
     try:
         result = subprocess.run(
-            [sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True,
-            timeout=timeout, cwd=TESTS.parent, env={**os.environ, "PYTHONHASHSEED": "0"},
+            [sys.executable, "-c", prelude + textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=TESTS.parent,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"the child process did not finish within {timeout} s")
@@ -107,7 +111,8 @@ def test_model_files_do_not_set_n_jobs():
 
 def test_n_jobs_in_an_old_file_is_ignored_and_starts_no_threads():
     # A file asking for 20,000 threads left 19,996 of them alive; 1e5 crashed joblib.
-    run_isolated("""
+    run_isolated(
+        """
         import json, threading
         import numpy as np
         from curvedtrees import io
@@ -121,15 +126,22 @@ def test_n_jobs_in_an_old_file_is_ignored_and_starts_no_threads():
                 proba = forest.predict_proba(hostile.points(50))
             assert np.all(np.isfinite(proba))
             assert threading.active_count() <= before + 2, threading.active_count()
-    """, timeout=120)
+    """,
+        timeout=120,
+    )
 
 
 # ---------------------------------------------------------- node numbers in files
 @pytest.mark.parametrize("kind", ["tree", "forest"])
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("nan", "value is not finite"), ("inf", "value is not finite"), ("-inf", "value is not finite"),
-     (-0.25, "value holds a negative class fraction"), (7.0, "class fractions must sum to 1")],
+    [
+        ("nan", "value is not finite"),
+        ("inf", "value is not finite"),
+        ("-inf", "value is not finite"),
+        (-0.25, "value holds a negative class fraction"),
+        (7.0, "class fractions must sum to 1"),
+    ],
 )
 def test_class_fractions_are_checked_on_load_naming_the_node(kind, value, message):
     doc = document(kind)
@@ -152,9 +164,14 @@ def test_numbers_too_large_for_float64_are_refused():
 
 @pytest.mark.parametrize(
     ("name", "value", "message"),
-    [("impurity", "nan", "impurity must be finite"), ("impurity", -1.0, "impurity must be finite and >= 0"),
-     ("weighted_n_node_samples", "inf", "weighted_n_node_samples"), ("n_node_samples", -3, "n_node_samples"),
-     ("improvement", "nan", "improvement must be finite"), ("margin", -1.0, "margin must be >= 0")],
+    [
+        ("impurity", "nan", "impurity must be finite"),
+        ("impurity", -1.0, "impurity must be finite and >= 0"),
+        ("weighted_n_node_samples", "inf", "weighted_n_node_samples"),
+        ("n_node_samples", -3, "n_node_samples"),
+        ("improvement", "nan", "improvement must be finite"),
+        ("margin", -1.0, "margin must be >= 0"),
+    ],
 )
 def test_node_statistics_are_checked_on_load(name, value, message):
     doc = document("tree")
@@ -173,9 +190,10 @@ def test_regression_forest_values_must_average_in_float64():
 
 @pytest.mark.parametrize(
     ("classes", "message"),
-    [({"kind": "int", "values": [0, 1, 2**64]}, "int64 range"),
-     ({"kind": "float", "values": [0.0, 1.0, "2e400"]}, "labels must all be"),
-     ],
+    [
+        ({"kind": "int", "values": [0, 1, 2**64]}, "int64 range"),
+        ({"kind": "float", "values": [0.0, 1.0, "2e400"]}, "labels must all be"),
+    ],
 )
 def test_class_labels_out_of_range_are_refused(classes, message):
     doc = document("tree")
@@ -193,14 +211,16 @@ def test_infinite_float_labels_are_refused():
 
 @pytest.mark.parametrize(
     ("kind", "param", "value", "message"),
-    [("tree", "min_impurity_decrease", -1.0, "min_impurity_decrease"),
-     ("tree", "max_depth", 0, "max_depth"),
-     ("tree", "criterion", "evil", "criterion"),
-     ("tree", "signature", "H2 x Q1", "signature"),
-     ("forest", "n_estimators", 10**9, "n_estimators"),
-     ("forest", "max_samples", 5.5, "max_samples"),
-     ("forest", "min_samples_leaf", 0, "min_samples_leaf"),
-     ("regforest", "criterion", "gini", "criterion")],
+    [
+        ("tree", "min_impurity_decrease", -1.0, "min_impurity_decrease"),
+        ("tree", "max_depth", 0, "max_depth"),
+        ("tree", "criterion", "evil", "criterion"),
+        ("tree", "signature", "H2 x Q1", "signature"),
+        ("forest", "n_estimators", 10**9, "n_estimators"),
+        ("forest", "max_samples", 5.5, "max_samples"),
+        ("forest", "min_samples_leaf", 0, "min_samples_leaf"),
+        ("regforest", "criterion", "gini", "criterion"),
+    ],
 )
 def test_hyperparameters_in_files_are_validated(kind, param, value, message):
     doc = document(kind)
@@ -221,8 +241,9 @@ NON_FINITE = [float("nan"), float("inf"), float("-inf")]
 
 
 @pytest.mark.parametrize("cls", [ProductDecisionTreeClassifier, ProductRandomForestRegressor])
-@pytest.mark.parametrize("param", ["min_impurity_decrease", "min_samples_split", "min_samples_leaf", "max_features",
-                                   "max_depth"])
+@pytest.mark.parametrize(
+    "param", ["min_impurity_decrease", "min_samples_split", "min_samples_leaf", "max_features", "max_depth"]
+)
 @pytest.mark.parametrize("value", NON_FINITE, ids=str)
 def test_non_finite_hyperparameters_are_refused(cls, param, value):
     X, y = points(), labels()
@@ -383,17 +404,21 @@ def test_predict_checks_the_width_the_routing_reads():
 
 KERNEL_CASES = {
     "hyperbolic_half_chords": [
-        "(one, np.ones((4, 1)), np.empty((3, 4)))", "(one, np.ones((4, 2)), np.empty((2, 4)))",
+        "(one, np.ones((4, 1)), np.empty((3, 4)))",
+        "(one, np.ones((4, 2)), np.empty((2, 4)))",
     ],
     "spherical_chords": [
         "(one, np.ones((4, 2)), np.empty((3, 4)), np.empty((3, 3)))",
         "(one, np.ones((4, 3)), np.empty((3, 4)), np.empty((3, 4)))",
     ],
     "sort_with_index": [
-        "(np.ones(3), np.arange(3), 0, 5)", "(np.ones(5), np.arange(3), 0, 5)", "(np.ones(3), np.arange(3), -1, 2)",
+        "(np.ones(3), np.arange(3), 0, 5)",
+        "(np.ones(5), np.arange(3), 0, 5)",
+        "(np.ones(3), np.arange(3), -1, 2)",
     ],
     "hyperbolic_threshold": [
-        "(np.ones(3), np.ones(2), np.ones(3, dtype=bool))", "(np.ones(3), np.ones(3), np.ones(1, dtype=bool))",
+        "(np.ones(3), np.ones(2), np.ones(3, dtype=bool))",
+        "(np.ones(3), np.ones(3), np.ones(1, dtype=bool))",
     ],
     "circular_direction": [
         "(np.ones(3), np.ones(3), np.ones(2, dtype=bool), 0.1, 0.2)",
@@ -432,9 +457,12 @@ def test_sort_with_index_sorts_hard_patterns_within_its_stack(pattern):
     n = 5000
     rng = np.random.default_rng(3)
     keys = {
-        "equal": np.zeros(n), "sorted": np.arange(n, dtype=float), "reversed": np.arange(n, 0, -1.0),
+        "equal": np.zeros(n),
+        "sorted": np.arange(n, dtype=float),
+        "reversed": np.arange(n, 0, -1.0),
         "organ": np.concatenate([np.arange(n // 2), np.arange(n // 2, 0, -1)]).astype(float),
-        "few": rng.integers(0, 3, n).astype(float), "random": rng.standard_normal(n),
+        "few": rng.integers(0, 3, n).astype(float),
+        "random": rng.standard_normal(n),
     }[pattern]
     original = keys.copy()
     work = np.concatenate([keys, [np.inf] * 7])  # a larger buffer: only [lo, hi) may move
@@ -462,7 +490,7 @@ def test_decision_path_of_a_loaded_deep_tree_stays_in_its_buffer():
         while left[node] != -1:
             node = left[node] if path[row, left[node]] else right[node]
             visited.append(node)
-        assert visited == list(np.flatnonzero(path[row])) and node == restored.apply(X[row:row + 1])[0]
+        assert visited == list(np.flatnonzero(path[row])) and node == restored.apply(X[row : row + 1])[0]
 
 
 # ------------------------------------------------------------ property: tampering
@@ -484,8 +512,10 @@ REPLACEMENTS = st.one_of(
     st.sampled_from([0, 1, -1, 2, 3, 10**6, 2**63, -(2**63), 7, 1e308, -1e308, 5e-324, 0.5]),
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from(["nan", "inf", "-inf", "", "base", "all", "H2 x S1 x E1", "E1", "int", "float64"]),
-    st.none(), st.booleans(), st.lists(st.integers(-3, 3), max_size=3), st.dictionaries(st.text(max_size=2),
-                                                                                          st.integers(), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.lists(st.integers(-3, 3), max_size=3),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
 )
 
 
@@ -518,11 +548,18 @@ def tampering_property(kind: str, max_examples: int) -> None:
     """Every mutation of a valid document loads and predicts finite outputs, or raises ValueError."""
     base = io.dumps(fitted(kind))
 
-    @settings(max_examples=max_examples, deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=bool(os.environ.get("CI")),
+        suppress_health_check=list(HealthCheck),
+    )
     @given(
-        st.lists(st.integers(0, 10**6), min_size=1, max_size=3), st.lists(REPLACEMENTS, min_size=3, max_size=3),
-        st.lists(st.booleans(), min_size=3, max_size=3), st.booleans(),
+        st.lists(st.integers(0, 10**6), min_size=1, max_size=3),
+        st.lists(REPLACEMENTS, min_size=3, max_size=3),
+        st.lists(st.booleans(), min_size=3, max_size=3),
+        st.booleans(),
     )
     def check(choices, replacements, deletions, overflow):
         text = json.dumps(_mutate(json.loads(base), choices, replacements, deletions))

@@ -79,7 +79,10 @@ _CHILD = textwrap.dedent("""
 def _interrupt_child(kind: str, n_jobs: int = 1) -> tuple[dict, float]:
     """Run the child, SIGINT it while it fits; returns its report and the seconds to it."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, kind, str(n_jobs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", _CHILD, kind, str(n_jobs)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout.readline().strip() == "fitting", child.stderr.read()
@@ -134,8 +137,26 @@ def _args(n=20_000, seed=0):
     model = ProductDecisionTreeClassifier(signature="E2").fit(X[:50], np.arange(50) % 2)
     f = model.split_features_
     y_code = rng.integers(0, 3, n).astype(np.int64)
-    return (X, f.values(X), f.kind, f.col_i, f.col_j, y_code, np.zeros(1), np.ones(n), np.arange(n), 3, True, 0,
-            2**31 - 1, 2, 1, 0.0, 2, 7)
+    return (
+        X,
+        f.values(X),
+        f.kind,
+        f.col_i,
+        f.col_j,
+        y_code,
+        np.zeros(1),
+        np.ones(n),
+        np.arange(n),
+        3,
+        True,
+        0,
+        2**31 - 1,
+        2,
+        1,
+        0.0,
+        2,
+        7,
+    )
 
 
 def test_a_raised_flag_stops_the_build_with_build_cancelled():

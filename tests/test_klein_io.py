@@ -324,14 +324,23 @@ def test_engine_io_saves_wrappers_of_estimator_objects(data):
             for o in ("reg:gamma", "reg:squaredlogerror", "reg:absoluteerror", "reg:tweedie", "count:poisson")
         ),
         pytest.param(
-            lightgbm.LGBMClassifier(n_estimators=3, boosting_type="rf", bagging_fraction=0.5, bagging_freq=1,
-                                    verbose=-1), "3-classes", id="lgb-rf"),
-        pytest.param(lightgbm.LGBMClassifier(n_estimators=3, boosting_type="dart", verbose=-1), "3-classes",
-                     id="lgb-dart"),
-        pytest.param(lightgbm.LGBMClassifier(n_estimators=3, objective="multiclassova", verbose=-1), "3-classes",
-                     id="lgb-ova"),
-        pytest.param(lightgbm.LGBMClassifier(n_estimators=3, monotone_constraints=[1, 0, -1], verbose=-1), "binary",
-                     id="lgb-monotone"),
+            lightgbm.LGBMClassifier(
+                n_estimators=3, boosting_type="rf", bagging_fraction=0.5, bagging_freq=1, verbose=-1
+            ),
+            "3-classes",
+            id="lgb-rf",
+        ),
+        pytest.param(
+            lightgbm.LGBMClassifier(n_estimators=3, boosting_type="dart", verbose=-1), "3-classes", id="lgb-dart"
+        ),
+        pytest.param(
+            lightgbm.LGBMClassifier(n_estimators=3, objective="multiclassova", verbose=-1), "3-classes", id="lgb-ova"
+        ),
+        pytest.param(
+            lightgbm.LGBMClassifier(n_estimators=3, monotone_constraints=[1, 0, -1], verbose=-1),
+            "binary",
+            id="lgb-monotone",
+        ),
         *(
             pytest.param(lightgbm.LGBMRegressor(n_estimators=3, objective=o, verbose=-1), "regression", id=o)
             for o in ("quantile", "huber", "gamma", "tweedie")

@@ -692,7 +692,6 @@ def test_check_point_reports_shape_and_nan_problems():
     assert Euclidean(2).check_point([[1e300, -1e300]])
 
 
-
 @pytest.mark.parametrize("M", ALL, ids=ids)
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=str)
 def test_projx_propagates_nan_instead_of_inventing_a_point(M, bad):

@@ -65,8 +65,11 @@ def _registering_modules() -> set[str]:
         if "__pycache__" in path.parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "io"
-                    and any(alias.name == "register" for alias in node.names)):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").split(".")[-1] == "io"
+                and any(alias.name == "register" for alias in node.names)
+            ):
                 found.add(".".join(("curvedtrees", *path.relative_to(SOURCE).with_suffix("").parts)))
     return found
 
@@ -95,8 +98,14 @@ def test_a_fresh_interpreter_loads_every_family_through_the_entry_points():
     from curvedtrees.klein import KleinTreeClassifier
     from curvedtrees.trees import ProductDecisionTreeClassifier, ProductRandomForestRegressor
 
-    families = [ProductDecisionTreeClassifier, ProductRandomForestRegressor, KleinTreeClassifier,
-                GeodesicKNNClassifier, ProductSVMRegressor, ProductGradientBoostingClassifier]
+    families = [
+        ProductDecisionTreeClassifier,
+        ProductRandomForestRegressor,
+        KleinTreeClassifier,
+        GeodesicKNNClassifier,
+        ProductSVMRegressor,
+        ProductGradientBoostingClassifier,
+    ]
     documents = [curvedtrees.io.dumps(cls()) for cls in families]
     script = textwrap.dedent(
         """
@@ -107,7 +116,8 @@ def test_a_fresh_interpreter_loads_every_family_through_the_entry_points():
         print(" ".join(type(io.loads(text)).__name__ for text in json.load(sys.stdin)))
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(documents), capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(documents), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [cls.__name__ for cls in families]

@@ -107,7 +107,7 @@ def test_one_pass_check_accepts_exactly_what_numpy_accepts(signature):
         column = s.start + rng.integers(0, s.stop - s.start, size=len(X))
         X[np.arange(len(X)), column] *= np.where(rng.random(len(X)) < 0.5, factors, 1.0)
     for row in range(len(X)):
-        one = X[row:row + 1]
+        one = X[row : row + 1]
         ok = M.check_point(one)
         if ok:
             np.testing.assert_array_equal(M.validate(one), one)
@@ -116,7 +116,7 @@ def test_one_pass_check_accepts_exactly_what_numpy_accepts(signature):
                 M.validate(one)
             assert not rows_clear(one, *M._rows_tables(True, 1e-6))
     # Whole arrays: the fast path says yes only when every row passes the NumPy check.
-    passing = np.array([bool(M.check_point(X[r:r + 1])) for r in range(len(X))])
+    passing = np.array([bool(M.check_point(X[r : r + 1])) for r in range(len(X))])
     assert 0 < passing.sum() < len(X)
     assert rows_clear(X[passing], *M._rows_tables(True, 1e-6))
     assert not rows_clear(X, *M._rows_tables(True, 1e-6))
@@ -183,8 +183,9 @@ def test_resolved_splits_are_skipped_and_signed_zeros_are_not_constant():
     signature = "E1 x E1"
     X = np.array([[x, y] for x in np.linspace(-1, 1, 12) for y in np.linspace(-1, 1, 12)])
     y = (X[:, 0] > 0).astype(int) + 2 * (X[:, 1] > 0)
-    forest = ProductRandomForestClassifier(3, signature=signature, bootstrap=False, max_features=None,
-                                           random_state=0).fit(X, y)
+    forest = ProductRandomForestClassifier(
+        3, signature=signature, bootstrap=False, max_features=None, random_state=0
+    ).fit(X, y)
     nodes, roots, _ = forest._routing_tables()
     rows = np.column_stack([np.linspace(-1, 1, 50), np.full(50, 0.3)])  # column 1 held at 0.3
     resolved, new_roots = resolve_constant_splits(nodes, roots, rows)

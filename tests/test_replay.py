@@ -24,9 +24,14 @@ from test_viz import decode
 
 SIG = "H2 x S2 x S1 x S1 x E2"
 # One picture of each kind, on a one-component dataset (or two circles) whose depth-6 tree splits it.
-CASES = {"disk": ("H2", viz.View("disk", (0,), (1, 2))), "klein": ("H2", viz.View("disk", (0,), (1, 2), "klein")),
-         "sphere": ("S2", viz.View("sphere", (0,), (0, 1, 2))), "circle": ("S1", viz.View("circle", (0,))),
-         "torus": ("S1 x S1", viz.View("torus", (0, 1))), "plane": ("E2", viz.View("plane", (0,), (0, 1)))}
+CASES = {
+    "disk": ("H2", viz.View("disk", (0,), (1, 2))),
+    "klein": ("H2", viz.View("disk", (0,), (1, 2), "klein")),
+    "sphere": ("S2", viz.View("sphere", (0,), (0, 1, 2))),
+    "circle": ("S1", viz.View("circle", (0,))),
+    "torus": ("S1 x S1", viz.View("torus", (0, 1))),
+    "plane": ("E2", viz.View("plane", (0,), (0, 1))),
+}
 _FITTED = {}
 
 
@@ -94,9 +99,20 @@ def _replay_figure(case, styles=None, marked=None, resolution=30):
     replay = viz.replay_regions(tree, grid, reference)
     curves = viz.boundary_curves(tree, SIG, view, reference, grid)
     names = [str(int(k)) for k in replay.steps]
-    fig = viz.region_figure(grid, None, None, curves, marked=marked, frames=replay.frames, frame_names=names,
-                            active_frame=len(names) - 1, frame_label="splits",
-                            frame_styles=replay_styles(replay, styles), label_nodes=True, title="a title")
+    fig = viz.region_figure(
+        grid,
+        None,
+        None,
+        curves,
+        marked=marked,
+        frames=replay.frames,
+        frame_names=names,
+        active_frame=len(names) - 1,
+        frame_label="splits",
+        frame_styles=replay_styles(replay, styles),
+        label_nodes=True,
+        title="a title",
+    )
     return json.loads(fig.to_json()), replay, curves
 
 
@@ -131,8 +147,11 @@ def test_replay_figure_has_a_frame_per_split_count_restyling_regions_and_boundar
             assert not np.isfinite(xs).any()
     # Frame 0 (no splits) draws no boundary; the last draws them all.
     first = dict(zip(moving, frames[0]["data"]))
-    assert all(not np.isfinite(decode(first[i].get("x", first[i].get("r")) or [np.nan]).astype(float)).any()
-               for i in moving[1:] if i not in labels)
+    assert all(
+        not np.isfinite(decode(first[i].get("x", first[i].get("r")) or [np.nan]).astype(float)).any()
+        for i in moving[1:]
+        if i not in labels
+    )
     # Regions change between the first and the last frame (classes are recoloured in the browser).
     z0 = frames[0]["data"][0]
     zn = frames[-1]["data"][0]
@@ -172,7 +191,7 @@ def test_3d_camera_faces_the_explained_point(case):
     sig, view = CASES[case]
     X = _fit(sig)[0]
     for row in (0, 7):
-        at = viz.project_points(view, sig, X[row:row + 1])
+        at = viz.project_points(view, sig, X[row : row + 1])
         marked = {k: float(v[0]) for k, v in at.items()}
         spec, _, _ = _replay_figure(case, marked=marked)
         eye = _eye(spec)
@@ -264,9 +283,12 @@ def test_a_selected_leaf_shows_its_prediction_in_its_region():
     grid = viz.view_grid(view, sig, 40)
     leaves = np.flatnonzero(tree.tree_.children_left < 0)
     reference = viz.reference_point(sig)
-    found = next(r for r in (viz.treeview.node_region(tree, int(v), grid, reference, sig, ["a", "b", "c", "d"])
-                             for v in leaves) if r.inside.any())
-    (point, text, _), = found.labels
+    found = next(
+        r
+        for r in (viz.treeview.node_region(tree, int(v), grid, reference, sig, ["a", "b", "c", "d"]) for v in leaves)
+        if r.inside.any()
+    )
+    ((point, text, _),) = found.labels
     assert text.startswith("leaf ") and text.split(": ")[1][0] in "abcd" and "%" in text
     # The label's cell is in the leaf's region.
     col = int(np.argmin(abs(grid.coords["x"] - point["x"])))

@@ -48,8 +48,14 @@ def boundary_traces(spec: dict) -> int:
 def test_side_recipes_are_checked_and_canonical():
     assert side_recipe("product_tree", 3) == {"kind": "product_tree", "max_depth": 3}
     assert side_recipe_text("ambient", 5) == '{"kind":"ambient","max_depth":5}'
-    for kind, depth in (("random", 3), ("product_tree", 0), ("product_tree", 13), ("product_tree", 2.5),
-                        ("product_tree", True), ("product_tree", "3")):
+    for kind, depth in (
+        ("random", 3),
+        ("product_tree", 0),
+        ("product_tree", 13),
+        ("product_tree", 2.5),
+        ("product_tree", True),
+        ("product_tree", "3"),
+    ):
         with pytest.raises(ValueError, match=r"unknown model|depth"):
             side_recipe(kind, depth)
 

@@ -157,12 +157,14 @@ def test_full_depth_on_spheres_near_poles(signature):
     # (x0, x1) plane, with random labels: every distinct point must be fitted.
     pole = np.zeros(sig.ambient_dim)
     pole[-1] = radius
-    near_pole = pm.expmap(np.tile(pole, (n // 2, 1)), pm.proju(np.tile(pole, (n // 2, 1)),
-                                                                rng.normal(0, 0.05, (n // 2, sig.ambient_dim))))
+    near_pole = pm.expmap(
+        np.tile(pole, (n // 2, 1)), pm.proju(np.tile(pole, (n // 2, 1)), rng.normal(0, 0.05, (n // 2, sig.ambient_dim)))
+    )
     cut = np.zeros(sig.ambient_dim)
     cut[0] = -radius
-    near_cut = pm.expmap(np.tile(cut, (n // 2, 1)), pm.proju(np.tile(cut, (n // 2, 1)),
-                                                              rng.normal(0, 0.2, (n // 2, sig.ambient_dim))))
+    near_cut = pm.expmap(
+        np.tile(cut, (n // 2, 1)), pm.proju(np.tile(cut, (n // 2, 1)), rng.normal(0, 0.2, (n // 2, sig.ambient_dim)))
+    )
     X = np.vstack([near_pole, near_cut])
     y = rng.integers(0, 4, n)
     tree = ProductDecisionTreeClassifier(signature=signature).fit(X, y)

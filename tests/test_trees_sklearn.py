@@ -36,7 +36,6 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-
 SIGNATURE = "S2 x H2(-0.5) x E1"
 
 

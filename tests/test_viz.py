@@ -70,8 +70,16 @@ def test_region_colorscale_is_stepped_with_one_band_per_code():
 def test_available_views_give_the_natural_picture_per_component():
     views = viz.available_views("H2 x S2 x S1 x S1 x E2 x E1 x H1 x H4")
     kinds = [(v.kind, v.components) for v in views]
-    assert kinds[:8] == [("disk", (0,)), ("sphere", (1,)), ("circle", (2,)), ("circle", (3,)), ("plane", (4,)),
-                         ("line", (5,)), ("line", (6,)), ("disk", (7,))]
+    assert kinds[:8] == [
+        ("disk", (0,)),
+        ("sphere", (1,)),
+        ("circle", (2,)),
+        ("circle", (3,)),
+        ("plane", (4,)),
+        ("line", (5,)),
+        ("line", (6,)),
+        ("disk", (7,)),
+    ]
     assert ("torus", (2, 3)) in kinds
 
 
@@ -107,9 +115,11 @@ def test_disk_slice_of_h3_sets_the_chosen_axes_and_zeroes_the_rest(model):
 
 
 def test_sphere_torus_circle_grids_lie_on_their_manifolds():
-    for sig, view, n_cells in (("S2", viz.View("sphere", (0,), (0, 1, 2)), 30 * 30),
-                               ("S1 x S1", viz.View("torus", (0, 1)), 30 * 30),
-                               ("S1", viz.View("circle", (0,)), 60)):
+    for sig, view, n_cells in (
+        ("S2", viz.View("sphere", (0,), (0, 1, 2)), 30 * 30),
+        ("S1 x S1", viz.View("torus", (0, 1)), 30 * 30),
+        ("S1", viz.View("circle", (0,)), 60),
+    ):
         grid = viz.view_grid(view, sig, resolution=30)
         assert len(grid.values) == n_cells
         assert ProductManifold(sig).check_point(viz.product_rows(grid, viz.reference_point(sig)))
@@ -187,8 +197,7 @@ def test_clipped_boundaries_are_where_the_prediction_changes(h2_tree):
     view = viz.View("disk", (0,), (1, 2))
     clipped = viz.boundary_curves(tree, "H2", view, viz.reference_point("H2"))
     full = viz.boundary_curves(tree, "H2", view, viz.reference_point("H2"), clip=False)
-    assert sum(np.isfinite(c.coords["x"]).sum() for c in clipped) < sum(np.isfinite(c.coords["x"]).sum()
-                                                                        for c in full)
+    assert sum(np.isfinite(c.coords["x"]).sum() for c in clipped) < sum(np.isfinite(c.coords["x"]).sum() for c in full)
     parents = viz.boundaries.node_parents(tree)
     for curve in clipped:
         rows, _ = _curve_rows(curve, view, "H2")
@@ -197,8 +206,10 @@ def test_clipped_boundaries_are_where_the_prediction_changes(h2_tree):
         _, a, _ = viz.split_plane(tree, curve.node, "H2")
         mid = rows[len(rows) // 2]
         eta = 1e-4 * a / np.linalg.norm(a)
-        sides = [viz.goes_left(tree, curve.node, ProductManifold("H2").projx(p[None, :]), "H2")[0]
-                 for p in (mid - eta, mid + eta)]
+        sides = [
+            viz.goes_left(tree, curve.node, ProductManifold("H2").projx(p[None, :]), "H2")[0]
+            for p in (mid - eta, mid + eta)
+        ]
         assert sides[0] != sides[1]
 
 
@@ -261,10 +272,16 @@ def test_disk_figure_is_a_crisp_heatmap_with_rim_boundaries_points_and_legend(h2
     grid = viz.view_grid(view, "H2", resolution=50)
     regions = viz.predict_regions(tree, grid, viz.reference_point("H2"))
     curves = viz.boundary_curves(tree, "H2", view, viz.reference_point("H2"))
-    points = viz.PointLayer(viz.project_points(view, "H2", X), class_index=np.searchsorted(tree.classes_, y),
-                            is_test=np.arange(len(X)) % 4 == 0)
-    spec = figure_json(viz.region_figure(grid, regions, points, curves, styles={curves[0].node: "newest"},
-                                         class_names=["a", "b", "c", "d"]))
+    points = viz.PointLayer(
+        viz.project_points(view, "H2", X),
+        class_index=np.searchsorted(tree.classes_, y),
+        is_test=np.arange(len(X)) % 4 == 0,
+    )
+    spec = figure_json(
+        viz.region_figure(
+            grid, regions, points, curves, styles={curves[0].node: "newest"}, class_names=["a", "b", "c", "d"]
+        )
+    )
     heat = traces(spec, "heatmap")
     assert len(heat) == 1 and heat[0]["zsmooth"] is False
     z = decode(heat[0]["z"])
@@ -307,8 +324,7 @@ def test_preview_figure_without_a_model_draws_the_bare_manifold():
     X, y = make_classification("H2", n_samples=40, n_classes=2, n_clusters=2, random_state=0)
     view = viz.View("disk", (0,), (1, 2))
     grid = viz.view_grid(view, "H2", 10)
-    spec = figure_json(viz.region_figure(grid, None, viz.PointLayer(viz.project_points(view, "H2", X),
-                                                                      class_index=y)))
+    spec = figure_json(viz.region_figure(grid, None, viz.PointLayer(viz.project_points(view, "H2", X), class_index=y)))
     assert not traces(spec, "heatmap") and any(t.get("fill") == "toself" for t in spec["data"])
 
 

@@ -18,8 +18,13 @@ def mixture():
 
 def _snapshot(forest):
     """What a refused fit must leave untouched."""
-    return (list(forest.estimators_), forest.signature_, forest.n_features_in_, forest.split_features_,
-            getattr(forest, "classes_", None))
+    return (
+        list(forest.estimators_),
+        forest.signature_,
+        forest.n_features_in_,
+        forest.split_features_,
+        getattr(forest, "classes_", None),
+    )
 
 
 def _assert_unchanged(forest, before, X, proba):

@@ -25,13 +25,25 @@ from ui import pictures, training
 ROOT = Path(__file__).resolve().parents[1]
 
 # The demos as issue 19 asks for them (the records proposed for ui/data.py use these recipes).
-LANDMASS_DATA = {"source": "builtin", "name": "landmasses", "params": {"n_samples": 20000, "random_state": 0},
-                 "title": "Landmasses"}
-LANDMASS_MODEL = {"family": "product_forest", "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0,
-                                                         "min_samples_leaf": 1}, "test_size": 0.25, "seed": 0}
+LANDMASS_DATA = {
+    "source": "builtin",
+    "name": "landmasses",
+    "params": {"n_samples": 20000, "random_state": 0},
+    "title": "Landmasses",
+}
+LANDMASS_MODEL = {
+    "family": "product_forest",
+    "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
+    "test_size": 0.25,
+    "seed": 0,
+}
 TEMPERATURE_DATA = {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"}
-TEMPERATURE_MODEL = {"family": "product_forest", "params": {"n_estimators": 50, "pairs": "all",
-                                                            "min_samples_leaf": 2}, "test_size": 0.25, "seed": 0}
+TEMPERATURE_MODEL = {
+    "family": "product_forest",
+    "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
+    "test_size": 0.25,
+    "seed": 0,
+}
 GLOBE = viz.View("sphere", (0,), (0, 1, 2))
 MAP = viz.View("map", (0,), (0, 1, 2))
 ORTHO = viz.View("ortho", (0,), (0, 1, 2))
@@ -92,8 +104,9 @@ def test_coastline_vertices_lie_on_the_land_water_boundary_of_the_mask():
     lon = (lon + 180.0) % 360.0 - 180.0
     # Around a point on the coast there is land and water within a few tenths of a degree.
     offsets = [(dy, dx) for dy in (-0.4, 0.0, 0.4) for dx in (-0.4, 0.0, 0.4)]
-    land = np.column_stack([is_land(np.clip(lat + dy, -90, 90), (lon + dx + 180.0) % 360.0 - 180.0)
-                            for dy, dx in offsets])
+    land = np.column_stack(
+        [is_land(np.clip(lat + dy, -90, 90), (lon + dx + 180.0) % 360.0 - 180.0) for dy, dx in offsets]
+    )
     mixed = land.any(axis=1) & ~land.all(axis=1)
     assert mixed.mean() > 0.85, mixed.mean()
 
@@ -133,11 +146,23 @@ def test_geographic_datasets_say_which_component_is_the_globe():
 
 def test_the_globe_flag_is_checked():
     X = np.hstack([coords.latlon_to_sphere([10.0, 20.0], [30.0, 40.0]), coords.angle_to_circle([0.0, 1.0])])
-    common = {"X": X, "y": np.array([0, 1]), "signature": "S2 x S1", "task": "classification", "name": "t",
-              "description": "", "provenance": ""}
+    common = {
+        "X": X,
+        "y": np.array([0, 1]),
+        "signature": "S2 x S1",
+        "task": "classification",
+        "name": "t",
+        "description": "",
+        "provenance": "",
+    }
     assert Dataset(**common, globe=[0]).globe == (0,)
-    for bad, match in ((1, "sequence"), ([1], "only an S2"), ([2], "has 2"), (["0"], "component indices"),
-                       ([True], "component indices")):
+    for bad, match in (
+        (1, "sequence"),
+        ([1], "only an S2"),
+        ([2], "has 2"),
+        (["0"], "component indices"),
+        ([True], "component indices"),
+    ):
         with pytest.raises(ValueError, match=match):
             Dataset(**common, globe=bad)
 
@@ -145,7 +170,12 @@ def test_the_globe_flag_is_checked():
 def test_globe_components_get_a_world_map_and_a_turning_globe():
     views = viz.available_views("S2 x S1 x S2", globe=(0,))
     assert [(v.kind, v.components) for v in views] == [
-        ("sphere", (0,)), ("map", (0,)), ("ortho", (0,)), ("circle", (1,)), ("sphere", (2,))]
+        ("sphere", (0,)),
+        ("map", (0,)),
+        ("ortho", (0,)),
+        ("circle", (1,)),
+        ("sphere", (2,)),
+    ]
     assert [v.kind for v in viz.available_views("S2 x S1 x S2")] == ["sphere", "circle", "sphere"]
     assert viz.View.from_key("map:0:0-1-2:poincare", "S2").kind == "map"
     with pytest.raises(ValueError, match="cannot show"):
@@ -197,7 +227,7 @@ def test_landmass_globe_has_coastlines_a_graticule_and_natural_colours(landmass)
 
 
 def _rgb(text: str) -> tuple[int, ...]:
-    return tuple(int(v) for v in text[text.index("(") + 1:text.index(")")].split(","))
+    return tuple(int(v) for v in text[text.index("(") + 1 : text.index(")")].split(","))
 
 
 def test_default_landmass_picture_predicts_as_much_land_as_the_data_has(landmass):

@@ -55,8 +55,12 @@ def iteration_tree(estimator, index: int = 0):
     from curvedtrees.trees import ProductDecisionTreeRegressor
 
     iteration, k = split_index(estimator, index)
-    tree = ProductDecisionTreeRegressor(signature=str(estimator.signature_), pairs=estimator.pairs,
-                                        max_depth=estimator.max_depth, min_samples_leaf=estimator.min_samples_leaf)
+    tree = ProductDecisionTreeRegressor(
+        signature=str(estimator.signature_),
+        pairs=estimator.pairs,
+        max_depth=estimator.max_depth,
+        min_samples_leaf=estimator.min_samples_leaf,
+    )
     # The fitted attributes a product tree's fit sets, taken from the model that grew this tree.
     tree.tree_ = estimator.trees_[iteration][k]
     tree.signature_ = estimator.signature_

@@ -12,8 +12,19 @@ from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
 from ui.training import DEFAULT_TREE, train_from_recipe
 
-__all__ = ["NAVIGATION", "adopt_dataset", "lecture_mode", "load_demo", "navigation", "page_setup", "rerun_with_note",
-           "set_data", "set_model", "show_note", "sidebar"]
+__all__ = [
+    "NAVIGATION",
+    "adopt_dataset",
+    "lecture_mode",
+    "load_demo",
+    "navigation",
+    "page_setup",
+    "rerun_with_note",
+    "set_data",
+    "set_model",
+    "show_note",
+    "sidebar",
+]
 
 APP_NAME = "Curved trees"
 
@@ -35,8 +46,12 @@ def lecture_mode() -> bool:
 def page_setup(title: str, icon: str = ":material/park:") -> None:
     """Page config, state restored (URL, else the default demo), sidebar status."""
     lecture = lecture_mode()
-    st.set_page_config(page_title=f"{title} · {APP_NAME}", page_icon=icon, layout="wide",
-                       initial_sidebar_state="collapsed" if lecture else "auto")
+    st.set_page_config(
+        page_title=f"{title} · {APP_NAME}",
+        page_icon=icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if lecture else "auto",
+    )
     if lecture:
         st.markdown(LECTURE_CSS, unsafe_allow_html=True)
     # Once per server process: compile the kernels in the background while this page
@@ -63,8 +78,10 @@ def _restore() -> None:
             state.put(state.PREFS, prefs)
             return
         except Exception as exc:  # a bad link falls back to the demo, with the reason
-            st.warning(f"The link's dataset or model could not be rebuilt ({message_for(exc)}); showing the "
-                       "default demo instead.")
+            st.warning(
+                f"The link's dataset or model could not be rebuilt ({message_for(exc)}); showing the "
+                "default demo instead."
+            )
     load_demo(DEFAULT_DEMO)
     if prefs:
         state.put(state.PREFS, state.get(state.PREFS, {}) | prefs)
@@ -173,8 +190,11 @@ def sidebar() -> None:
         st.markdown(_data_line(data) if data is not None else "none")
         st.caption("Current model")
         st.markdown(_model_line(model) if model is not None else "none yet: train one on the **Train** page")
-        if st.button("Back to the default demo", key="sidebar_reset", help="Load the mixture on the Poincaré disk "
-                     "and its trained tree."):
+        if st.button(
+            "Back to the default demo",
+            key="sidebar_reset",
+            help="Load the mixture on the Poincaré disk and its trained tree.",
+        ):
             load_demo(DEFAULT_DEMO)
             st.rerun()
 
@@ -193,8 +213,14 @@ def rerun_with_note(place: str, text: str) -> None:
     st.rerun()
 
 
-def adopt_dataset(record, train_now: bool, place: str, note: str, recipe: dict = DEFAULT_TREE,
-                  spinner: str = "Training a product decision tree...") -> None:
+def adopt_dataset(
+    record,
+    train_now: bool,
+    place: str,
+    note: str,
+    recipe: dict = DEFAULT_TREE,
+    spinner: str = "Training a product decision tree...",
+) -> None:
     """Make ``record`` the current dataset, train ``recipe`` (a product tree) on it if asked, and rerun.
 
     ``note`` then shows once at ``place`` (see :func:`rerun_with_note`).
@@ -220,9 +246,15 @@ def metrics_table(model) -> list[tuple[str, str]]:
     """(name, formatted value) pairs of a model's scores."""
     m = model.metrics
     rows = []
-    for key, label in (("accuracy", "test accuracy"), ("f1_micro", "F1 (micro)"), ("f1_macro", "F1 (macro)"),
-                       ("train_accuracy", "training accuracy"), ("rmse", "test RMSE"), ("r2", "test R²"),
-                       ("train_r2", "training R²")):
+    for key, label in (
+        ("accuracy", "test accuracy"),
+        ("f1_micro", "F1 (micro)"),
+        ("f1_macro", "F1 (macro)"),
+        ("train_accuracy", "training accuracy"),
+        ("rmse", "test RMSE"),
+        ("r2", "test R²"),
+        ("train_r2", "training R²"),
+    ):
         if key in m and m[key] is not None and np.isfinite(m[key]):
             rows.append((label, f"{m[key]:.3f}"))
     rows.append(("rows (train / test)", f"{m.get('n_train', 0):,} / {m.get('n_test', 0):,}"))

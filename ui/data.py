@@ -112,7 +112,8 @@ def make_record(dataset, recipe: dict) -> DataRecord:
         classes = np.unique(dataset.y)
         names = dataset.target_names
         class_names = [
-            str(names[int(c)]) if names is not None and np.issubdtype(type(c), np.integer) and 0 <= c < len(names)
+            str(names[int(c)])
+            if names is not None and np.issubdtype(type(c), np.integer) and 0 <= c < len(names)
             else str(c)
             for c in classes
         ]
@@ -120,13 +121,27 @@ def make_record(dataset, recipe: dict) -> DataRecord:
     return DataRecord(dataset, dict(recipe), digest, class_names)
 
 
-def synthetic_recipe(signature="H2", n_samples=600, n_classes=5, task="classification", seed=0,
-                     n_clusters=None, cov_scale=0.35, title=None) -> dict:
+def synthetic_recipe(
+    signature="H2",
+    n_samples=600,
+    n_classes=5,
+    task="classification",
+    seed=0,
+    n_clusters=None,
+    cov_scale=0.35,
+    title=None,
+) -> dict:
     """A recipe for a Gaussian mixture (``curvedtrees.sampling``), with the app's defaults."""
-    recipe = {"source": "synthetic", "signature": str(Signature.parse(signature)), "n_samples": int(n_samples),
-              "n_classes": int(n_classes), "task": task, "seed": int(seed),
-              "n_clusters": int(n_clusters if n_clusters is not None else max(int(n_classes), 2 * int(n_classes))),
-              "cov_scale": float(cov_scale)}
+    recipe = {
+        "source": "synthetic",
+        "signature": str(Signature.parse(signature)),
+        "n_samples": int(n_samples),
+        "n_classes": int(n_classes),
+        "task": task,
+        "seed": int(seed),
+        "n_clusters": int(n_clusters if n_clusters is not None else max(int(n_classes), 2 * int(n_classes))),
+        "cov_scale": float(cov_scale),
+    }
     if title:
         recipe["title"] = title
     return recipe
@@ -180,19 +195,26 @@ def check_recipe(recipe) -> dict:
         raise ValueError(
             f"{n_samples:,} points on {signature} ({signature.ambient_dim:,} coordinates each) make {cells:,} "
             f"numbers; the limit is {MAX_SYNTHETIC_CELLS:,}: ask for at most "
-            f"{MAX_SYNTHETIC_CELLS // signature.ambient_dim:,} points or a smaller signature")
+            f"{MAX_SYNTHETIC_CELLS // signature.ambient_dim:,} points or a smaller signature"
+        )
     task = recipe.get("task", "classification")
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {str(task)[:40]!r}")
     recipe.update(
-        signature=str(signature), n_samples=n_samples, task=task,
+        signature=str(signature),
+        n_samples=n_samples,
+        task=task,
         seed=_integer(recipe, "seed", 0, 0, 2**32 - 1),
         n_classes=_integer(recipe, "n_classes", 5, 2, MAX_SYNTHETIC_CLASSES),
         n_clusters=_integer(recipe, "n_clusters", 10, 1, MAX_SYNTHETIC_CLUSTERS),
     )
     cov_scale = recipe.get("cov_scale", 0.35)
-    if (not isinstance(cov_scale, (int, float)) or isinstance(cov_scale, bool) or not math.isfinite(cov_scale)
-            or not 0 < cov_scale <= MAX_COV_SCALE):
+    if (
+        not isinstance(cov_scale, (int, float))
+        or isinstance(cov_scale, bool)
+        or not math.isfinite(cov_scale)
+        or not 0 < cov_scale <= MAX_COV_SCALE
+    ):
         raise ValueError(f"cov_scale must be a number in (0, {MAX_COV_SCALE:g}], got {str(cov_scale)[:40]}")
     recipe["cov_scale"] = float(cov_scale)
     return recipe
@@ -208,15 +230,26 @@ def _build_synthetic(recipe: dict):
     n_clusters, cov_scale = recipe["n_clusters"], recipe["cov_scale"]
     if task == "classification":
         n_classes = recipe["n_classes"]
-        X, y = make_classification(signature, n_samples=n_samples, n_classes=n_classes,
-                                   n_clusters=max(n_clusters, n_classes), cov_scale=cov_scale, random_state=seed)
+        X, y = make_classification(
+            signature,
+            n_samples=n_samples,
+            n_classes=n_classes,
+            n_clusters=max(n_clusters, n_classes),
+            cov_scale=cov_scale,
+            random_state=seed,
+        )
         what = f"{n_classes} classes from a mixture of {max(n_clusters, n_classes)} wrapped normal clusters"
     else:
-        X, y = make_regression(signature, n_samples=n_samples, n_clusters=n_clusters, cov_scale=cov_scale,
-                               random_state=seed)
+        X, y = make_regression(
+            signature, n_samples=n_samples, n_clusters=n_clusters, cov_scale=cov_scale, random_state=seed
+        )
         what = f"a piecewise-linear target over {n_clusters} wrapped normal clusters"
     return Dataset(
-        X=X, y=y, signature=signature, task=task, name=f"mixture on {signature}",
+        X=X,
+        y=y,
+        signature=signature,
+        task=task,
+        name=f"mixture on {signature}",
         description=f"{n_samples:,} points on {signature}: {what} (seed {seed}).",
         provenance="Generated by curvedtrees.sampling (the mixed-curvature paper's benchmark mixture).",
     )
@@ -279,35 +312,78 @@ def _tree(max_depth=6, **extra) -> dict:
 DEMOS = {
     demo.key: demo
     for demo in (
-        Demo("poincare", "Mixture on the Poincaré disk", "Poincaré disk",
-             "Five classes on the hyperbolic plane H2; splits are geodesics (circular arcs).",
-             synthetic_recipe("H2", 600, 5, seed=3, cov_scale=0.3, title="Mixture on the Poincaré disk"),
-             _tree(6), "disk:0:1-2:poincare"),
-        Demo("sphere", "Mixture on the sphere", "Sphere",
-             "Five classes on S2; every split is a great circle.",
-             synthetic_recipe("S2", 600, 5, seed=1, cov_scale=0.25, title="Mixture on the sphere"),
-             _tree(6), "sphere:0:0-1-2:poincare"),
-        Demo("torus", "Torus S1 x S1", "Torus",
-             "Two circles: splits cut the torus along circles of constant angle.",
-             synthetic_recipe("S1 x S1", 600, 4, seed=2, cov_scale=0.3, title="Torus S1 x S1"),
-             _tree(6), "torus:0-1::poincare"),
-        Demo("product", "Product H2 x S2 x E2", "H2 x S2 x E2",
-             "A mixed-curvature product: one tree splits whichever component helps most.",
-             synthetic_recipe("H2 x S2 x E2", 800, 5, seed=4, cov_scale=0.3, title="Product H2 x S2 x E2"),
-             _tree(8), None),
-        Demo("landmass", "Landmasses", "Landmasses",
-             "Land or water on the globe (S2) from a real land mask: 20,000 points and a product random forest.",
-             {"source": "builtin", "name": "landmasses", "params": {"n_samples": 20000, "random_state": 0},
-              "title": "Landmasses"},
-             {"family": "product_forest", "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0,
-                                                     "min_samples_leaf": 1}, "test_size": 0.25, "seed": 0},
-             "sphere:0:0-1-2:poincare", requires_builtin="landmasses"),
-        Demo("temperatures", "City temperatures", "Temperatures",
-             "Monthly temperatures of cities: position on the globe (S2) times the month (S1); regression. "
-             "Play runs the globe through the year.",
-             {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
-             {"family": "product_forest", "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
-              "test_size": 0.25, "seed": 0}, "sphere:0:0-1-2:poincare", requires_builtin="city_temperatures"),
+        Demo(
+            "poincare",
+            "Mixture on the Poincaré disk",
+            "Poincaré disk",
+            "Five classes on the hyperbolic plane H2; splits are geodesics (circular arcs).",
+            synthetic_recipe("H2", 600, 5, seed=3, cov_scale=0.3, title="Mixture on the Poincaré disk"),
+            _tree(6),
+            "disk:0:1-2:poincare",
+        ),
+        Demo(
+            "sphere",
+            "Mixture on the sphere",
+            "Sphere",
+            "Five classes on S2; every split is a great circle.",
+            synthetic_recipe("S2", 600, 5, seed=1, cov_scale=0.25, title="Mixture on the sphere"),
+            _tree(6),
+            "sphere:0:0-1-2:poincare",
+        ),
+        Demo(
+            "torus",
+            "Torus S1 x S1",
+            "Torus",
+            "Two circles: splits cut the torus along circles of constant angle.",
+            synthetic_recipe("S1 x S1", 600, 4, seed=2, cov_scale=0.3, title="Torus S1 x S1"),
+            _tree(6),
+            "torus:0-1::poincare",
+        ),
+        Demo(
+            "product",
+            "Product H2 x S2 x E2",
+            "H2 x S2 x E2",
+            "A mixed-curvature product: one tree splits whichever component helps most.",
+            synthetic_recipe("H2 x S2 x E2", 800, 5, seed=4, cov_scale=0.3, title="Product H2 x S2 x E2"),
+            _tree(8),
+            None,
+        ),
+        Demo(
+            "landmass",
+            "Landmasses",
+            "Landmasses",
+            "Land or water on the globe (S2) from a real land mask: 20,000 points and a product random forest.",
+            {
+                "source": "builtin",
+                "name": "landmasses",
+                "params": {"n_samples": 20000, "random_state": 0},
+                "title": "Landmasses",
+            },
+            {
+                "family": "product_forest",
+                "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
+                "test_size": 0.25,
+                "seed": 0,
+            },
+            "sphere:0:0-1-2:poincare",
+            requires_builtin="landmasses",
+        ),
+        Demo(
+            "temperatures",
+            "City temperatures",
+            "Temperatures",
+            "Monthly temperatures of cities: position on the globe (S2) times the month (S1); regression. "
+            "Play runs the globe through the year.",
+            {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
+            {
+                "family": "product_forest",
+                "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
+                "test_size": 0.25,
+                "seed": 0,
+            },
+            "sphere:0:0-1-2:poincare",
+            requires_builtin="city_temperatures",
+        ),
     )
 }
 DEFAULT_DEMO = "poincare"
@@ -317,4 +393,3 @@ def available_demos() -> list[Demo]:
     """The demos whose datasets exist in this installation."""
     names = {info.name for info in builtin_datasets()}
     return [d for d in DEMOS.values() if d.requires_builtin is None or d.requires_builtin in names]
-

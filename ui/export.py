@@ -18,8 +18,17 @@ import re
 
 import streamlit as st
 
-__all__ = ["FORMATS", "LECTURE_SCALE", "LECTURE_SIZE", "export_buttons", "figure_file", "file_stem", "html_bytes",
-           "image_bytes", "static_export_available"]
+__all__ = [
+    "FORMATS",
+    "LECTURE_SCALE",
+    "LECTURE_SIZE",
+    "export_buttons",
+    "figure_file",
+    "file_stem",
+    "html_bytes",
+    "image_bytes",
+    "static_export_available",
+]
 
 # A 16:9 projector at full HD: what a lecture slide is drawn at.
 LECTURE_SIZE = (1920, 1080)
@@ -29,8 +38,10 @@ LECTURE_SIZE = (1920, 1080)
 LECTURE_SCALE = 2
 FORMATS = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml"}
 # The standalone page opens with the same toolbar settings as the app, its camera button at lecture size.
-_HTML_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "width": LECTURE_SIZE[0],
-                                                               "height": LECTURE_SIZE[1]}}
+_HTML_CONFIG = {
+    "displaylogo": False,
+    "toImageButtonOptions": {"format": "png", "width": LECTURE_SIZE[0], "height": LECTURE_SIZE[1]},
+}
 
 
 def static_export_available() -> bool:
@@ -113,6 +124,15 @@ def export_buttons(fig, name: str, key: str) -> None:
         else:
             help_text = "Needs kaleido on the server: pip install 'curvedtrees[app]'."
         # Bind fig and fmt now: the callable runs later, when the button is clicked.
-        row.download_button(label, lambda fig=fig, fmt=fmt: figure_file(fig, fmt), file_name=f"{stem}.{fmt}",
-                            mime=FORMATS[fmt], key=f"{key}_export_{fmt}", help=help_text, icon=":material/download:",
-                            on_click="ignore", disabled=fmt != "html" and not static, width="content")
+        row.download_button(
+            label,
+            lambda fig=fig, fmt=fmt: figure_file(fig, fmt),
+            file_name=f"{stem}.{fmt}",
+            mime=FORMATS[fmt],
+            key=f"{key}_export_{fmt}",
+            help=help_text,
+            icon=":material/download:",
+            on_click="ignore",
+            disabled=fmt != "html" and not static,
+            width="content",
+        )

@@ -49,8 +49,10 @@ def signature_box(label: str, key: str, default: str, help: str = SIGNATURE_HELP
         st.error(str(exc), icon=":material/edit:")
         return None
     if describe:
-        st.caption(f"✓ `{signature}`: {plural(len(signature.components), 'component')}, dimension {signature.dim}, "
-                   f"{plural(signature.ambient_dim, 'ambient coordinate')} per row.")
+        st.caption(
+            f"✓ `{signature}`: {plural(len(signature.components), 'component')}, dimension {signature.dim}, "
+            f"{plural(signature.ambient_dim, 'ambient coordinate')} per row."
+        )
     return signature
 
 
@@ -71,24 +73,51 @@ def _field(spec: ParamInfo, value, key: str, disabled: bool):
     if spec.kind == "choice":
         choices = list(spec.choices)
         shown = spec.none_choice if value is None and spec.none_choice is not None else value
-        return st.selectbox(label, choices, index=choices.index(shown) if shown in choices else 0,
-                            help=spec.help, key=key, disabled=disabled, format_func=choice_text)
+        return st.selectbox(
+            label,
+            choices,
+            index=choices.index(shown) if shown in choices else 0,
+            help=spec.help,
+            key=key,
+            disabled=disabled,
+            format_func=choice_text,
+        )
     if spec.kind == "signature":
         return st.text_input(label, value=str(value), help=spec.help, key=key, disabled=disabled)
     if spec.kind in ("int", "seed", "optional_int"):
         low = int(spec.min) if spec.min is not None else 0
         high = int(spec.max) if spec.max is not None else 2**31 - 1
         shown = min(max(int(value or 0), low), high)  # None ("no limit" or a fresh seed) shows as 0
-        return int(st.number_input(label, low, high, shown, step=int(spec.step or 1), help=spec.help, key=key,
-                                   disabled=disabled))
+        return int(
+            st.number_input(
+                label, low, high, shown, step=int(spec.step or 1), help=spec.help, key=key, disabled=disabled
+            )
+        )
     low = float(spec.min) if spec.min is not None else None
     high = float(spec.max) if spec.max is not None else None
-    return float(st.number_input(label, low, high, float(value or 0.0), step=float(spec.step or 0.01), format="%g",
-                                 help=spec.help, key=key, disabled=disabled))
+    return float(
+        st.number_input(
+            label,
+            low,
+            high,
+            float(value or 0.0),
+            step=float(spec.step or 0.01),
+            format="%g",
+            help=spec.help,
+            key=key,
+            disabled=disabled,
+        )
+    )
 
 
-def param_fields(specs: Iterable[ParamInfo], *, key_prefix: str, values: dict | None = None, columns: int = 3,
-                 disabled: Iterable[str] = ()) -> dict:
+def param_fields(
+    specs: Iterable[ParamInfo],
+    *,
+    key_prefix: str,
+    values: dict | None = None,
+    columns: int = 3,
+    disabled: Iterable[str] = (),
+) -> dict:
     """Draw one field per parameter in a grid and return ``{name: chosen value}``.
 
     Parameters
@@ -111,6 +140,7 @@ def param_fields(specs: Iterable[ParamInfo], *, key_prefix: str, values: dict | 
     cells = st.columns(columns)
     for k, spec in enumerate(specs):
         with cells[k % columns]:
-            chosen[spec.name] = _field(spec, values.get(spec.name, spec.default), key_prefix + spec.name,
-                                       spec.name in disabled)
+            chosen[spec.name] = _field(
+                spec, values.get(spec.name, spec.default), key_prefix + spec.name, spec.name in disabled
+            )
     return chosen

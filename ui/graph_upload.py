@@ -21,9 +21,25 @@ from curvedtrees.limits import MAX_UPLOAD_ROWS
 
 from ui.data import content_hash, make_record
 
-__all__ = ["FOREST_RECIPE", "GRAPH_TYPES", "LABEL_TYPES", "MAX_LINK_ROWS", "TITLE_CHARS", "GraphUpload", "embed",
-           "graph_record", "graph_summary", "hover_names", "link_dataset", "link_rows", "node_dataset", "read_upload",
-           "search_figure", "search_table", "slim"]
+__all__ = [
+    "FOREST_RECIPE",
+    "GRAPH_TYPES",
+    "LABEL_TYPES",
+    "MAX_LINK_ROWS",
+    "TITLE_CHARS",
+    "GraphUpload",
+    "embed",
+    "graph_record",
+    "graph_summary",
+    "hover_names",
+    "link_dataset",
+    "link_rows",
+    "node_dataset",
+    "read_upload",
+    "search_figure",
+    "search_table",
+    "slim",
+]
 
 # Extensions the uploaders accept (read_graph picks the format from the extension).
 GRAPH_TYPES = ("csv", "tsv", "txt", "edges", "edgelist", "gml", "graphml", "xml")
@@ -36,8 +52,12 @@ TITLE_CHARS = 60
 MAX_LINK_ROWS = MAX_UPLOAD_ROWS
 # The forest trained by "Train a product forest right away": enough trees for smooth
 # regions, depth-limited so that a few thousand rows fit in about a second.
-FOREST_RECIPE = {"family": "product_forest", "params": {"n_estimators": 24, "max_depth": 8, "min_samples_leaf": 2},
-                 "test_size": 0.25, "seed": 0}
+FOREST_RECIPE = {
+    "family": "product_forest",
+    "params": {"n_estimators": 24, "max_depth": 8, "min_samples_leaf": 2},
+    "test_size": 0.25,
+    "seed": 0,
+}
 
 
 @dataclass
@@ -111,9 +131,15 @@ def graph_summary(data) -> dict:
         shown = ", ".join(f"{name} {count}" for name, count in zip(data.target_names[:8], counts[:8]))
         more = f", ... ({len(data.target_names)} in all)" if len(data.target_names) > 8 else ""
         target = f"{len(data.target_names)} classes ({shown}{more}): node classification"
-    return {"nodes": data.graph.number_of_nodes(), "edges": data.graph.number_of_edges(),
-            "min_degree": int(degrees.min()), "median_degree": float(np.median(degrees)),
-            "max_degree": int(degrees.max()), "task": data.task, "target": target}
+    return {
+        "nodes": data.graph.number_of_nodes(),
+        "edges": data.graph.number_of_edges(),
+        "min_degree": int(degrees.min()),
+        "median_degree": float(np.median(degrees)),
+        "max_degree": int(degrees.max()),
+        "task": data.task,
+        "target": target,
+    }
 
 
 def slim(result):
@@ -142,15 +168,24 @@ def embed(data, candidates, params: dict, callback=None) -> list:
     from curvedtrees.embeddings import search_signatures
 
     rest = {k: v for k, v in params.items() if k != "random_state"}
-    results = search_signatures(data.graph, candidates, random_state=params.get("random_state"), callback=callback,
-                                **rest)
+    results = search_signatures(
+        data.graph, candidates, random_state=params.get("random_state"), callback=callback, **rest
+    )
     return [slim(r) for r in results]
 
 
 def search_table(results) -> list[dict]:
     """One row per signature tried, best first: the rows of the page's table."""
-    return [{"rank": k + 1, "signature": str(r.requested_signature), "learned": str(r.signature),
-             "distortion": float(r.distortion), "mAP": float(r.map)} for k, r in enumerate(results)]
+    return [
+        {
+            "rank": k + 1,
+            "signature": str(r.requested_signature),
+            "learned": str(r.signature),
+            "distortion": float(r.distortion),
+            "mAP": float(r.map),
+        }
+        for k, r in enumerate(results)
+    ]
 
 
 def search_figure(results, height: int = 300):
@@ -164,13 +199,34 @@ def search_figure(results, height: int = 300):
     from plotly.subplots import make_subplots
 
     names = [str(r.requested_signature) for r in results]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Average distortion (lower is better)",
-                                                        "Mean average precision (higher is better)"))
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("Average distortion (lower is better)", "Mean average precision (higher is better)"),
+    )
     best = ["#2a6fdb" if k == 0 else "#9db7e0" for k in range(len(results))]  # the best signature stands out
-    fig.add_trace(go.Bar(x=names, y=[r.distortion for r in results], marker_color=best, name="distortion",
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=1)
-    fig.add_trace(go.Bar(x=names, y=[r.map for r in results], marker_color=best, name="mAP",
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=1, col=2)
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=[r.distortion for r in results],
+            marker_color=best,
+            name="distortion",
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=[r.map for r in results],
+            marker_color=best,
+            name="mAP",
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
     fig.update_yaxes(range=[0, 1.02], row=1, col=2)  # mAP lies in [0, 1]
     fig.update_layout(height=height, showlegend=False, margin={"l": 40, "r": 10, "t": 40, "b": 40})
     return fig
@@ -187,8 +243,10 @@ def node_dataset(data, result):
     from curvedtrees.datasets import Dataset
 
     if data.y is None:
-        raise ValueError(f"the graph {data.title!r} has no node labels; make a link-prediction dataset instead, "
-                         "or upload a labels file")
+        raise ValueError(
+            f"the graph {data.title!r} has no node labels; make a link-prediction dataset instead, "
+            "or upload a labels file"
+        )
     return Dataset(
         X=result.X,
         y=np.array([data.y[v] for v in result.nodes]),
@@ -202,10 +260,15 @@ def node_dataset(data, result):
         ),
         provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
         target_names=data.target_names,
-        extra={"edges": result.edges, "distortion": result.distortion, "map": result.map,
-               "distortion_history": result.distortion_history,
-               "requested_signature": str(result.requested_signature), "nodes": list(result.nodes),
-               "title": data.title},
+        extra={
+            "edges": result.edges,
+            "distortion": result.distortion,
+            "map": result.map,
+            "distortion_history": result.distortion_history,
+            "requested_signature": str(result.requested_signature),
+            "nodes": list(result.nodes),
+            "title": data.title,
+        },
     )
 
 
@@ -240,7 +303,10 @@ def link_dataset(data, result, test_size: float = 0.25, random_state=0):
         )
     full = replace(result, embedding_distances=embedding_distances(result.X, result.signature))
     dataset = make_link_prediction(
-        full, test_size=test_size, random_state=random_state, name="uploaded_graph_links",
+        full,
+        test_size=test_size,
+        random_state=random_state,
+        name="uploaded_graph_links",
         provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
     )
     dataset.extra["title"] = f"{data.title} (link prediction)"
@@ -251,8 +317,15 @@ def link_dataset(data, result, test_size: float = 0.25, random_state=0):
 def graph_record(dataset, upload: GraphUpload, kind: str):
     """The app's ``DataRecord`` of a dataset made from an uploaded graph (not rebuildable from a link)."""
     title = dataset.extra.get("title", upload.name)
-    recipe = {"source": "upload", "file": upload.name, "labels": upload.labels_name, "kind": kind,
-              "signature": str(dataset.signature), "task": dataset.task, "title": title}
+    recipe = {
+        "source": "upload",
+        "file": upload.name,
+        "labels": upload.labels_name,
+        "kind": kind,
+        "signature": str(dataset.signature),
+        "task": dataset.task,
+        "title": title,
+    }
     return make_record(dataset, recipe)
 
 

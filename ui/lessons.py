@@ -62,20 +62,36 @@ LESSONS: tuple[Lesson, ...] = (
         synthetic_recipe("H2", 500, 3, seed=4, n_clusters=6, cov_scale=0.5, title="Three classes on H2"),
         {"tree": _TREE},
         (
-            Step("The data", "Three classes of points on the hyperbolic plane, drawn in the **Poincaré disk**. The "
-                 "rim is infinitely far away: points near it are far apart even when they look close.",
-                 "disk:0:1-2:poincare", 0),
-            Step("The first split", "A split is a **plane through the origin of the hyperboloid** "
-                 "`x0² - x1² - x2² = 1`. Such a plane cuts the hyperboloid along a geodesic, and in the disk that "
-                 "geodesic is a circular arc that meets the rim **at right angles**. Every point on one side of "
-                 "the arc goes left in the tree. The Inspector names the two rim angles of each arc.",
-                 "disk:0:1-2:poincare", 1),
-            Step("Two more splits", "Each split cuts only its own node's region: the second and third arcs stop at "
-                 "the first. Regions of a tree are intersections of half-planes bounded by geodesics, so every "
-                 "region is **geodesically convex**: the shortest path between two of its points stays inside.",
-                 "disk:0:1-2:poincare", 3),
-            Step("The whole tree", "All the splits: the regions tile the disk. Pale colours mark leaves the tree "
-                 "is less sure of.", "disk:0:1-2:poincare", None),
+            Step(
+                "The data",
+                "Three classes of points on the hyperbolic plane, drawn in the **Poincaré disk**. The "
+                "rim is infinitely far away: points near it are far apart even when they look close.",
+                "disk:0:1-2:poincare",
+                0,
+            ),
+            Step(
+                "The first split",
+                "A split is a **plane through the origin of the hyperboloid** "
+                "`x0² - x1² - x2² = 1`. Such a plane cuts the hyperboloid along a geodesic, and in the disk that "
+                "geodesic is a circular arc that meets the rim **at right angles**. Every point on one side of "
+                "the arc goes left in the tree. The Inspector names the two rim angles of each arc.",
+                "disk:0:1-2:poincare",
+                1,
+            ),
+            Step(
+                "Two more splits",
+                "Each split cuts only its own node's region: the second and third arcs stop at "
+                "the first. Regions of a tree are intersections of half-planes bounded by geodesics, so every "
+                "region is **geodesically convex**: the shortest path between two of its points stays inside.",
+                "disk:0:1-2:poincare",
+                3,
+            ),
+            Step(
+                "The whole tree",
+                "All the splits: the regions tile the disk. Pale colours mark leaves the tree is less sure of.",
+                "disk:0:1-2:poincare",
+                None,
+            ),
         ),
     ),
     Lesson(
@@ -85,17 +101,32 @@ LESSONS: tuple[Lesson, ...] = (
         synthetic_recipe("H2", 500, 3, seed=4, n_clusters=6, cov_scale=0.5, title="Three classes on H2"),
         {"tree": _TREE},
         (
-            Step("Poincaré and Klein side by side", "Left: the Poincaré disk. Right: the **Klein disk**, which "
-                 "maps every point `x` of the hyperboloid to `(x1/x0, x2/x0)`. Geodesics of the Klein disk are "
-                 "straight chords, so the arcs on the left are straight lines on the right, with the same "
-                 "endpoints on the rim.", "disk:0:1-2:poincare", 1, compare=("disk:0:1-2:klein", "tree")),
-            Step("Why trees like the Klein disk", "A split of the product tree on the plane `(x0, xj)` keeps "
-                 "`xj/x0 <= t`: a straight cut of one Klein coordinate. That is why any Euclidean tree library "
-                 "can learn on Klein coordinates (the Train page's Klein wrapper) and still split along geodesics.",
-                 "disk:0:1-2:klein", 3),
-            Step("The whole tree in both disks", "The regions are the same sets of points; only the drawing "
-                 "differs. Angles are true in the Poincaré disk, straightness in the Klein disk.",
-                 "disk:0:1-2:poincare", None, compare=("disk:0:1-2:klein", "tree")),
+            Step(
+                "Poincaré and Klein side by side",
+                "Left: the Poincaré disk. Right: the **Klein disk**, which "
+                "maps every point `x` of the hyperboloid to `(x1/x0, x2/x0)`. Geodesics of the Klein disk are "
+                "straight chords, so the arcs on the left are straight lines on the right, with the same "
+                "endpoints on the rim.",
+                "disk:0:1-2:poincare",
+                1,
+                compare=("disk:0:1-2:klein", "tree"),
+            ),
+            Step(
+                "Why trees like the Klein disk",
+                "A split of the product tree on the plane `(x0, xj)` keeps "
+                "`xj/x0 <= t`: a straight cut of one Klein coordinate. That is why any Euclidean tree library "
+                "can learn on Klein coordinates (the Train page's Klein wrapper) and still split along geodesics.",
+                "disk:0:1-2:klein",
+                3,
+            ),
+            Step(
+                "The whole tree in both disks",
+                "The regions are the same sets of points; only the drawing "
+                "differs. Angles are true in the Poincaré disk, straightness in the Klein disk.",
+                "disk:0:1-2:poincare",
+                None,
+                compare=("disk:0:1-2:klein", "tree"),
+            ),
         ),
     ),
     Lesson(
@@ -105,13 +136,27 @@ LESSONS: tuple[Lesson, ...] = (
         synthetic_recipe("S2", 600, 4, seed=2, n_clusters=8, cov_scale=0.35, title="Four classes on S2"),
         {"tree": _TREE},
         (
-            Step("The data", "Four classes on the sphere S2. Turn the globe with the mouse.",
-                 "sphere:0:0-1-2:poincare", 0),
-            Step("A great circle", "The first split is a plane through the sphere's centre; it meets the sphere "
-                 "in a **great circle**, the sphere's geodesic. The Inspector gives the circle's pole as a "
-                 "latitude and longitude.", "sphere:0:0-1-2:poincare", 1),
-            Step("Regions are spherical polygons", "Later splits are great circles too, each cutting one region. "
-                 "A region smaller than a hemisphere is geodesically convex.", "sphere:0:0-1-2:poincare", None),
+            Step(
+                "The data",
+                "Four classes on the sphere S2. Turn the globe with the mouse.",
+                "sphere:0:0-1-2:poincare",
+                0,
+            ),
+            Step(
+                "A great circle",
+                "The first split is a plane through the sphere's centre; it meets the sphere "
+                "in a **great circle**, the sphere's geodesic. The Inspector gives the circle's pole as a "
+                "latitude and longitude.",
+                "sphere:0:0-1-2:poincare",
+                1,
+            ),
+            Step(
+                "Regions are spherical polygons",
+                "Later splits are great circles too, each cutting one region. "
+                "A region smaller than a hemisphere is geodesically convex.",
+                "sphere:0:0-1-2:poincare",
+                None,
+            ),
         ),
     ),
     Lesson(
@@ -121,16 +166,34 @@ LESSONS: tuple[Lesson, ...] = (
         synthetic_recipe("S1 x S1", 600, 3, seed=5, n_clusters=6, cov_scale=0.5, title="Three classes on a torus"),
         {"tree": _TREE},
         (
-            Step("Two circles", "Each row has two angles: a point on the **torus** S1 x S1 (think of the time of "
-                 "day and the day of the year).", "torus:0-1::poincare", 0),
-            Step("A split of one circle", "A split of a circle is a diameter: it keeps a half-turn of angles on "
-                 "one side, wherever that half-turn starts. On the torus it is a band around the ring, and it may "
-                 "cross the seam where -180° meets 180°: nothing special happens there.",
-                 "torus:0-1::poincare", 1),
-            Step("One circle alone", "The same tree seen on the first circle, the second held at the data's "
-                 "origin: each split of this circle is a line through the centre.", "circle:0::poincare", None),
-            Step("The whole tree", "Bands of the two circles intersect in rectangles on the torus that wrap "
-                 "around it.", "torus:0-1::poincare", None),
+            Step(
+                "Two circles",
+                "Each row has two angles: a point on the **torus** S1 x S1 (think of the time of "
+                "day and the day of the year).",
+                "torus:0-1::poincare",
+                0,
+            ),
+            Step(
+                "A split of one circle",
+                "A split of a circle is a diameter: it keeps a half-turn of angles on "
+                "one side, wherever that half-turn starts. On the torus it is a band around the ring, and it may "
+                "cross the seam where -180° meets 180°: nothing special happens there.",
+                "torus:0-1::poincare",
+                1,
+            ),
+            Step(
+                "One circle alone",
+                "The same tree seen on the first circle, the second held at the data's "
+                "origin: each split of this circle is a line through the centre.",
+                "circle:0::poincare",
+                None,
+            ),
+            Step(
+                "The whole tree",
+                "Bands of the two circles intersect in rectangles on the torus that wrap around it.",
+                "torus:0-1::poincare",
+                None,
+            ),
         ),
     ),
     Lesson(
@@ -140,15 +203,30 @@ LESSONS: tuple[Lesson, ...] = (
         synthetic_recipe("H2 x S2", 700, 4, seed=3, n_clusters=8, cov_scale=0.45, title="Four classes on H2 x S2"),
         {"tree": _TREE},
         (
-            Step("Two pictures of one dataset", "Left, the hyperbolic part of every row; right, its spherical "
-                 "part. A picture of one component holds the other at the data's origin.",
-                 "disk:0:1-2:poincare", 0, compare=("sphere:1:0-1-2:poincare", "tree")),
-            Step("The first split", "A split is chosen among the planes of **every** component; it cuts one "
-                 "component and ignores the other, so it appears as a boundary in one picture only.",
-                 "disk:0:1-2:poincare", 1, compare=("sphere:1:0-1-2:poincare", "tree")),
-            Step("The whole tree", "A region of the product is a region of H2 times a region of S2; the Train "
-                 "page's component importances say how much each component decided.",
-                 "disk:0:1-2:poincare", None, compare=("sphere:1:0-1-2:poincare", "tree")),
+            Step(
+                "Two pictures of one dataset",
+                "Left, the hyperbolic part of every row; right, its spherical "
+                "part. A picture of one component holds the other at the data's origin.",
+                "disk:0:1-2:poincare",
+                0,
+                compare=("sphere:1:0-1-2:poincare", "tree"),
+            ),
+            Step(
+                "The first split",
+                "A split is chosen among the planes of **every** component; it cuts one "
+                "component and ignores the other, so it appears as a boundary in one picture only.",
+                "disk:0:1-2:poincare",
+                1,
+                compare=("sphere:1:0-1-2:poincare", "tree"),
+            ),
+            Step(
+                "The whole tree",
+                "A region of the product is a region of H2 times a region of S2; the Train "
+                "page's component importances say how much each component decided.",
+                "disk:0:1-2:poincare",
+                None,
+                compare=("sphere:1:0-1-2:poincare", "tree"),
+            ),
         ),
     ),
     Lesson(
@@ -158,22 +236,47 @@ LESSONS: tuple[Lesson, ...] = (
         synthetic_recipe("H2", 300, 2, seed=7, n_clusters=4, cov_scale=0.4, title="Two classes on H2"),
         {
             "tree": _TREE,
-            "edge": {"family": "klein", "params": {"estimator": "decision_tree", "max_margin": False},
-                     "test_size": 0.25, "seed": 0},
-            "margin": {"family": "klein", "params": {"estimator": "decision_tree", "max_margin": True},
-                       "test_size": 0.25, "seed": 0},
+            "edge": {
+                "family": "klein",
+                "params": {"estimator": "decision_tree", "max_margin": False},
+                "test_size": 0.25,
+                "seed": 0,
+            },
+            "margin": {
+                "family": "klein",
+                "params": {"estimator": "decision_tree", "max_margin": True},
+                "test_size": 0.25,
+                "seed": 0,
+            },
         },
         (
-            Step("Many boundaries separate the same points", "Between the nearest training points of the two "
-                 "sides of a split, any boundary gives the same training error. A Euclidean tree puts it at the "
-                 "midpoint of two Klein coordinates (left), which is not the middle in hyperbolic distance.",
-                 "disk:0:1-2:poincare", None, model="edge", compare=("disk:0:1-2:poincare", "margin")),
-            Step("The geodesic middle", "The product tree (and the Klein wrapper with maximum margin, right) "
-                 "moves each boundary to where it is **equally far, in geodesic distance, from the nearest point "
-                 "on each side**. Far from the centre of the disk the difference is large.",
-                 "disk:0:1-2:poincare", None, model="margin", compare=("disk:0:1-2:klein", "margin")),
-            Step("The margin of every node", "The Inspector lists each split's margin in the units of `dist`: a "
-                 "small margin is a boundary that squeezes between two classes.", "disk:0:1-2:poincare", None),
+            Step(
+                "Many boundaries separate the same points",
+                "Between the nearest training points of the two "
+                "sides of a split, any boundary gives the same training error. A Euclidean tree puts it at the "
+                "midpoint of two Klein coordinates (left), which is not the middle in hyperbolic distance.",
+                "disk:0:1-2:poincare",
+                None,
+                model="edge",
+                compare=("disk:0:1-2:poincare", "margin"),
+            ),
+            Step(
+                "The geodesic middle",
+                "The product tree (and the Klein wrapper with maximum margin, right) "
+                "moves each boundary to where it is **equally far, in geodesic distance, from the nearest point "
+                "on each side**. Far from the centre of the disk the difference is large.",
+                "disk:0:1-2:poincare",
+                None,
+                model="margin",
+                compare=("disk:0:1-2:klein", "margin"),
+            ),
+            Step(
+                "The margin of every node",
+                "The Inspector lists each split's margin in the units of `dist`: a "
+                "small margin is a boundary that squeezes between two classes.",
+                "disk:0:1-2:poincare",
+                None,
+            ),
         ),
     ),
 )

@@ -23,9 +23,26 @@ from curvedtrees import coords, viz
 
 from ui.boosted_trees import is_boosted, iteration_tree
 
-__all__ = ["MAX_POINTS", "MAX_STEPS", "FrameSteps", "Picture", "PictureRegions", "boundary_tree", "default_layers",
-           "frame_steps", "globe_components", "is_world", "picture_figure", "reference_note", "regions_for",
-           "replay_for", "replay_styles", "resolve_view", "view_choices", "world_coastlines"]
+__all__ = [
+    "MAX_POINTS",
+    "MAX_STEPS",
+    "FrameSteps",
+    "Picture",
+    "PictureRegions",
+    "boundary_tree",
+    "default_layers",
+    "frame_steps",
+    "globe_components",
+    "is_world",
+    "picture_figure",
+    "reference_note",
+    "regions_for",
+    "replay_for",
+    "replay_styles",
+    "resolve_view",
+    "view_choices",
+    "world_coastlines",
+]
 
 # Points drawn per picture: enough to see the data, few enough to keep the page
 # light (3-D markers cost more in the browser; an orthographic globe sends them once per frame).
@@ -142,8 +159,9 @@ def frame_steps(data, view: viz.View) -> FrameSteps | None:
     names = tuple(f"{np.degrees(a):.0f}°" for a in angles)
     if len(set(names)) != len(names):
         names = tuple(f"{np.degrees(a):.2f}°" for a in angles)
-    return FrameSteps(comp.index, tuple(float(a) for a in angles), names,
-                      f"angle of {comp.name} (component {comp.index + 1})")
+    return FrameSteps(
+        comp.index, tuple(float(a) for a in angles), names, f"angle of {comp.name} (component {comp.index + 1})"
+    )
 
 
 def _step_references(data, reference: np.ndarray, steps: FrameSteps) -> tuple[list[np.ndarray], int]:
@@ -271,17 +289,21 @@ def reference_note(data, picture: Picture) -> str | None:
     steps = frame_steps(data, picture.view)
     if steps is not None:
         others = [c for c in others if c.index != steps.component]
-        played = (f"The picture plays through the {steps.label}s ({steps.names[0]} to {steps.names[-1]}) of "
-                  f"{signature.components[steps.component]} (component {steps.component + 1}): use the slider or "
-                  "Play below it.")
+        played = (
+            f"The picture plays through the {steps.label}s ({steps.names[0]} to {steps.names[-1]}) of "
+            f"{signature.components[steps.component]} (component {steps.component + 1}): use the slider or "
+            "Play below it."
+        )
         if not others and not slice_e:
             return played
     names = ", ".join(f"{c} (component {c.index + 1})" for c in others) or "the other coordinates"
     if picture.ref_mode == "origin":
         where = "at their origin"
     elif picture.ref_mode == "mean":
-        where = ("at the data's mean (per component: the Lorentzian centroid for H, the normalised mean "
-                 "direction for S, the mean for E)")
+        where = (
+            "at the data's mean (per component: the Lorentzian centroid for H, the normalised mean "
+            "direction for S, the mean for E)"
+        )
     else:
         where = f"at data row {picture.ref_row}"
     held = f"{names} held {where}; the regions are a slice of the product model."
@@ -384,8 +406,9 @@ def picture_figure(
     world = is_world(data, view)
     steps = frame_steps(data, view) if frames and replay is None else None
     # A turning globe holds the circle at one step, but its points come from every step: places only.
-    places = steps or (frame_steps(data, viz.View("sphere", view.components, view.axes)) if view.kind == "ortho"
-                       else None)
+    places = steps or (
+        frame_steps(data, viz.View("sphere", view.components, view.axes)) if view.kind == "ortho" else None
+    )
     size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
     points = _points(data, model, view, MAX_POINTS[size], places) if show_points else None
     curves = []
@@ -395,7 +418,7 @@ def picture_figure(
             curves = viz.boundary_curves(tree, signature, view, picture.reference(data), grid, nodes=boundary_nodes)
     marked = None
     if marked_row is not None and 0 <= marked_row < len(data.X):
-        pos = viz.project_points(view, signature, data.X[marked_row:marked_row + 1])
+        pos = viz.project_points(view, signature, data.X[marked_row : marked_row + 1])
         marked = {k: float(v[0]) for k, v in pos.items()}
     value_range = None
     if data.task == "regression":
@@ -418,21 +441,49 @@ def picture_figure(
     if view.kind in ("sphere", "ortho"):
         world_kwargs["facing"] = viz.facing_direction(view, signature, data.X)
     if replay is not None:
-        world_kwargs |= {"frames": list(frames), "frame_names": list(frame_names), "active_frame": active,
-                         "frame_label": "splits", "frame_styles": replay_styles(replay, styles)}
+        world_kwargs |= {
+            "frames": list(frames),
+            "frame_names": list(frame_names),
+            "active_frame": active,
+            "frame_label": "splits",
+            "frame_styles": replay_styles(replay, styles),
+        }
     elif frames:
-        world_kwargs |= {"frames": list(frames), "frame_names": list(frame_names), "active_frame": active,
-                         "frame_label": steps.label if steps is not None else "frame"}
+        world_kwargs |= {
+            "frames": list(frames),
+            "frame_names": list(frame_names),
+            "active_frame": active,
+            "frame_label": steps.label if steps is not None else "frame",
+        }
     highlight = None
     if highlight_node is not None and tree is not None and regions is not None:
         train = np.ones(len(data.X), dtype=bool)
         if model is not None and getattr(model, "source", "trained") == "trained" and len(model.test_idx):
             train[model.test_idx] = False
         train_rows = np.flatnonzero(train)
-        highlight = viz.treeview.node_region(tree, highlight_node, grid, picture.reference(data), signature,
-                                             class_names=data.class_names, X_train=data.X[train_rows],
-                                             rows_train=train_rows)
-    return viz.region_figure(grid, regions, points, curves, styles=styles, marked=marked, highlight=highlight,
-                             class_names=data.class_names, value_range=value_range, title=title, height=height,
-                             value_title=f"predicted {unit}" if unit else None, label_nodes=label_nodes,
-                             **world_kwargs)
+        highlight = viz.treeview.node_region(
+            tree,
+            highlight_node,
+            grid,
+            picture.reference(data),
+            signature,
+            class_names=data.class_names,
+            X_train=data.X[train_rows],
+            rows_train=train_rows,
+        )
+    return viz.region_figure(
+        grid,
+        regions,
+        points,
+        curves,
+        styles=styles,
+        marked=marked,
+        highlight=highlight,
+        class_names=data.class_names,
+        value_range=value_range,
+        title=title,
+        height=height,
+        value_title=f"predicted {unit}" if unit else None,
+        label_nodes=label_nodes,
+        **world_kwargs,
+    )

@@ -79,8 +79,9 @@ class ModelFileError(ValueError):
     """An uploaded model file that cannot be used; ``str(error)`` is a plain sentence for the user."""
 
 
-def load_model_isolated(raw: bytes, probe: np.ndarray | None = None, signature=None, *, timeout_s: float = 60.0,
-                        memory_mb: int = 4096):
+def load_model_isolated(
+    raw: bytes, probe: np.ndarray | None = None, signature=None, *, timeout_s: float = 60.0, memory_mb: int = 4096
+):
     """Load an untrusted model document, proving first in a child process that it loads and predicts.
 
     Parameters
@@ -124,13 +125,23 @@ def load_model_isolated(raw: bytes, probe: np.ndarray | None = None, signature=N
     if len(rows):
         rows = rows[np.linspace(0, len(rows) - 1, min(PROBE_ROWS, len(rows))).astype(np.intp)]
         rows = rows[np.all(np.isfinite(rows), axis=1)]
-    request = json.dumps({"model": text, "rows": rows.tolist(), "signature": None if signature is None else str(
-        Signature.parse(signature))})
+    request = json.dumps(
+        {
+            "model": text,
+            "rows": rows.tolist(),
+            "signature": None if signature is None else str(Signature.parse(signature)),
+        }
+    )
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}  # a few rows need no thread pool
     try:
         done = subprocess.run(
             [sys.executable, "-c", _CHILD, str(int(memory_mb)), _MARK.strip()],
-            input=request, capture_output=True, text=True, timeout=timeout_s, env=env, check=False,
+            input=request,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            env=env,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         raise ModelFileError(
@@ -158,7 +169,7 @@ def _verdict(stdout: str) -> dict | None:
     for line in reversed(stdout.splitlines()):
         if line.startswith(prefix):
             try:
-                verdict = json.loads(line[len(prefix):])
+                verdict = json.loads(line[len(prefix) :])
             except ValueError:
                 return None
             return verdict if isinstance(verdict, dict) else None
@@ -171,10 +182,14 @@ def _death(returncode: int, memory_mb: int) -> str:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
-        return (f"Loading the model file crashed the separate process that checks it ({name}). The file is damaged "
-                "or was altered; the app itself is unaffected.")
-    return (f"The separate process that checks model files stopped without an answer (exit code {returncode}); "
-            f"the file may need more than the {memory_mb:,} MiB allowed, or is damaged.")
+        return (
+            f"Loading the model file crashed the separate process that checks it ({name}). The file is damaged "
+            "or was altered; the app itself is unaffected."
+        )
+    return (
+        f"The separate process that checks model files stopped without an answer (exit code {returncode}); "
+        f"the file may need more than the {memory_mb:,} MiB allowed, or is damaged."
+    )
 
 
 # ---------------------------------------------------------------- the dataset
@@ -212,12 +227,16 @@ def check_against_dataset(estimator, data) -> None:
     except (TypeError, ValueError) as exc:
         raise ModelFileError(f"This model's signature is not readable: {exc}") from None
     if signature != data.signature:
-        raise ModelFileError(f"This model was trained on {signature}; the current dataset is on {data.signature}. "
-                             f"Load a dataset with signature {signature} first.")
+        raise ModelFileError(
+            f"This model was trained on {signature}; the current dataset is on {data.signature}. "
+            f"Load a dataset with signature {signature} first."
+        )
     width = int(estimator.n_features_in_)
     if width != data.X.shape[1]:
-        raise ModelFileError(f"This model reads rows of {width} numbers; the current dataset's rows have "
-                             f"{data.X.shape[1]} (the same signature, written in other coordinates).")
+        raise ModelFileError(
+            f"This model reads rows of {width} numbers; the current dataset's rows have "
+            f"{data.X.shape[1]} (the same signature, written in other coordinates)."
+        )
     is_classifier = hasattr(estimator, "classes_")
     if is_classifier != (data.task == "classification"):
         kind = "classifier" if is_classifier else "regressor"
@@ -228,5 +247,7 @@ def check_against_dataset(estimator, data) -> None:
     data_labels = np.unique(np.asarray(data.y))
     same_kind = (model_labels.dtype.kind in "iufb") == (data_labels.dtype.kind in "iufb")
     if not same_kind or not np.all(np.isin(data_labels, model_labels)):
-        raise ModelFileError(f"This model predicts the labels {_label_set(model_labels)}; the current dataset's "
-                             f"labels are {_label_set(data_labels)}.")
+        raise ModelFileError(
+            f"This model predicts the labels {_label_set(model_labels)}; the current dataset's "
+            f"labels are {_label_set(data_labels)}."
+        )

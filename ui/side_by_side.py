@@ -19,8 +19,17 @@ from dataclasses import dataclass
 
 from ui.training import ModelRecord, evaluate, fit_model, split_rows, train_from_recipe
 
-__all__ = ["DEPTHS", "FOREST_TREES", "KINDS", "SideKind", "describe_side", "kinds_for", "side_recipe",
-           "side_recipe_text", "train_side"]
+__all__ = [
+    "DEPTHS",
+    "FOREST_TREES",
+    "KINDS",
+    "SideKind",
+    "describe_side",
+    "kinds_for",
+    "side_recipe",
+    "side_recipe_text",
+    "train_side",
+]
 
 # Depths a slider offers: 1 shows a single cut, 12 is past where a 5,000-row mixture stops improving.
 DEPTHS = (1, 12)
@@ -48,12 +57,22 @@ KINDS = {
     kind.key: kind
     for kind in (
         SideKind("product_tree", "Product tree", "One tree; every split is a geodesic hyperplane of one component."),
-        SideKind("product_forest", "Product forest", f"{FOREST_TREES} product trees on bootstrap samples, "
-                 "their votes averaged."),
-        SideKind("klein", "Klein wrapper", "scikit-learn's tree on Klein coordinates, thresholds moved to the "
-                 "maximum-margin geodesic.", kinds="HE"),
-        SideKind("ambient", "Ambient tree", "scikit-learn's tree on the raw ambient coordinates: straight cuts "
-                 "that ignore the geometry."),
+        SideKind(
+            "product_forest",
+            "Product forest",
+            f"{FOREST_TREES} product trees on bootstrap samples, their votes averaged.",
+        ),
+        SideKind(
+            "klein",
+            "Klein wrapper",
+            "scikit-learn's tree on Klein coordinates, thresholds moved to the maximum-margin geodesic.",
+            kinds="HE",
+        ),
+        SideKind(
+            "ambient",
+            "Ambient tree",
+            "scikit-learn's tree on the raw ambient coordinates: straight cuts that ignore the geometry.",
+        ),
         SideKind("tangent", "Tangent tree", "scikit-learn's tree after the logarithmic map at the origin."),
     )
 }
@@ -117,8 +136,9 @@ def train_side(data, recipe: dict) -> ModelRecord:
     recipe = side_recipe(recipe.get("kind"), recipe.get("max_depth"))
     kind, depth = recipe["kind"], recipe["max_depth"]
     if not KINDS[kind].fits(data.signature):
-        raise ValueError(f"the {KINDS[kind].title} accepts only {', '.join(KINDS[kind].kinds)} components, not "
-                         f"{data.signature}")
+        raise ValueError(
+            f"the {KINDS[kind].title} accepts only {', '.join(KINDS[kind].kinds)} components, not {data.signature}"
+        )
     if kind in ("product_tree", "product_forest"):
         params = {"max_depth": depth}
         if kind == "product_forest":
@@ -128,8 +148,15 @@ def train_side(data, recipe: dict) -> ModelRecord:
     train_idx, test_idx = split_rows(data, _TEST_SIZE, _SEED)
     estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx])
     metrics = evaluate(estimator, data, train_idx, test_idx)
-    return ModelRecord(estimator, {"family": kind, "params": {"max_depth": depth}, "test_size": _TEST_SIZE,
-                                   "seed": _SEED}, data.hash, train_idx, test_idx, metrics, seconds)
+    return ModelRecord(
+        estimator,
+        {"family": kind, "params": {"max_depth": depth}, "test_size": _TEST_SIZE, "seed": _SEED},
+        data.hash,
+        train_idx,
+        test_idx,
+        metrics,
+        seconds,
+    )
 
 
 def describe_side(record: ModelRecord, recipe: dict) -> str:

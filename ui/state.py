@@ -15,8 +15,23 @@ import json
 import streamlit as st
 from curvedtrees.limits import MAX_ESTIMATORS, MAX_LINK_CHARS, MAX_UPLOAD_ROWS
 
-__all__ = ["DATA", "LINK_PREFS", "MODEL", "PREFS", "UPLOAD", "decode_param", "drop", "forget_widgets", "get",
-           "link_prefs", "pref", "put", "set_pref", "sync_url", "url_params"]
+__all__ = [
+    "DATA",
+    "LINK_PREFS",
+    "MODEL",
+    "PREFS",
+    "UPLOAD",
+    "decode_param",
+    "drop",
+    "forget_widgets",
+    "get",
+    "link_prefs",
+    "pref",
+    "put",
+    "set_pref",
+    "sync_url",
+    "url_params",
+]
 
 _PREFIX = "ct:"
 DATA = "data"  # ui.data.DataRecord
@@ -83,11 +98,16 @@ def encode_param(value) -> str:
 # (a tree grown on n rows has at most n - 1 splits and 2n - 1 nodes) and its explained
 # row. A value outside is ignored (the page's default applies), so that no link asks for
 # a grid of a billion cells; the Inspector also checks k and the node against the tree.
-_LINK_INTEGERS = {"res": (40, 300), "row": (0, MAX_UPLOAD_ROWS), "tree": (0, MAX_ESTIMATORS),
-                  "k": (0, MAX_UPLOAD_ROWS), "node": (0, 2 * MAX_UPLOAD_ROWS), "explain_row": (0, MAX_UPLOAD_ROWS)}
+_LINK_INTEGERS = {
+    "res": (40, 300),
+    "row": (0, MAX_UPLOAD_ROWS),
+    "tree": (0, MAX_ESTIMATORS),
+    "k": (0, MAX_UPLOAD_ROWS),
+    "node": (0, 2 * MAX_UPLOAD_ROWS),
+    "explain_row": (0, MAX_UPLOAD_ROWS),
+}
 # The preferences a link carries, in the URL under the same names, and how each is read back.
-LINK_PREFS = {"view": str, "ref": str, "row": int, "res": int, "tree": int, "k": int, "node": int,
-              "explain_row": int}
+LINK_PREFS = {"view": str, "ref": str, "row": int, "res": int, "tree": int, "k": int, "node": int, "explain_row": int}
 # View keys and reference modes are short ("disk:0:1-2:poincare").
 _LINK_TEXT_CHARS = 200
 
@@ -98,8 +118,7 @@ def decode_param(text: str, what: str) -> dict:
     The text's length is checked before it is parsed (curvedtrees.limits.MAX_LINK_CHARS).
     """
     if len(text) > MAX_LINK_CHARS:
-        raise ValueError(f"the link's {what} is too long ({len(text):,} characters; the limit is "
-                         f"{MAX_LINK_CHARS:,})")
+        raise ValueError(f"the link's {what} is too long ({len(text):,} characters; the limit is {MAX_LINK_CHARS:,})")
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):

@@ -103,92 +103,250 @@ def _default_for(spec: ParamInfo, task: str):
 
 
 _TREE_PARAMS = (
-    ParamInfo("max_depth", "optional_int", 6, "Deepest level a split may sit at. 0 = grow until leaves are pure "
-              "(or too small to split).", 0, 40, step=1, label="max_depth (0 = no limit)"),
-    ParamInfo("pairs", "choice", "base", "Which coordinate planes a split may use. 'base': x0 with each other "
-              "coordinate of a component (the papers' splits; for H, a Klein-coordinate threshold). 'all': every "
-              "pair of coordinates inside a component (more, rotated splits; slower).", choices=("base", "all")),
-    ParamInfo("criterion", "choice", "gini", "Impurity to minimise: Gini or entropy for classification; "
-              "regression always uses squared error.", choices=("gini", "entropy", "squared_error")),
+    ParamInfo(
+        "max_depth",
+        "optional_int",
+        6,
+        "Deepest level a split may sit at. 0 = grow until leaves are pure (or too small to split).",
+        0,
+        40,
+        step=1,
+        label="max_depth (0 = no limit)",
+    ),
+    ParamInfo(
+        "pairs",
+        "choice",
+        "base",
+        "Which coordinate planes a split may use. 'base': x0 with each other "
+        "coordinate of a component (the papers' splits; for H, a Klein-coordinate threshold). 'all': every "
+        "pair of coordinates inside a component (more, rotated splits; slower).",
+        choices=("base", "all"),
+    ),
+    ParamInfo(
+        "criterion",
+        "choice",
+        "gini",
+        "Impurity to minimise: Gini or entropy for classification; regression always uses squared error.",
+        choices=("gini", "entropy", "squared_error"),
+    ),
     ParamInfo("min_samples_split", "int", 2, "A node with fewer training rows is not split.", 2, 10_000, step=1),
-    ParamInfo("min_samples_leaf", "int", 1, "Every leaf keeps at least this many training rows (smooths the "
-              "regions).", 1, 10_000, step=1),
-    ParamInfo("min_impurity_decrease", "float", 0.0, "A split must lower the weighted impurity by at least "
-              "this much.", 0.0, 1.0, step=0.001),
+    ParamInfo(
+        "min_samples_leaf",
+        "int",
+        1,
+        "Every leaf keeps at least this many training rows (smooths the regions).",
+        1,
+        10_000,
+        step=1,
+    ),
+    ParamInfo(
+        "min_impurity_decrease",
+        "float",
+        0.0,
+        "A split must lower the weighted impurity by at least this much.",
+        0.0,
+        1.0,
+        step=0.001,
+    ),
 )
 _FOREST_PARAMS = (
     ParamInfo("n_estimators", "int", 50, "Number of trees; their votes (or means) are averaged.", 1, 500, step=1),
     *[p for p in _TREE_PARAMS if p.name != "max_depth"],
-    ParamInfo("max_depth", "optional_int", 0, "Deepest level of each tree; 0 = no limit (usual for forests).", 0,
-              40, step=1, label="max_depth (0 = no limit)"),
-    ParamInfo("max_features", "choice", "sqrt", "Split planes each node may try: a random subset of sqrt or "
-              "log2 of them, or all.", choices=("sqrt", "log2", "all"), none_choice="all"),
+    ParamInfo(
+        "max_depth",
+        "optional_int",
+        0,
+        "Deepest level of each tree; 0 = no limit (usual for forests).",
+        0,
+        40,
+        step=1,
+        label="max_depth (0 = no limit)",
+    ),
+    ParamInfo(
+        "max_features",
+        "choice",
+        "sqrt",
+        "Split planes each node may try: a random subset of sqrt or log2 of them, or all.",
+        choices=("sqrt", "log2", "all"),
+        none_choice="all",
+    ),
     ParamInfo("bootstrap", "bool", True, "Grow each tree on a bootstrap sample of the training rows."),
-    ParamInfo("max_samples", "optional_float", 0.0, "Size of each bootstrap sample as a fraction of the training "
-              "rows; 0 = as many as there are rows.", 0.0, 1.0, step=0.05, label="max_samples (0 = all)"),
+    ParamInfo(
+        "max_samples",
+        "optional_float",
+        0.0,
+        "Size of each bootstrap sample as a fraction of the training rows; 0 = as many as there are rows.",
+        0.0,
+        1.0,
+        step=0.05,
+        label="max_samples (0 = all)",
+    ),
 )
 
 # scikit-learn's HistGradientBoosting vocabulary and defaults (the engine follows it). max_iter stops
 # at 500 so that the largest interactive fit stays near half a minute: 8 classes on the app's 50,000
 # upload rows, H2 x S2 x E2, pairs "all", cost 1.2 CPU-s per 20 iterations.
 _BOOSTING_PARAMS = (
-    ParamInfo("learning_rate", "float", 0.1, "Shrinks every tree's contribution: smaller values need more "
-              "iterations but usually generalise better.", 0.001, 1.0, step=0.01),
-    ParamInfo("max_iter", "int", 100, "Boosting iterations: trees added one after another, each fitted to what the "
-              "trees before it got wrong (one tree per class for 3 or more classes).", 1, 500, step=10),
-    ParamInfo("max_leaf_nodes", "int", 31, "Leaves of each tree; trees grow best split first until they have this "
-              "many.", 2, 1024, step=1),
-    ParamInfo("max_depth", "optional_int", 0, "Deepest level of each tree; 0 = no limit (max_leaf_nodes bounds the "
-              "tree).", 0, 40, step=1, label="max_depth (0 = no limit)"),
-    ParamInfo("min_samples_leaf", "int", 20, "Every leaf keeps at least this many training rows.", 1, 10_000,
-              step=1),
-    ParamInfo("l2_regularization", "float", 0.0, "Added to each leaf's hessian sum: pulls leaf values towards 0.",
-              0.0, 1000.0, step=0.1),
-    ParamInfo("max_bins", "int", 255, "Bins per split plane for the histograms; the stored boundaries are still "
-              "exact maximum-margin geodesics between the nearest training rows.", 2, 255, step=1),
-    ParamInfo("early_stopping", "choice", "auto", "Stop when the score on 10% held-out training rows has not "
-              "improved for 10 iterations. 'auto': on above 10,000 rows.", choices=("auto", True, False)),
+    ParamInfo(
+        "learning_rate",
+        "float",
+        0.1,
+        "Shrinks every tree's contribution: smaller values need more iterations but usually generalise better.",
+        0.001,
+        1.0,
+        step=0.01,
+    ),
+    ParamInfo(
+        "max_iter",
+        "int",
+        100,
+        "Boosting iterations: trees added one after another, each fitted to what the "
+        "trees before it got wrong (one tree per class for 3 or more classes).",
+        1,
+        500,
+        step=10,
+    ),
+    ParamInfo(
+        "max_leaf_nodes",
+        "int",
+        31,
+        "Leaves of each tree; trees grow best split first until they have this many.",
+        2,
+        1024,
+        step=1,
+    ),
+    ParamInfo(
+        "max_depth",
+        "optional_int",
+        0,
+        "Deepest level of each tree; 0 = no limit (max_leaf_nodes bounds the tree).",
+        0,
+        40,
+        step=1,
+        label="max_depth (0 = no limit)",
+    ),
+    ParamInfo("min_samples_leaf", "int", 20, "Every leaf keeps at least this many training rows.", 1, 10_000, step=1),
+    ParamInfo(
+        "l2_regularization",
+        "float",
+        0.0,
+        "Added to each leaf's hessian sum: pulls leaf values towards 0.",
+        0.0,
+        1000.0,
+        step=0.1,
+    ),
+    ParamInfo(
+        "max_bins",
+        "int",
+        255,
+        "Bins per split plane for the histograms; the stored boundaries are still "
+        "exact maximum-margin geodesics between the nearest training rows.",
+        2,
+        255,
+        step=1,
+    ),
+    ParamInfo(
+        "early_stopping",
+        "choice",
+        "auto",
+        "Stop when the score on 10% held-out training rows has not "
+        "improved for 10 iterations. 'auto': on above 10,000 rows.",
+        choices=("auto", True, False),
+    ),
     *[p for p in _TREE_PARAMS if p.name == "pairs"],
 )
 
 FAMILIES = {
     family.key: family
     for family in (
-        ModelFamily("product_tree", "Product decision tree",
-                    "One tree whose splits are geodesic hyperplanes of any component (the mixed-curvature paper).",
-                    "curvedtrees.trees", "ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor", _TREE_PARAMS,
-                    tree=True),
-        ModelFamily("product_forest", "Product random forest",
-                    "Many product trees on bootstrap samples with random plane subsets, averaged.",
-                    "curvedtrees.trees", "ProductRandomForestClassifier", "ProductRandomForestRegressor",
-                    _FOREST_PARAMS,
-                    forest=True),
-        ModelFamily("product_boosting", "Product gradient boosting",
-                    "Many small product trees added one after another, each fitted to the gradient of the loss "
-                    "(scikit-learn's HistGradientBoosting with geodesic splits).",
-                    "curvedtrees.boosting", "ProductGradientBoostingClassifier", "ProductGradientBoostingRegressor",
-                    _BOOSTING_PARAMS),
-        ModelFamily("knn", "Geodesic k nearest neighbours (baseline)",
-                    "Vote (or mean) of the k nearest training points under the product geodesic distance.",
-                    "curvedtrees.baselines", "GeodesicKNNClassifier", "GeodesicKNNRegressor",
-                    (ParamInfo("n_neighbors", "int", 5, "How many neighbours vote.", 1, 200, step=1),
-                     ParamInfo("weights", "choice", "uniform", "'distance' weighs near neighbours more.",
-                               choices=("uniform", "distance"))), seeded=False),
-        ModelFamily("ambient", "Ambient-coordinates tree (baseline)",
-                    "scikit-learn's decision tree on the raw ambient coordinates, ignoring the geometry.",
-                    "curvedtrees.baselines", "AmbientClassifier", "AmbientRegressor", (), seeded=False),
-        ModelFamily("tangent", "Tangent-plane tree (baseline)",
-                    "scikit-learn's decision tree after the logarithmic map at the origin.",
-                    "curvedtrees.baselines", "TangentClassifier", "TangentRegressor", (), seeded=False),
-        ModelFamily("perceptron", "Product perceptron (baseline)",
-                    "The product-space-form kernel perceptron of Tabaghi et al. (2021), one-vs-rest.",
-                    "curvedtrees.baselines", "ProductPerceptronClassifier", None,
-                    (ParamInfo("max_iter", "int", 50, "Passes over the training rows.", 1, 1000, step=1),)),
-        ModelFamily("svm", "Product-kernel SVM (baseline)",
-                    "scikit-learn's SVM on a positive semi-definite product kernel.",
-                    "curvedtrees.baselines", "ProductSVMClassifier", "ProductSVMRegressor",
-                    (ParamInfo("C", "float", 1.0, "Inverse regularisation strength.", 1e-4, 1e4, step=0.1),),
-                    seeded=False),
+        ModelFamily(
+            "product_tree",
+            "Product decision tree",
+            "One tree whose splits are geodesic hyperplanes of any component (the mixed-curvature paper).",
+            "curvedtrees.trees",
+            "ProductDecisionTreeClassifier",
+            "ProductDecisionTreeRegressor",
+            _TREE_PARAMS,
+            tree=True,
+        ),
+        ModelFamily(
+            "product_forest",
+            "Product random forest",
+            "Many product trees on bootstrap samples with random plane subsets, averaged.",
+            "curvedtrees.trees",
+            "ProductRandomForestClassifier",
+            "ProductRandomForestRegressor",
+            _FOREST_PARAMS,
+            forest=True,
+        ),
+        ModelFamily(
+            "product_boosting",
+            "Product gradient boosting",
+            "Many small product trees added one after another, each fitted to the gradient of the loss "
+            "(scikit-learn's HistGradientBoosting with geodesic splits).",
+            "curvedtrees.boosting",
+            "ProductGradientBoostingClassifier",
+            "ProductGradientBoostingRegressor",
+            _BOOSTING_PARAMS,
+        ),
+        ModelFamily(
+            "knn",
+            "Geodesic k nearest neighbours (baseline)",
+            "Vote (or mean) of the k nearest training points under the product geodesic distance.",
+            "curvedtrees.baselines",
+            "GeodesicKNNClassifier",
+            "GeodesicKNNRegressor",
+            (
+                ParamInfo("n_neighbors", "int", 5, "How many neighbours vote.", 1, 200, step=1),
+                ParamInfo(
+                    "weights",
+                    "choice",
+                    "uniform",
+                    "'distance' weighs near neighbours more.",
+                    choices=("uniform", "distance"),
+                ),
+            ),
+            seeded=False,
+        ),
+        ModelFamily(
+            "ambient",
+            "Ambient-coordinates tree (baseline)",
+            "scikit-learn's decision tree on the raw ambient coordinates, ignoring the geometry.",
+            "curvedtrees.baselines",
+            "AmbientClassifier",
+            "AmbientRegressor",
+            (),
+            seeded=False,
+        ),
+        ModelFamily(
+            "tangent",
+            "Tangent-plane tree (baseline)",
+            "scikit-learn's decision tree after the logarithmic map at the origin.",
+            "curvedtrees.baselines",
+            "TangentClassifier",
+            "TangentRegressor",
+            (),
+            seeded=False,
+        ),
+        ModelFamily(
+            "perceptron",
+            "Product perceptron (baseline)",
+            "The product-space-form kernel perceptron of Tabaghi et al. (2021), one-vs-rest.",
+            "curvedtrees.baselines",
+            "ProductPerceptronClassifier",
+            None,
+            (ParamInfo("max_iter", "int", 50, "Passes over the training rows.", 1, 1000, step=1),),
+        ),
+        ModelFamily(
+            "svm",
+            "Product-kernel SVM (baseline)",
+            "scikit-learn's SVM on a positive semi-definite product kernel.",
+            "curvedtrees.baselines",
+            "ProductSVMClassifier",
+            "ProductSVMRegressor",
+            (ParamInfo("C", "float", 1.0, "Inverse regularisation strength.", 1e-4, 1e4, step=0.1),),
+            seeded=False,
+        ),
     )
 }
 
@@ -203,25 +361,46 @@ def _register_klein_families():
         return
     if not hasattr(klein, "KleinTreeClassifier"):
         return
-    names = [n for n in getattr(klein, "ESTIMATOR_NAMES", ("decision_tree",))
-             if n not in ("xgboost", "lightgbm") or importlib.util.find_spec(n) is not None]
+    names = [
+        n
+        for n in getattr(klein, "ESTIMATOR_NAMES", ("decision_tree",))
+        if n not in ("xgboost", "lightgbm") or importlib.util.find_spec(n) is not None
+    ]
     FAMILIES["klein"] = ModelFamily(
-        "klein", "Klein-model wrapper (Fast-HyperDT)",
+        "klein",
+        "Klein-model wrapper (Fast-HyperDT)",
         "A stock Euclidean tree library on Klein coordinates (x_j / x_0 for H), thresholds moved to geodesic "
         "maximum-margin boundaries. H and E components only.",
-        "curvedtrees.klein", "KleinTreeClassifier", "KleinTreeRegressor",
-        (ParamInfo("estimator", "choice", "decision_tree", "Which library model to wrap (library defaults, "
-                   "random_state=0).", choices=tuple(names)),
-         ParamInfo("max_margin", "bool", True, "Move thresholds to the geodesic maximum-margin boundary; off keeps "
-                   "the library's thresholds (the ablation).")),
-        seeded=False, kinds="HE")
+        "curvedtrees.klein",
+        "KleinTreeClassifier",
+        "KleinTreeRegressor",
+        (
+            ParamInfo(
+                "estimator",
+                "choice",
+                "decision_tree",
+                "Which library model to wrap (library defaults, random_state=0).",
+                choices=tuple(names),
+            ),
+            ParamInfo(
+                "max_margin",
+                "bool",
+                True,
+                "Move thresholds to the geodesic maximum-margin boundary; off keeps "
+                "the library's thresholds (the ablation).",
+            ),
+        ),
+        seeded=False,
+        kinds="HE",
+    )
 
 
 def families_for(task: str, signature=None) -> list[ModelFamily]:
     """Families that are installed, can do ``task`` and (if given) accept ``signature``."""
     _register_klein_families()
-    return [f for f in FAMILIES.values()
-            if f.supports(task) and f.available() and (signature is None or f.fits(signature))]
+    return [
+        f for f in FAMILIES.values() if f.supports(task) and f.available() and (signature is None or f.fits(signature))
+    ]
 
 
 # -------------------------------------------------------------- training
@@ -250,7 +429,8 @@ class ModelRecord:
     @property
     def is_forest(self) -> bool:
         return hasattr(self.estimator, "estimators_") and all(
-            hasattr(t, "tree_") for t in getattr(self.estimator, "estimators_", [])[:1])
+            hasattr(t, "tree_") for t in getattr(self.estimator, "estimators_", [])[:1]
+        )
 
     @property
     def title(self) -> str:
@@ -266,8 +446,9 @@ def split_rows(data, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarra
     return data.dataset.split_indices(test_size=test_size, random_state=int(seed))
 
 
-def fit_model(estimator, X: np.ndarray, y: np.ndarray, progress: Callable[[int, int], None] | None = None,
-              chunks: int = 10):
+def fit_model(
+    estimator, X: np.ndarray, y: np.ndarray, progress: Callable[[int, int], None] | None = None, chunks: int = 10
+):
     """Fit, reporting progress tree by tree for the product forests.
 
     Forests grow in ``chunks`` steps through ``warm_start`` (the engine draws the
@@ -363,8 +544,12 @@ _SEED = ParamInfo("seed", "int", 0, "Seed of the split and the model.", 0, 2**31
 
 # The tree trained when a dataset is adopted with "Train a tree right away" and by the
 # Inspector's button: deep enough to show structure, leaves large enough to stay readable.
-DEFAULT_TREE = {"family": "product_tree", "params": {"max_depth": 6, "min_samples_leaf": 3}, "test_size": 0.25,
-                "seed": 0}
+DEFAULT_TREE = {
+    "family": "product_tree",
+    "params": {"max_depth": 6, "min_samples_leaf": 3},
+    "test_size": 0.25,
+    "seed": 0,
+}
 
 
 def train_from_recipe(data, recipe: dict, progress=None) -> ModelRecord:
@@ -388,17 +573,27 @@ def adopt_model(estimator, data) -> ModelRecord:
     if Signature.parse(signature) != data.signature:
         raise ValueError(
             f"the model was trained on {Signature.parse(signature)} but the current dataset lives on "
-            f"{data.signature}: load a matching dataset first")
+            f"{data.signature}: load a matching dataset first"
+        )
     if not hasattr(estimator, "n_features_in_") and not hasattr(estimator, "tree_"):
         raise ValueError("the model file holds an unfitted model: train it first")
     is_clf = hasattr(estimator, "classes_")
     if is_clf != (data.task == "classification"):
-        raise ValueError(f"the model is a {'classifier' if is_clf else 'regressor'} but the dataset is a "
-                         f"{data.task} task")
-    family = next((f.key for f in FAMILIES.values() if type(estimator).__name__ in (f.classifier, f.regressor)),
-                  "uploaded")
+        raise ValueError(
+            f"the model is a {'classifier' if is_clf else 'regressor'} but the dataset is a {data.task} task"
+        )
+    family = next(
+        (f.key for f in FAMILIES.values() if type(estimator).__name__ in (f.classifier, f.regressor)), "uploaded"
+    )
     rows = np.arange(len(data.X))
     metrics = evaluate(estimator, data, np.array([], dtype=np.int64), rows)
-    return ModelRecord(estimator, {"family": family, "params": {}, "test_size": 0.0, "seed": 0}, data.hash,
-                       np.array([], dtype=np.int64), rows, metrics, 0.0, source="uploaded")
-
+    return ModelRecord(
+        estimator,
+        {"family": family, "params": {}, "test_size": 0.0, "seed": 0},
+        data.hash,
+        np.array([], dtype=np.int64),
+        rows,
+        metrics,
+        0.0,
+        source="uploaded",
+    )

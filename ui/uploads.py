@@ -119,14 +119,17 @@ def read_table(name: str, data: bytes) -> pd.DataFrame:
     """
     size = len(data)
     if size > MAX_UPLOAD_BYTES:
-        raise UploadError(f"{name} is {size / 2**20:.1f} MB; the limit is {MAX_UPLOAD_MB} MB "
-                          "(subsample the rows or keep fewer columns)")
+        raise UploadError(
+            f"{name} is {size / 2**20:.1f} MB; the limit is {MAX_UPLOAD_MB} MB "
+            "(subsample the rows or keep fewer columns)"
+        )
     if size == 0:
         raise UploadError(f"{name} is empty")
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if ext not in ACCEPTED_TYPES:
-        raise UploadError(f"{name}: unsupported file type {ext or '(none)'!r}; use "
-                          f"{', '.join('.' + e for e in ACCEPTED_TYPES)}")
+        raise UploadError(
+            f"{name}: unsupported file type {ext or '(none)'!r}; use {', '.join('.' + e for e in ACCEPTED_TYPES)}"
+        )
     hint = None
     if ext in ("npy", "npz"):
         table = _read_numpy(name, data, ext)
@@ -263,12 +266,20 @@ def _read_text(name: str, data: bytes, ext: str) -> tuple[pd.DataFrame, str | No
     if n_rows > MAX_ROWS:
         raise UploadError(f"{name} has {n_rows:,} rows; the limit is {MAX_ROWS:,} (subsample it first)")
     if n_rows * n_columns > MAX_CELLS:
-        raise UploadError(f"{name} has {n_rows:,} rows of {n_columns:,} columns ({n_rows * n_columns:,} values); "
-                          f"the limit is {MAX_CELLS:,} values (keep fewer columns or rows)")
+        raise UploadError(
+            f"{name} has {n_rows:,} rows of {n_columns:,} columns ({n_rows * n_columns:,} values); "
+            f"the limit is {MAX_CELLS:,} values (keep fewer columns or rows)"
+        )
     regex = fmt.sep == r"\s+"
     try:
-        table = pd.read_csv(io.StringIO(text), sep=fmt.sep, decimal=fmt.decimal, engine="python" if regex else "c",
-                            nrows=MAX_ROWS + 1, skipinitialspace=not regex)
+        table = pd.read_csv(
+            io.StringIO(text),
+            sep=fmt.sep,
+            decimal=fmt.decimal,
+            engine="python" if regex else "c",
+            nrows=MAX_ROWS + 1,
+            skipinitialspace=not regex,
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UploadError(f"{name} could not be read as a table: {first}") from None
@@ -282,8 +293,10 @@ def csv_error():
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
-_PICKLE_MESSAGE = ("contains pickled Python objects, which are never loaded here (they can run code); save plain "
-                   "numeric arrays with numpy.save / numpy.savez")
+_PICKLE_MESSAGE = (
+    "contains pickled Python objects, which are never loaded here (they can run code); save plain "
+    "numeric arrays with numpy.save / numpy.savez"
+)
 
 
 def _read_numpy(name: str, data: bytes, ext: str) -> pd.DataFrame:
@@ -317,7 +330,8 @@ def _read_npz(name: str, data: bytes) -> dict:
         if declared > MAX_DECODED_BYTES:
             raise UploadError(
                 f"{name} expands to {declared / 2**20:,.0f} MB when decompressed; the limit is "
-                f"{MAX_DECODED_BYTES / 2**20:,.0f} MB ({MAX_CELLS:,} numbers); nothing was decompressed")
+                f"{MAX_DECODED_BYTES / 2**20:,.0f} MB ({MAX_CELLS:,} numbers); nothing was decompressed"
+            )
         arrays, cells = {}, 0
         for info in members:
             if not info.filename.endswith(".npy"):
@@ -366,11 +380,15 @@ def _read_npy(name: str, key: str, stream, cells_left: int) -> np.ndarray:
     if columns > MAX_COLUMNS:
         raise UploadError(f"{name}: array {key!r} has {columns:,} columns; the limit is {MAX_COLUMNS:,}")
     if rows * columns > cells_left:
-        raise UploadError(f"{name} holds more than {MAX_CELLS:,} values (array {key!r} has {rows * columns:,}); "
-                          "keep fewer columns or rows")
+        raise UploadError(
+            f"{name} holds more than {MAX_CELLS:,} values (array {key!r} has {rows * columns:,}); "
+            "keep fewer columns or rows"
+        )
     if dtype.kind in "US" and dtype.itemsize > _MAX_LABEL_CHARS * (4 if dtype.kind == "U" else 1):
-        raise UploadError(f"{name}: array {key!r} holds strings of up to {dtype.itemsize} bytes; labels may have "
-                          f"at most {_MAX_LABEL_CHARS} characters")
+        raise UploadError(
+            f"{name}: array {key!r} holds strings of up to {dtype.itemsize} bytes; labels may have "
+            f"at most {_MAX_LABEL_CHARS} characters"
+        )
     n_bytes = rows * columns * dtype.itemsize
     buffer = stream.read(n_bytes)
     if len(buffer) != n_bytes:
@@ -388,8 +406,9 @@ def _arrays_to_table(name: str, arrays: dict) -> pd.DataFrame:
         if n_rows is None:
             n_rows = array.shape[0]
         elif array.shape[0] != n_rows:
-            raise UploadError(f"{name}: arrays have different numbers of rows ({n_rows:,} and {array.shape[0]:,} "
-                              f"in {key!r})")
+            raise UploadError(
+                f"{name}: arrays have different numbers of rows ({n_rows:,} and {array.shape[0]:,} in {key!r})"
+            )
         prefix = "c" if key == "" else ("x" if key == "X" else f"{key}_")
         if array.ndim == 2:
             for j in range(array.shape[1]):
@@ -404,9 +423,11 @@ def coordinate_models(component) -> list[tuple[str, str, int]]:
     """Ways the coordinates of ``component`` may be given: (key, label, number of columns)."""
     d = component.dim
     if component.kind == "H":
-        return [("ambient", f"hyperboloid, x0 first ({d + 1} columns)", d + 1),
-                ("poincare", f"Poincaré ball ({d} columns)", d),
-                ("klein", f"Klein ball ({d} columns)", d)]
+        return [
+            ("ambient", f"hyperboloid, x0 first ({d + 1} columns)", d + 1),
+            ("poincare", f"Poincaré ball ({d} columns)", d),
+            ("klein", f"Klein ball ({d} columns)", d),
+        ]
     if component.kind == "S":
         models = [("ambient", f"on the sphere, ambient ({d + 1} columns)", d + 1)]
         if d == 2:
@@ -567,9 +588,11 @@ def _numeric(table: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, list[
         text_bad = values.isna() & raw.notna()
         if text_bad.any():
             where = np.flatnonzero(text_bad.to_numpy())
-            problems.append(f"column {name!r} has {_plural(len(where), 'non-numeric entry', 'non-numeric entries')} "
-                            f"({_format_rows(where)}), "
-                            f"such as {str(raw.iloc[where[0]])!r}")
+            problems.append(
+                f"column {name!r} has {_plural(len(where), 'non-numeric entry', 'non-numeric entries')} "
+                f"({_format_rows(where)}), "
+                f"such as {str(raw.iloc[where[0]])!r}"
+            )
         out[:, k] = values.to_numpy(dtype=np.float64)
     return out, problems
 
@@ -596,8 +619,11 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
                 block[idx[ok]] = fixed[ok]
                 block[idx[~ok]] = np.nan
                 projected = int(ok.sum())
-                err = np.where(np.isfinite(block[finite]).all(axis=1), _relative_error(component, np.nan_to_num(
-                    block[finite])), np.inf)
+                err = np.where(
+                    np.isfinite(block[finite]).all(axis=1),
+                    _relative_error(component, np.nan_to_num(block[finite])),
+                    np.inf,
+                )
                 off = err > CHECK_RTOL
             error[finite] = err
     elif model in ("poincare", "klein"):
@@ -615,8 +641,10 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
         if outside.any():
             rows = np.flatnonzero(outside)
             ball = "Poincaré" if model == "poincare" else "Klein"
-            problems.append(f"{_n_rows(len(rows))} outside the {ball} ball of radius {R:g} ({_format_rows(rows)}, "
-                            f"largest norm {norms[outside].max():.4g})")
+            problems.append(
+                f"{_n_rows(len(rows))} outside the {ball} ball of radius {R:g} ({_format_rows(rows)}, "
+                f"largest norm {norms[outside].max():.4g})"
+            )
             error[outside] = norms[outside] / R - 1 + CHECK_RTOL * 2
     elif model == "latlon":
         lat = values[:, 0]
@@ -648,16 +676,18 @@ def _convert_component(component, model: str, values: np.ndarray, project: bool)
         off_rows = np.flatnonzero(finite & (error > CHECK_RTOL))
         if len(off_rows):
             where = "off the sphere" if component.kind == "S" else "off the hyperboloid"
-            lower = np.flatnonzero(finite & (np.nan_to_num(block[:, 0], nan=1.0) <= 0)) if component.kind == "H" \
-                else []
+            lower = np.flatnonzero(finite & (np.nan_to_num(block[:, 0], nan=1.0) <= 0)) if component.kind == "H" else []
             detail = f" ({len(lower)} on the lower sheet, x0 <= 0)" if len(lower) else ""
-            problems.append(f"{_n_rows(len(off_rows))} {where}{detail}, largest relative error "
-                            f"{np.max(error[off_rows]):.3g} ({_format_rows(off_rows)})")
+            problems.append(
+                f"{_n_rows(len(off_rows))} {where}{detail}, largest relative error "
+                f"{np.max(error[off_rows]):.3g} ({_format_rows(off_rows)})"
+            )
     return block, error, problems, projected
 
 
-def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool = False,
-                   drop_bad: bool = False) -> UploadResult:
+def convert_upload(
+    table: pd.DataFrame, signature, mapping: dict, project: bool = False, drop_bad: bool = False
+) -> UploadResult:
     """Build ambient coordinates and labels from a table and explain what is wrong.
 
     Parameters
@@ -685,8 +715,9 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
     signature = Signature.parse(signature)
     comps = mapping.get("components") or []
     if len(comps) != len(signature.components):
-        raise ValueError(f"{signature} has {_plural(len(signature.components), 'component')}; the mapping "
-                         f"describes {len(comps)}")
+        raise ValueError(
+            f"{signature} has {_plural(len(signature.components), 'component')}; the mapping describes {len(comps)}"
+        )
     label = mapping.get("label")
     task = mapping.get("task", "classification")
     used: list[str] = []
@@ -695,8 +726,10 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
         cols = list(spec.get("columns") or [])
         if len(cols) != need:
             chosen = "none is" if not cols else ("1 is" if len(cols) == 1 else f"{len(cols)} are")
-            raise ValueError(f"{comp.name} (component {comp.index + 1}) in the chosen model needs "
-                             f"{_plural(need, 'column')}; {chosen} selected")
+            raise ValueError(
+                f"{comp.name} (component {comp.index + 1}) in the chosen model needs "
+                f"{_plural(need, 'column')}; {chosen} selected"
+            )
         missing = [c for c in cols if c not in table.columns]
         if missing:
             raise ValueError(f"column {missing[0]!r} is not in the file")
@@ -718,8 +751,15 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
         bad |= row_bad
         label_name = f"{comp}" + (f" (component {comp.index + 1})" if len(signature.components) > 1 else "")
         finite_err = error[np.isfinite(error) & (error > CHECK_RTOL)]
-        reports.append(ComponentReport(label_name, spec["model"], problems + more, int(row_bad.sum()),
-                                       float(finite_err.max()) if finite_err.size else 0.0))
+        reports.append(
+            ComponentReport(
+                label_name,
+                spec["model"],
+                problems + more,
+                int(row_bad.sum()),
+                float(finite_err.max()) if finite_err.size else 0.0,
+            )
+        )
         blocks.append(block)
     X = np.hstack(blocks) if blocks else np.empty((n, 0))
 
@@ -734,8 +774,9 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
             not_num = ~np.isfinite(y_num)
             if not_num.any():
                 rows = np.flatnonzero(not_num)
-                label_problems.append(f"{_n_rows(len(rows))} whose label is missing or not a number "
-                                      f"({_format_rows(rows)})")
+                label_problems.append(
+                    f"{_n_rows(len(rows))} whose label is missing or not a number ({_format_rows(rows)})"
+                )
             bad |= not_num
             y = y_num
         else:
@@ -766,8 +807,10 @@ def convert_upload(table: pd.DataFrame, signature, mapping: dict, project: bool 
         if len(classes) < 2:
             general.append("the label column has a single class; a classifier needs at least two")
         elif len(classes) > max(50, len(X) // 2):
-            general.append(f"the label column has {len(classes)} different values: is it a regression target? "
-                           "Switch the task to regression")
+            general.append(
+                f"the label column has {len(classes)} different values: is it a regression target? "
+                "Switch the task to regression"
+            )
     if not general and not label_problems and all(not r.problems for r in reports) and len(X):
         try:
             ProductManifold(signature).validate(X, name="the uploaded points")
@@ -783,12 +826,17 @@ def _tidy_labels(raw: pd.Series) -> np.ndarray:
         finite = raw.dropna().to_numpy(dtype=np.float64)
         # int64 holds whole numbers below 2**63 only: 1e19 would wrap to -2**63 and merge every class;
         # an exact test, since np.allclose also counted 1.0000001 as whole.
-        if (len(finite) and np.all(np.isfinite(finite)) and np.all(finite == np.trunc(finite))
-                and np.all(np.abs(finite) < 2.0**63)):
+        if (
+            len(finite)
+            and np.all(np.isfinite(finite))
+            and np.all(finite == np.trunc(finite))
+            and np.all(np.abs(finite) < 2.0**63)
+        ):
             return np.where(raw.isna(), -1, raw.fillna(-1)).astype(np.int64)
         return values.astype(np.float64)
-    return np.array(["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values],
-                    dtype=object).astype(str)
+    return np.array(
+        ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values], dtype=object
+    ).astype(str)
 
 
 def upload_record(result: UploadResult, signature, task: str, file_name: str, mapping: dict):
@@ -801,16 +849,18 @@ def upload_record(result: UploadResult, signature, task: str, file_name: str, ma
         raise ValueError("the upload still has problems; fix them before using it")
     signature = Signature.parse(signature)
     dataset = Dataset(
-        X=result.X, y=result.y, signature=signature, task=task, name=file_name,
+        X=result.X,
+        y=result.y,
+        signature=signature,
+        task=task,
+        name=file_name,
         description=f"Uploaded file {file_name}: {_plural(len(result.X), 'row')} on {signature}"
-                    + (f" ({_plural(result.n_dropped, 'row')} dropped)" if result.n_dropped else "")
-                    + (f" ({_plural(result.n_projected, 'row')} projected onto the manifold)" if result.n_projected
-                       else "")
-                    + ".",
+        + (f" ({_plural(result.n_dropped, 'row')} dropped)" if result.n_dropped else "")
+        + (f" ({_plural(result.n_projected, 'row')} projected onto the manifold)" if result.n_projected else "")
+        + ".",
         provenance="Uploaded by you; it stays in this browser session.",
         # Components given as latitude/longitude are places on the Earth: drawn as the globe.
         globe=tuple(i for i, spec in enumerate(mapping.get("components") or []) if spec.get("model") == "latlon"),
     )
-    recipe = {"source": "upload", "file": file_name, "signature": str(signature), "task": task,
-              "title": file_name}
+    recipe = {"source": "upload", "file": file_name, "signature": str(signature), "task": task, "title": file_name}
     return make_record(dataset, recipe)

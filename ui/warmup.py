@@ -66,8 +66,9 @@ def start(stages=None, spinner: Callable[[str], contextlib.AbstractContextManage
             _STATE["spinner"] = spinner
         if _STATE["thread"] is not None:
             return False
-        thread = threading.Thread(target=_run, args=(stages or _engine_stages(),), name="curvedtrees-warm-up",
-                                  daemon=True)
+        thread = threading.Thread(
+            target=_run, args=(stages or _engine_stages(),), name="curvedtrees-warm-up", daemon=True
+        )
         _STATE["thread"], _STATE["started_at"] = thread, time.monotonic()
         thread.start()
         return True
@@ -109,10 +110,12 @@ def wait_for(key: str, spinner: Callable[[str], contextlib.AbstractContextManage
         return 0.0
     index = [k for k, _, _ in STAGES].index(key)
     label = STAGES[index][1]
-    total = sum(seconds for _, _, seconds in STAGES[:index + 1])
+    total = sum(seconds for _, _, seconds in STAGES[: index + 1])
     elapsed = time.monotonic() - (_STATE["started_at"] or time.monotonic())
-    text = (f"Compiling the {label} (once per server, about {total} s; started {elapsed:.0f} s ago). "
-            "The fit starts, and its time is counted, once they are ready...")
+    text = (
+        f"Compiling the {label} (once per server, about {total} s; started {elapsed:.0f} s ago). "
+        "The fit starts, and its time is counted, once they are ready..."
+    )
     spinner = spinner if spinner is not None else _STATE["spinner"]
     start_wait = time.monotonic()
     with spinner(text) if spinner is not None else contextlib.nullcontext():

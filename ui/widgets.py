@@ -21,8 +21,11 @@ from ui.pictures import (
 
 __all__ = ["PLOTLY_CONFIG", "picture_picker", "show_picture"]
 
-PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"], "toImageButtonOptions":
-                 {"format": "png", "scale": 2}}
+PLOTLY_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
 RESOLUTIONS = (40, 300)
 
 
@@ -46,10 +49,15 @@ def _axes_widgets(view: viz.View, signature, prefix: str) -> viz.View:
     if len(saved) < n:
         saved = options[:n]
     chosen = st.multiselect(
-        f"Slice of {comp.name}: {n} axes", options, default=saved, max_selections=n,
-        key=f"{prefix}_axes_{_slug(signature)}_{comp.index}", format_func=lambda a: f"x{a}",
+        f"Slice of {comp.name}: {n} axes",
+        options,
+        default=saved,
+        max_selections=n,
+        key=f"{prefix}_axes_{_slug(signature)}_{comp.index}",
+        format_func=lambda a: f"x{a}",
         help=f"{comp.name} has more than two dimensions: the picture shows the 2-D slice spanned by these axes "
-             "(for H and S through the origin, every other coordinate 0).")
+        "(for H and S through the origin, every other coordinate 0).",
+    )
     if len(chosen) != n:
         st.caption(f"Pick {n} axes; showing x{', x'.join(str(a) for a in saved)} meanwhile.")
         chosen = saved
@@ -57,8 +65,9 @@ def _axes_widgets(view: viz.View, signature, prefix: str) -> viz.View:
     return viz.View(view.kind, view.components, tuple(chosen), view.model)
 
 
-def picture_picker(data, prefix: str, reference: bool = True, resolution: bool = True,
-                   default_resolution: int = 150) -> Picture:
+def picture_picker(
+    data, prefix: str, reference: bool = True, resolution: bool = True, default_resolution: int = 150
+) -> Picture:
     """Widgets choosing the picture; choices are kept in the session and mirrored to the URL."""
     signature = data.signature
     views = viz.available_views(signature, globe=globe_components(data))
@@ -78,13 +87,22 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
     cols = st.columns(widths if len(widths) > 1 else [3, 2])
     with cols[0]:
         # Keyed by the signature too: a new signature is a new widget (its options differ).
-        pick = st.selectbox("Picture", titles, index=index, key=f"{prefix}_view_{_slug(signature)}",
-                            help="Which component to draw; a torus shows two circles at once.")
+        pick = st.selectbox(
+            "Picture",
+            titles,
+            index=index,
+            key=f"{prefix}_view_{_slug(signature)}",
+            help="Which component to draw; a torus shows two circles at once.",
+        )
         view = views[titles.index(pick)]
         if view.kind == "disk":
-            klein = st.toggle("Klein disk", value=bool(saved and saved.endswith(":klein")), key=f"{prefix}_klein",
-                              help="Poincaré disk: conformal, geodesics are circular arcs. Klein disk: geodesics "
-                                   "are straight chords.")
+            klein = st.toggle(
+                "Klein disk",
+                value=bool(saved and saved.endswith(":klein")),
+                key=f"{prefix}_klein",
+                help="Poincaré disk: conformal, geodesics are circular arcs. Klein disk: geodesics "
+                "are straight chords.",
+            )
             view = view.with_model("klein" if klein else "poincare")
         view = _axes_widgets(view, signature, prefix)
     state.set_pref("view", view.key)
@@ -96,23 +114,40 @@ def picture_picker(data, prefix: str, reference: bool = True, resolution: bool =
             modes = ["origin", "mean", "point"]
             labels = {"origin": "origin", "mean": "data mean", "point": "a data point"}
             saved_mode = state.pref("ref", "origin")
-            ref_mode = st.radio("Other components held at", modes, index=modes.index(saved_mode) if saved_mode in
-                                modes else 0, format_func=labels.get, key=f"{prefix}_ref", horizontal=True,
-                                help="A picture shows one component; every other component of the product is "
-                                     "fixed at this point while the model is evaluated.")
+            ref_mode = st.radio(
+                "Other components held at",
+                modes,
+                index=modes.index(saved_mode) if saved_mode in modes else 0,
+                format_func=labels.get,
+                key=f"{prefix}_ref",
+                horizontal=True,
+                help="A picture shows one component; every other component of the product is "
+                "fixed at this point while the model is evaluated.",
+            )
             if ref_mode == "point":
-                ref_row = int(st.number_input("Row", 0, len(data.X) - 1, int(min(state.pref("row", 0) or 0,
-                                                                                 len(data.X) - 1)),
-                                              key=f"{prefix}_row"))
+                ref_row = int(
+                    st.number_input(
+                        "Row",
+                        0,
+                        len(data.X) - 1,
+                        int(min(state.pref("row", 0) or 0, len(data.X) - 1)),
+                        key=f"{prefix}_row",
+                    )
+                )
         state.set_pref("ref", ref_mode)
         state.set_pref("row", ref_row if ref_mode == "point" else None)
     res = int(state.pref("res", default_resolution) or default_resolution)
     if resolution:
         with cols[-1]:
-            res = st.slider("Grid resolution", *RESOLUTIONS, int(state.pref("res", default_resolution) or
-                                                               default_resolution), step=10, key=f"{prefix}_res",
-                            help="Cells per side of the region grid (the sphere and torus: per angle). Finer is "
-                                 "sharper but slower to draw.")
+            res = st.slider(
+                "Grid resolution",
+                *RESOLUTIONS,
+                int(state.pref("res", default_resolution) or default_resolution),
+                step=10,
+                key=f"{prefix}_res",
+                help="Cells per side of the region grid (the sphere and torus: per angle). Finer is "
+                "sharper but slower to draw.",
+            )
         state.set_pref("res", int(res))
     return Picture(view, ref_mode, ref_row, int(res))
 
@@ -123,9 +158,20 @@ def _replay(model_key: str, picture_key: tuple, _tree, _data, _picture):
     return replay_for(_tree, _data, _picture)
 
 
-def show_picture(data, picture: Picture, model=None, *, estimator=None, model_key: str | None = None,
-                 chart_key: str = "regions", caption: bool = True, show_points: bool | None = None,
-                 show_boundaries: bool | None = None, replay_k: int | None = None, **figure_kwargs):
+def show_picture(
+    data,
+    picture: Picture,
+    model=None,
+    *,
+    estimator=None,
+    model_key: str | None = None,
+    chart_key: str = "regions",
+    caption: bool = True,
+    show_points: bool | None = None,
+    show_boundaries: bool | None = None,
+    replay_k: int | None = None,
+    **figure_kwargs,
+):
     """Predict (cached) and draw one picture; notes about the slice and reference point below it.
 
     ``show_points`` and ``show_boundaries`` default to :func:`ui.pictures.default_layers`
@@ -168,8 +214,9 @@ def show_picture(data, picture: Picture, model=None, *, estimator=None, model_ke
         elif data.task == "classification":  # one boosted tree: a raw-score contribution, not a class
             notes.append("Colour: the tree's value at each point, which it adds to a class's raw score.")
         if replay_k is not None and tree is not None:
-            notes.append("Play replays training: each frame adds the next split (highlighted) and recolours the "
-                         "regions.")
+            notes.append(
+                "Play replays training: each frame adds the next split (highlighted) and recolours the regions."
+            )
         elif est is not None and frame_steps(data, picture.view) is not None and figure_kwargs["show_boundaries"]:
             notes.append("Split boundaries are not drawn on a picture that plays through steps (each holds for one).")
         notes.append(f"Computed in {time.perf_counter() - started:.2f} s.")

@@ -31,7 +31,6 @@ Tabaghi, Pan, Chien, Peng, Milenkovic (2021), "Linear classifiers in product spa
 forms", arXiv:2102.10204.
 """
 
-
 from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
 from ._knn import GeodesicKNNClassifier, GeodesicKNNRegressor
 from ._perceptron import ProductPerceptronClassifier, perceptron_kernel, perceptron_normalisers

@@ -182,7 +182,6 @@ class GeodesicKNNRegressor(RegressorMixin, _GeodesicKNN):
     signature_, n_samples_fit_, n_features_in_
     """
 
-
     def predict(self, X):
         """Weighted mean of the neighbours' targets, shape (n_samples,)."""
         check_is_fitted(self)

@@ -220,7 +220,6 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
     svm_ (the fitted SVR), support_vectors_, gamma_, signature_, n_features_in_
     """
 
-
     def __init__(self, signature=None, C=1.0, epsilon=0.1, gamma="scale", component_weights=None):
         self.signature = signature
         self.C = C

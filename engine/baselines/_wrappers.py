@@ -155,7 +155,6 @@ class AmbientRegressor(_AmbientMixin, RegressorMixin, _FeatureWrapper):
     """
 
 
-
 class TangentClassifier(_TangentMixin, ClassifierMixin, _FeatureWrapper):
     """A Euclidean classifier on the tangent space at the product origin.
 
@@ -188,4 +187,3 @@ class TangentRegressor(_TangentMixin, RegressorMixin, _FeatureWrapper):
         ``None``: ``DecisionTreeRegressor(random_state=0)``.
     signature : str, Signature or None, default=None
     """
-

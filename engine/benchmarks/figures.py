@@ -104,8 +104,13 @@ def timing_figure(summary: pd.DataFrame, title: str | None = None):
         barmode="group",
         # Labels at powers of ten only: Plotly's default log ticks also label 2 and 5 of each
         # decade, which reads as "2, 100, 5, 2, 10" in a short chart.
-        yaxis={"title": "milliseconds per call", "type": "log", "dtick": 1, "exponentformat": "none",
-               "ticksuffix": " ms"},
+        yaxis={
+            "title": "milliseconds per call",
+            "type": "log",
+            "dtick": 1,
+            "exponentformat": "none",
+            "ticksuffix": " ms",
+        },
         margin={"l": 50, "r": 20, "t": 50 if title else 20, "b": 40},
         legend={"orientation": "h", "y": 1.08},
         height=320,

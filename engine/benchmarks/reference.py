@@ -264,8 +264,12 @@ def _count_row(section, task, block):
 
 
 def chance_disagreements(
-    results: pd.DataFrame, n_reference_trials: int = 10, n_draws: int = 200, z_limit: float = AGREEMENT_Z,
-    shared_trials: bool = True, random_state=0,
+    results: pd.DataFrame,
+    n_reference_trials: int = 10,
+    n_draws: int = 200,
+    z_limit: float = AGREEMENT_Z,
+    shared_trials: bool = True,
+    random_state=0,
 ) -> np.ndarray:
     """How many cells disagree when both sides come from the same code: our own trials split in two.
 

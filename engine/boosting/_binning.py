@@ -203,8 +203,14 @@ class PlaneBins:
     bin_offsets: np.ndarray
 
     @classmethod
-    def fit(cls, V: np.ndarray, kind: np.ndarray, max_bins: int, random_state: np.random.RandomState,
-            weights: np.ndarray | None = None) -> PlaneBins:
+    def fit(
+        cls,
+        V: np.ndarray,
+        kind: np.ndarray,
+        max_bins: int,
+        random_state: np.random.RandomState,
+        weights: np.ndarray | None = None,
+    ) -> PlaneBins:
         """Thresholds of every plane from the values of (a subsample of) the rows.
 
         Parameters
@@ -264,7 +270,7 @@ class PlaneBins:
 
     def plane_thresholds(self, f: int) -> np.ndarray:
         """Inner thresholds of plane ``f`` (axial keys after the cut for circular planes)."""
-        return self.thresholds[self.thr_offsets[f]:self.thr_offsets[f + 1]]
+        return self.thresholds[self.thr_offsets[f] : self.thr_offsets[f + 1]]
 
     def transform(self, V: np.ndarray) -> np.ndarray:
         """Codes of every plane value.

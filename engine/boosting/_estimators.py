@@ -81,8 +81,16 @@ def _pack_trees(trees, features):
     int_parts, float_parts, values, roots = [], [], [], []
     offset = 0
     for tree in trees:
-        int_part, float_part = pack_nodes(tree.children_left, tree.children_right, tree.feature, features.kind,
-                                          features.col_i, features.col_j, tree.threshold, tree.normal)
+        int_part, float_part = pack_nodes(
+            tree.children_left,
+            tree.children_right,
+            tree.feature,
+            features.kind,
+            features.col_i,
+            features.col_j,
+            tree.threshold,
+            tree.normal,
+        )
         internal = int_part[:, 0] != -1
         int_part[internal, :2] += offset
         int_parts.append(int_part)
@@ -90,8 +98,12 @@ def _pack_trees(trees, features):
         values.append(tree.value[:, 0])
         roots.append(offset)
         offset += tree.node_count
-    return (np.concatenate(int_parts), np.concatenate(float_parts), np.concatenate(values),
-            np.asarray(roots, dtype=np.int64))
+    return (
+        np.concatenate(int_parts),
+        np.concatenate(float_parts),
+        np.concatenate(values),
+        np.asarray(roots, dtype=np.int64),
+    )
 
 
 def _is_int(value) -> bool:
@@ -207,7 +219,13 @@ class BaseProductGradientBoosting(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         self._check_params()
         X, y = validate_data(
-            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not is_classifier(self),
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            order="C",
+            y_numeric=not is_classifier(self),
         )
         self.signature_ = Signature.resolve(self.signature, X.shape[1])
         X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
@@ -228,8 +246,9 @@ class BaseProductGradientBoosting(BaseEstimator):
         if validation:
             stratify = y_fit if is_classifier(self) else None
             try:
-                train, val = train_test_split(np.arange(n_samples), test_size=self.validation_fraction,
-                                              stratify=stratify, random_state=seed)
+                train, val = train_test_split(
+                    np.arange(n_samples), test_size=self.validation_fraction, stratify=stratify, random_state=seed
+                )
             except ValueError as exc:
                 raise ValueError(f"cannot split off validation_fraction={self.validation_fraction!r}: {exc}") from None
             train.sort(), val.sort()  # row order does not change a fit; sorted rows read memory in order
@@ -246,8 +265,14 @@ class BaseProductGradientBoosting(BaseEstimator):
         bins = PlaneBins.fit(V, features.kind, self.max_bins, np.random.RandomState(seed), w_train)
         self.bin_thresholds_ = bins
         data = GrowthData(X_train, V, bins.transform(V), features, bins)
-        options = GrowerOptions(self.max_leaf_nodes, self.max_depth, self.min_samples_leaf,
-                                float(self.l2_regularization), float(self.learning_rate), self.thresholds == "margin")
+        options = GrowerOptions(
+            self.max_leaf_nodes,
+            self.max_depth,
+            self.min_samples_leaf,
+            float(self.l2_regularization),
+            float(self.learning_rate),
+            self.thresholds == "margin",
+        )
 
         n_trees = loss.n_trees_per_iteration
         self.n_trees_per_iteration_ = n_trees
@@ -275,8 +300,9 @@ class BaseProductGradientBoosting(BaseEstimator):
                     for start, end, node in leaves:
                         median = loss.leaf_update(y_train, raw[k], data.rows[start:end], w_train)
                         tree.value[node, 0] = self.learning_rate * median
-                add_leaf_values(raw[k], data.rows, leaves[:, 0].copy(), leaves[:, 1].copy(),
-                                tree.value[leaves[:, 2], 0].copy())
+                add_leaf_values(
+                    raw[k], data.rows, leaves[:, 0].copy(), leaves[:, 1].copy(), tree.value[leaves[:, 2], 0].copy()
+                )
                 iteration.append(tree)
             self.trees_.append(iteration)
             if not self.do_early_stopping_:
@@ -300,7 +326,7 @@ class BaseProductGradientBoosting(BaseEstimator):
         if len(scores) < reference:
             return False
         reference_score = scores[-reference] + self.tol
-        return not any(score > reference_score for score in scores[-reference + 1:])
+        return not any(score > reference_score for score in scores[-reference + 1 :])
 
     # ------------------------------------------------------------- inference
     def _pack(self):
@@ -521,11 +547,22 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
         random_state=None,
     ):
         super().__init__(
-            signature=signature, pairs=pairs, loss=loss, learning_rate=learning_rate, max_iter=max_iter,
-            max_leaf_nodes=max_leaf_nodes, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
-            l2_regularization=l2_regularization, max_bins=max_bins, early_stopping=early_stopping,
-            validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change, tol=tol,
-            thresholds=thresholds, random_state=random_state,
+            signature=signature,
+            pairs=pairs,
+            loss=loss,
+            learning_rate=learning_rate,
+            max_iter=max_iter,
+            max_leaf_nodes=max_leaf_nodes,
+            max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf,
+            l2_regularization=l2_regularization,
+            max_bins=max_bins,
+            early_stopping=early_stopping,
+            validation_fraction=validation_fraction,
+            n_iter_no_change=n_iter_no_change,
+            tol=tol,
+            thresholds=thresholds,
+            random_state=random_state,
         )
 
     def _encode_y(self, y):

@@ -83,8 +83,9 @@ _X0_FLOOR = 0.5
 
 
 @njit(cache=True, nogil=True)
-def _timelike_bins(X, code, rows, start, mid, end, col_i, col_j, last_left, first_right, thresholds, thr_lo, half,
-                   radius):
+def _timelike_bins(
+    X, code, rows, start, mid, end, col_i, col_j, last_left, first_right, thresholds, thr_lo, half, radius
+):
     """Codes whose rows may be nearest to a timelike boundary: ``(keep_left, keep_right)``.
 
     ``hyperbolic_threshold`` keeps a left row only if its value at ``t_lo``,
@@ -131,8 +132,28 @@ def _timelike_bins(X, code, rows, start, mid, end, col_i, col_j, last_left, firs
 
 
 @njit(cache=True, nogil=True)
-def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, col_j, cut, half, position,
-                   thresholds, thr_lo, radius, plane_radius, max_margin):
+def place_boundary(
+    X,
+    V,
+    codes,
+    counts,
+    rows,
+    start,
+    mid,
+    end,
+    f,
+    kind,
+    col_i,
+    col_j,
+    cut,
+    half,
+    position,
+    thresholds,
+    thr_lo,
+    radius,
+    plane_radius,
+    max_margin,
+):
     """Boundary of a split whose left rows are ``rows[start:mid]`` and right rows ``rows[mid:end]``.
 
     Parameters
@@ -194,8 +215,22 @@ def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, c
         return t, -t / scale, 1.0 / scale, margin
     if kind == TIMELIKE:
         if max_margin:
-            keep_left, keep_right = _timelike_bins(X, codes[f], rows, start, mid, end, col_i, col_j, last_left,
-                                                   first_right, thresholds, thr_lo, half, radius)
+            keep_left, keep_right = _timelike_bins(
+                X,
+                codes[f],
+                rows,
+                start,
+                mid,
+                end,
+                col_i,
+                col_j,
+                last_left,
+                first_right,
+                thresholds,
+                thr_lo,
+                half,
+                radius,
+            )
         else:
             keep_left, keep_right = 0, half  # every row counts towards the margin
         x0 = np.empty(m)
@@ -263,8 +298,24 @@ def place_boundary(X, V, codes, counts, rows, start, mid, end, f, kind, col_i, c
     if a_above >= half:
         above = smallest + math.pi
     if max_margin:
-        keep = _circular_candidates(X, V[f], code, rows, start, end, col_i, col_j, half, near[:n_near], below,
-                                    above, cut, thresholds, thr_lo, plane_radius)
+        keep = _circular_candidates(
+            X,
+            V[f],
+            code,
+            rows,
+            start,
+            end,
+            col_i,
+            col_j,
+            half,
+            near[:n_near],
+            below,
+            above,
+            cut,
+            thresholds,
+            thr_lo,
+            plane_radius,
+        )
         k = keep.shape[0]
         xi = np.empty(k)
         xj = np.empty(k)
@@ -307,8 +358,9 @@ def _axial_gap(lo, hi, arc_lo, arc_hi):
 
 
 @njit(cache=True, nogil=True)
-def _circular_candidates(X, angle, code, rows, start, end, col_i, col_j, half, near, below, above, cut, thresholds,
-                         thr_lo, plane_radius):
+def _circular_candidates(
+    X, angle, code, rows, start, end, col_i, col_j, half, near, below, above, cut, thresholds, thr_lo, plane_radius
+):
     """Positions in ``rows`` of the rows that may be nearest to a circular boundary.
 
     A row at distance ``r`` from the plane's origin, whose direction is at least
@@ -417,8 +469,9 @@ class _Node:
         self.gain = -1.0
 
 
-def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, constant_hessian: bool,
-              options: GrowerOptions):
+def grow_tree(
+    data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, constant_hessian: bool, options: GrowerOptions
+):
     """Grow one tree on the gradients and hessians of every row.
 
     Parameters
@@ -444,14 +497,24 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
     n_bins = int(bins.bin_offsets[-1])
     msl = options.min_samples_leaf
     l2 = options.l2_regularization
-    arrays = {name: [] for name in ("left", "right", "feature", "threshold", "normal", "n", "h", "value", "margin",
-                                    "gain")}
+    arrays = {
+        name: [] for name in ("left", "right", "feature", "threshold", "normal", "n", "h", "value", "margin", "gain")
+    }
 
     def new_node(start, end, depth, sum_g, sum_h, value):
         node = _Node(len(arrays["left"]), start, end, depth, sum_g, sum_h, value)
-        for name, item in (("left", -1), ("right", -1), ("feature", -1), ("threshold", np.nan),
-                           ("normal", (0.0, 0.0)), ("n", end - start), ("h", sum_h), ("value", value),
-                           ("margin", np.nan), ("gain", 0.0)):
+        for name, item in (
+            ("left", -1),
+            ("right", -1),
+            ("feature", -1),
+            ("threshold", np.nan),
+            ("normal", (0.0, 0.0)),
+            ("n", end - start),
+            ("h", sum_h),
+            ("value", value),
+            ("margin", np.nan),
+            ("gain", 0.0),
+        ):
             arrays[name].append(item)
         return node
 
@@ -460,8 +523,18 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
 
     def consider(node, hist):
         node.hist = hist
-        result = find_split(hist, bins.kind, bins.half, bins.bin_offsets, node.sum_g, node.sum_h,
-                            node.end - node.start, l2, msl, MIN_HESSIAN_TO_SPLIT)
+        result = find_split(
+            hist,
+            bins.kind,
+            bins.half,
+            bins.bin_offsets,
+            node.sum_g,
+            node.sum_h,
+            node.end - node.start,
+            l2,
+            msl,
+            MIN_HESSIAN_TO_SPLIT,
+        )
         if result[0] <= 0.0:
             node.hist = None
             leaves.append(node)
@@ -492,9 +565,25 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
         mid = partition_rows(codes, rows, node.start, node.end, f, circular, half, position, data.buffer)
         lo_bin, hi_bin = bins.bin_offsets[f], bins.bin_offsets[f + 1]
         threshold, normal_i, normal_j, plane_margin = place_boundary(
-            data.X, data.V, codes, node.hist[lo_bin:hi_bin, 2], rows, node.start, mid, node.end, f,
-            int(features.kind[f]), int(features.col_i[f]), int(features.col_j[f]), float(bins.cut[f]), half, position,
-            bins.thresholds, int(bins.thr_offsets[f]), float(features.radius[f]), data.plane_radius[f],
+            data.X,
+            data.V,
+            codes,
+            node.hist[lo_bin:hi_bin, 2],
+            rows,
+            node.start,
+            mid,
+            node.end,
+            f,
+            int(features.kind[f]),
+            int(features.col_i[f]),
+            int(features.col_j[f]),
+            float(bins.cut[f]),
+            half,
+            position,
+            bins.thresholds,
+            int(bins.thr_offsets[f]),
+            float(features.radius[f]),
+            data.plane_radius[f],
             options.max_margin,
         )
         depth = node.depth + 1
@@ -527,8 +616,9 @@ def grow_tree(data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, con
         if split_left or split_right:
             small, large = (left, right) if left.end - left.start < right.end - right.start else (right, left)
             small_hist = np.empty((n_bins, 3))
-            build_histograms(codes, rows, small.start, small.end, gradients, hessians, constant_hessian,
-                             bins.bin_offsets, small_hist)
+            build_histograms(
+                codes, rows, small.start, small.end, gradients, hessians, constant_hessian, bins.bin_offsets, small_hist
+            )
             subtract_histograms(parent_hist, small_hist, parent_hist)  # the parent's buffer becomes the sibling's
             hists = {small.id: small_hist, large.id: parent_hist}
             if split_left:

@@ -135,8 +135,7 @@ def _gain(loss_node, g_l, h_l, g_r, h_r, l2):
 
 
 @njit(cache=True, nogil=True)
-def find_split(hist, kinds, half, bin_offsets, sum_gradient, sum_hessian, n_rows, l2, min_samples_leaf,
-               min_hessian):
+def find_split(hist, kinds, half, bin_offsets, sum_gradient, sum_hessian, n_rows, l2, min_samples_leaf, min_hessian):
     """Best split of a node from its histogram.
 
     Parameters

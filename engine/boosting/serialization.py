@@ -29,22 +29,24 @@ def _dump(model) -> dict | None:
     if state is None:
         return None
     bins = model.bin_thresholds_
-    state.update({
-        "n_trees_per_iteration": int(model.n_trees_per_iteration_),
-        "baseline": encode_array(model.baseline_),
-        "do_early_stopping": bool(model.do_early_stopping_),
-        "train_score": encode_array(model.train_score_),
-        "validation_score": encode_array(model.validation_score_),
-        "bins": {
-            "cut": encode_array(bins.cut),
-            "thresholds": encode_array(bins.thresholds),
-            "sizes": encode_array(np.diff(bins.thr_offsets)),
-        },
-        "trees": [
-            [{name: encode_array(array) for name, array in tree.to_arrays().items()} for tree in iteration]
-            for iteration in model.trees_
-        ],
-    })
+    state.update(
+        {
+            "n_trees_per_iteration": int(model.n_trees_per_iteration_),
+            "baseline": encode_array(model.baseline_),
+            "do_early_stopping": bool(model.do_early_stopping_),
+            "train_score": encode_array(model.train_score_),
+            "validation_score": encode_array(model.validation_score_),
+            "bins": {
+                "cut": encode_array(bins.cut),
+                "thresholds": encode_array(bins.thresholds),
+                "sizes": encode_array(np.diff(bins.thr_offsets)),
+            },
+            "trees": [
+                [{name: encode_array(array) for name, array in tree.to_arrays().items()} for tree in iteration]
+                for iteration in model.trees_
+            ],
+        }
+    )
     return state
 
 

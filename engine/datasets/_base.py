@@ -207,16 +207,17 @@ class Dataset:
         return facts
 
     def _label_name(self, label):
-        if self.target_names is not None and np.issubdtype(type(label), np.integer) and 0 <= label < len(
-            self.target_names
+        if (
+            self.target_names is not None
+            and np.issubdtype(type(label), np.integer)
+            and 0 <= label < len(self.target_names)
         ):
             return self.target_names[int(label)]
         return label
 
     def __repr__(self) -> str:
         return (
-            f"Dataset(name={self.name!r}, task={self.task!r}, signature='{self.signature}', "
-            f"n_samples={self.n_samples})"
+            f"Dataset(name={self.name!r}, task={self.task!r}, signature='{self.signature}', n_samples={self.n_samples})"
         )
 
 
@@ -229,12 +230,14 @@ def _globe_components(globe, signature: Signature, name: str) -> tuple[int, ...]
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise ValueError(f"dataset {name!r}: globe holds component indices, got {index!r}")
         if not 0 <= index < len(signature.components):
-            raise ValueError(f"dataset {name!r}: globe names component {index}, but {signature} has "
-                             f"{len(signature.components)}")
+            raise ValueError(
+                f"dataset {name!r}: globe names component {index}, but {signature} has {len(signature.components)}"
+            )
         comp = signature.components[int(index)]
         if comp.kind != "S" or comp.dim != 2:
-            raise ValueError(f"dataset {name!r}: only an S2 component can be the globe, not {comp.name} "
-                             f"(component {int(index)})")
+            raise ValueError(
+                f"dataset {name!r}: only an S2 component can be the globe, not {comp.name} (component {int(index)})"
+            )
         out.append(int(index))
     return tuple(sorted(set(out)))
 
@@ -357,8 +360,13 @@ class ParamInfo:
                 raise ValueError(f"{where} must be finite, got {value!r}")
             low, high = self.min, self.max
             if (low is not None and value < low) or (high is not None and value > high):
-                bounds = (f"between {low:g} and {high:g}" if low is not None and high is not None
-                          else f"at least {low:g}" if low is not None else f"at most {high:g}")
+                bounds = (
+                    f"between {low:g} and {high:g}"
+                    if low is not None and high is not None
+                    else f"at least {low:g}"
+                    if low is not None
+                    else f"at most {high:g}"
+                )
                 raise ValueError(f"{where} must be {bounds}, got {value!r}")
             if optional and value == 0:
                 return None

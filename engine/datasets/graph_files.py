@@ -29,8 +29,16 @@ MAX_GRAPH_EDGES = 50_000
 # A 50,000-edge list with long string ids is about 2 MB; GraphML is wordier (about 80 bytes an edge).
 MAX_GRAPH_BYTES = 8 * 1024 * 1024
 
-_FORMATS = {".csv": "edgelist", ".tsv": "edgelist", ".txt": "edgelist", ".edges": "edgelist",
-            ".edgelist": "edgelist", ".gml": "gml", ".graphml": "graphml", ".xml": "graphml"}
+_FORMATS = {
+    ".csv": "edgelist",
+    ".tsv": "edgelist",
+    ".txt": "edgelist",
+    ".edges": "edgelist",
+    ".edgelist": "edgelist",
+    ".gml": "gml",
+    ".graphml": "graphml",
+    ".xml": "graphml",
+}
 # Node attributes that usually hold a class in GML / GraphML files ("label" is often a name).
 _LABEL_ATTRIBUTES = ("class", "label_class", "community", "group", "club", "value", "block", "target", "y")
 
@@ -83,9 +91,23 @@ def _rows(text: str, what: str) -> list[list[str]]:
 
 def _edge_list(text: str, notes: list[str]):
     rows = _rows(text, "edge list")
-    if rows and len(rows[0]) >= 2 and {rows[0][0].lower(), rows[0][1].lower()} & {
-        "source", "target", "from", "to", "u", "v", "node1", "node2", "src", "dst",
-    }:
+    if (
+        rows
+        and len(rows[0]) >= 2
+        and {rows[0][0].lower(), rows[0][1].lower()}
+        & {
+            "source",
+            "target",
+            "from",
+            "to",
+            "u",
+            "v",
+            "node1",
+            "node2",
+            "src",
+            "dst",
+        }
+    ):
         rows = rows[1:]
     if not rows:
         raise ValueError("the edge list has no edges")
@@ -240,8 +262,10 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
     graph.add_edges_from(simple)
     repeated = len(simple) - graph.number_of_edges()
     if repeated and kind == "edgelist":
-        notes.append(f"{repeated:,} repeated edge{'s' if repeated != 1 else ''} dropped (edges are undirected "
-                     "and unweighted, so a-b and b-a are one edge).")
+        notes.append(
+            f"{repeated:,} repeated edge{'s' if repeated != 1 else ''} dropped (edges are undirected "
+            "and unweighted, so a-b and b-a are one edge)."
+        )
     graph.add_nodes_from(node for node, _ in extra_nodes)
     if graph.number_of_edges() < 2:
         raise ValueError(
@@ -283,8 +307,12 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
             raise ValueError(
                 f"{len(missing):,} of {graph.number_of_nodes():,} nodes have no label ({shown}"
                 f"{', ...' if len(missing) > 5 else ''})"
-                + (f", and the labels name {len(unknown):,} node{'s' if len(unknown) != 1 else ''} the graph does "
-                   f"not have ({strangers}): check that both files write node ids the same way" if unknown else "")
+                + (
+                    f", and the labels name {len(unknown):,} node{'s' if len(unknown) != 1 else ''} the graph does "
+                    f"not have ({strangers}): check that both files write node ids the same way"
+                    if unknown
+                    else ""
+                )
                 + "; label every node, or upload no labels to use the graph for link prediction only"
             )
         task, y, names = _target({node: raw_labels[node] for node in graph.nodes})
@@ -304,4 +332,3 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         provenance="Uploaded by the user; kept in this session only.",
         notes=tuple(notes),
     )
-

@@ -301,24 +301,31 @@ def load_link_prediction(
 # ---------------------------------------------------------------- registry entries
 _SIGNATURE_CHOICES = ("H2", "S2", "E2", "H2 x E2", "H2 x S2", "S2 x E2 x H2")
 _EMBED_PARAMS = (
-    ParamInfo("n_epochs", "int", 1000, "Riemannian Adam epochs per restart (the paper used 3000).", 10, 5000, step=100,
-              label="Epochs"),
-    ParamInfo("n_restarts", "int", 1, "Random restarts; the lowest distortion is kept (paper: 10).", 1, 20,
-              label="Restarts"),
-    ParamInfo("learn_curvature", "bool", True, "Learn each component's curvature after a burn-in.",
-              label="Learn curvatures"),
+    ParamInfo(
+        "n_epochs",
+        "int",
+        1000,
+        "Riemannian Adam epochs per restart (the paper used 3000).",
+        10,
+        5000,
+        step=100,
+        label="Epochs",
+    ),
+    ParamInfo(
+        "n_restarts", "int", 1, "Random restarts; the lowest distortion is kept (paper: 10).", 1, 20, label="Restarts"
+    ),
+    ParamInfo(
+        "learn_curvature", "bool", True, "Learn each component's curvature after a burn-in.", label="Learn curvatures"
+    ),
     ParamInfo("random_state", "seed", 0, "Seed of the embedding (and of generated graphs).", label="Seed"),
 )
 
 
 def _signature_param(default):
-    return ParamInfo(
-        "signature", "signature", default, "Product signature to embed into.", choices=_SIGNATURE_CHOICES
-    )
+    return ParamInfo("signature", "signature", default, "Product signature to embed into.", choices=_SIGNATURE_CHOICES)
 
 
-_N_NODES = ParamInfo("n_nodes", "int", 64, "Number of nodes of the generated graph.", 8, 500, step=8,
-                     label="Nodes")
+_N_NODES = ParamInfo("n_nodes", "int", 64, "Number of nodes of the generated graph.", 8, 500, step=8, label="Nodes")
 
 
 def _embedding_entry(name, title, task, summary, with_nodes):
@@ -327,7 +334,12 @@ def _embedding_entry(name, title, task, summary, with_nodes):
     if with_nodes:
 
         def loader(
-            signature="H2", n_nodes=64, n_epochs=1000, n_restarts=1, learn_curvature=True, random_state=0,
+            signature="H2",
+            n_nodes=64,
+            n_epochs=1000,
+            n_restarts=1,
+            learn_curvature=True,
+            random_state=0,
             callback=None,
         ):
             return load_graph_embedding(
@@ -358,20 +370,32 @@ def _embedding_entry(name, title, task, summary, with_nodes):
 
 
 load_karate_club = _embedding_entry(
-    "karate_club", "Karate Club (embedded)", "classification",
-    "Zachary's karate club embedded by distortion minimisation; label = faction.", with_nodes=False,
+    "karate_club",
+    "Karate Club (embedded)",
+    "classification",
+    "Zachary's karate club embedded by distortion minimisation; label = faction.",
+    with_nodes=False,
 )
 load_les_miserables = _embedding_entry(
-    "les_miserables", "Les Miserables (embedded)", "classification",
-    "Character co-appearance graph embedded by distortion minimisation; label = community.", with_nodes=False,
+    "les_miserables",
+    "Les Miserables (embedded)",
+    "classification",
+    "Character co-appearance graph embedded by distortion minimisation; label = community.",
+    with_nodes=False,
 )
 load_random_tree = _embedding_entry(
-    "random_tree", "Random tree (embedded)", "regression",
-    "A random recursive tree embedded by distortion minimisation; target = depth.", with_nodes=True,
+    "random_tree",
+    "Random tree (embedded)",
+    "regression",
+    "A random recursive tree embedded by distortion minimisation; target = depth.",
+    with_nodes=True,
 )
 load_sbm = _embedding_entry(
-    "sbm", "Stochastic block model (embedded)", "classification",
-    "A 4-block stochastic block model embedded by distortion minimisation; label = block.", with_nodes=True,
+    "sbm",
+    "Stochastic block model (embedded)",
+    "classification",
+    "A 4-block stochastic block model embedded by distortion minimisation; label = block.",
+    with_nodes=True,
 )
 
 register(
@@ -385,8 +409,9 @@ register(
         ParamInfo("graph", "choice", "karate_club", "Which graph to embed.", choices=GRAPHS),
         ParamInfo("signature", "signature", "S2 x E2 x H2", "Signature P of each node.", choices=_SIGNATURE_CHOICES),
         _N_NODES,
-        ParamInfo("test_size", "float", 0.25, "Fraction of nodes held out.", 0.05, 0.8, step=0.05,
-                  label="Held-out nodes"),
+        ParamInfo(
+            "test_size", "float", 0.25, "Fraction of nodes held out.", 0.05, 0.8, step=0.05, label="Held-out nodes"
+        ),
         *_EMBED_PARAMS,
     ),
     requires=("networkx", "torch", "geoopt"),

@@ -25,10 +25,18 @@ __all__ = ["load_digits_latents"]
             "Latent signature of the VAE.",
             choices=("S2 x E2 x H2", "H2", "S2", "E2", "H2 x H2", "S2 x S2"),
         ),
-        ParamInfo("n_epochs", "int", 40, "VAE training epochs (about 0.1-0.2 s each).", 1, 500, step=10,
-                  label="Epochs"),
-        ParamInfo("test_size", "float", 0.25, "Fraction of images the VAE never sees (the test rows).", 0.05, 0.8,
-                  label="Held-out images"),
+        ParamInfo(
+            "n_epochs", "int", 40, "VAE training epochs (about 0.1-0.2 s each).", 1, 500, step=10, label="Epochs"
+        ),
+        ParamInfo(
+            "test_size",
+            "float",
+            0.25,
+            "Fraction of images the VAE never sees (the test rows).",
+            0.05,
+            0.8,
+            label="Held-out images",
+        ),
         ParamInfo("random_state", "seed", 0, "Seed of the split and of the VAE.", label="Seed"),
     ),
     requires=("torch",),

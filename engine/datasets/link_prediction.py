@@ -53,9 +53,7 @@ def make_link_prediction(
     y = embedding.adjacency[i, j].astype(np.int64)
     test_rows = test_nodes[i]
     if y[test_rows].sum() == 0 or y[~test_rows].sum() == 0:
-        raise ValueError(
-            "the node split left no edge on one side; use a larger test_size or another random_state"
-        )
+        raise ValueError("the node split left no edge on one side; use a larger test_size or another random_state")
     P = embedding.signature
     signature = Signature([(c.kind, c.dim, c.curvature) for c in (*P.components, *P.components)] + [("E", 1, 0.0)])
     n_edges = int(np.triu(embedding.adjacency, k=1).sum())

@@ -318,7 +318,18 @@ def embed_graph(
 
 
 def _embed_once(
-    D, signature, *, n_epochs, lr, burn_in, burn_in_lr, learn_curvature, curvature_lr, init_scale, seed, callback,
+    D,
+    signature,
+    *,
+    n_epochs,
+    lr,
+    burn_in,
+    burn_in_lr,
+    learn_curvature,
+    curvature_lr,
+    init_scale,
+    seed,
+    callback,
     epoch_offset,
 ):
     """One restart; returns the embedding in ambient coordinates and its histories."""

@@ -210,9 +210,7 @@ class KappaGCNClassifier(ClassifierMixin, BaseEstimator):
         seed = int(as_generator(self.random_state).integers(2**62))
         generator = torch.Generator().manual_seed(seed)
         with torch_single_thread(torch):
-            signature, manifolds, layers, head = self._build(
-                torch, geoopt, X.shape[1], len(self.classes_), generator
-            )
+            signature, manifolds, layers, head = self._build(torch, geoopt, X.shape[1], len(self.classes_), generator)
             weights = [p for params in layers for pair in params for p in pair] + list(head)
             groups = [{"params": weights, "weight_decay": float(self.weight_decay)}]
             curvatures = [m.k for m in manifolds if m.k.requires_grad]

@@ -21,7 +21,12 @@ __all__ = ["elbo_figure", "embedding_figure", "geodesic_samples", "training_curv
 
 
 def training_curve_figure(
-    values, *, title: str = "", y_title: str = "average distortion", log_y: bool = True, total: int | None = None,
+    values,
+    *,
+    title: str = "",
+    y_title: str = "average distortion",
+    log_y: bool = True,
+    total: int | None = None,
     height: int = 320,
 ) -> go.Figure:
     """A per-epoch curve (live or final).
@@ -37,11 +42,23 @@ def training_curve_figure(
     height : int
     """
     values = np.asarray(values, dtype=np.float64)
-    fig = go.Figure(go.Scatter(x=np.arange(len(values)), y=values, mode="lines", line={"width": 2},
-                               name=y_title, hovertemplate="epoch %{x}: %{y:.4g}<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=np.arange(len(values)),
+            y=values,
+            mode="lines",
+            line={"width": 2},
+            name=y_title,
+            hovertemplate="epoch %{x}: %{y:.4g}<extra></extra>",
+        )
+    )
     fig.update_layout(
-        title=title or None, height=height, margin={"l": 50, "r": 10, "t": 40 if title else 10, "b": 40},
-        xaxis_title="epoch", yaxis_title=y_title, showlegend=False,
+        title=title or None,
+        height=height,
+        margin={"l": 50, "r": 10, "t": 40 if title else 10, "b": 40},
+        xaxis_title="epoch",
+        yaxis_title=y_title,
+        showlegend=False,
     )
     if total:
         fig.update_xaxes(range=[0, max(int(total) - 1, 1)])
@@ -146,23 +163,51 @@ def embedding_figure(
     if view.kind == "disk":
         radius = comp.radius
         angle = np.linspace(0, 2 * np.pi, 241)
-        fig.add_trace(go.Scatter(x=radius * np.cos(angle), y=radius * np.sin(angle), mode="lines",
-                                 line={"color": "#888", "width": 1}, hoverinfo="skip", showlegend=False))
+        fig.add_trace(
+            go.Scatter(
+                x=radius * np.cos(angle),
+                y=radius * np.sin(angle),
+                mode="lines",
+                line={"color": "#888", "width": 1},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
     elif view.kind == "sphere":
         u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 49), np.linspace(0, np.pi, 25))
-        fig.add_trace(go.Surface(x=np.cos(u) * np.sin(v), y=np.sin(u) * np.sin(v), z=np.cos(v), opacity=0.15,
-                                 showscale=False, colorscale=[[0, "#9aa"], [1, "#9aa"]], hoverinfo="skip"))
+        fig.add_trace(
+            go.Surface(
+                x=np.cos(u) * np.sin(v),
+                y=np.sin(u) * np.sin(v),
+                z=np.cos(v),
+                opacity=0.15,
+                showscale=False,
+                colorscale=[[0, "#9aa"], [1, "#9aa"]],
+                hoverinfo="skip",
+            )
+        )
 
     if edges is not None and len(edges):
         edges = np.asarray(edges, dtype=np.int64)[: int(max_edges)]
         curve = _curve_coordinates(view, signature, geodesic_samples(X, signature, edges))
         line = {"color": "rgba(90, 90, 90, 0.45)", "width": 1.2}
         if three_d:
-            fig.add_trace(go.Scatter3d(x=curve["x"], y=curve["y"], z=curve["z"], mode="lines", line=line,
-                                       hoverinfo="skip", name="edges"))
+            fig.add_trace(
+                go.Scatter3d(
+                    x=curve["x"], y=curve["y"], z=curve["z"], mode="lines", line=line, hoverinfo="skip", name="edges"
+                )
+            )
         elif polar:
-            fig.add_trace(go.Scatterpolar(r=np.where(np.isnan(curve["theta"]), np.nan, 1.0), theta=curve["theta"],
-                                          mode="lines", line=line, hoverinfo="skip", name="edges"))
+            fig.add_trace(
+                go.Scatterpolar(
+                    r=np.where(np.isnan(curve["theta"]), np.nan, 1.0),
+                    theta=curve["theta"],
+                    mode="lines",
+                    line=line,
+                    hoverinfo="skip",
+                    name="edges",
+                )
+            )
         else:
             y = curve.get("y", np.where(np.isnan(curve["x"]), np.nan, 0.0))
             fig.add_trace(go.Scatter(x=curve["x"], y=y, mode="lines", line=line, hoverinfo="skip", name="edges"))
@@ -182,12 +227,29 @@ def embedding_figure(
                     name = str(label_names[int(cls)])
                 groups.append((np.flatnonzero(labels == cls), name, {**marker, "color": colors[k]}))
         else:
-            groups = [(np.arange(len(X)), None, {**marker, "color": labels.astype(float), "colorscale": "Viridis",
-                                                  "showscale": True, "colorbar": {"title": "target"}})]
+            groups = [
+                (
+                    np.arange(len(X)),
+                    None,
+                    {
+                        **marker,
+                        "color": labels.astype(float),
+                        "colorscale": "Viridis",
+                        "showscale": True,
+                        "colorbar": {"title": "target"},
+                    },
+                )
+            ]
     for rows, name, style in groups:
         text = [hover[i] for i in rows] if hover is not None else [f"row {i}" for i in rows]
-        common = {"mode": "markers", "marker": style, "text": text, "hoverinfo": "text", "name": name or "points",
-                  "showlegend": name is not None}
+        common = {
+            "mode": "markers",
+            "marker": style,
+            "text": text,
+            "hoverinfo": "text",
+            "name": name or "points",
+            "showlegend": name is not None,
+        }
         if three_d:
             fig.add_trace(go.Scatter3d(x=points["x"][rows], y=points["y"][rows], z=points["z"][rows], **common))
         elif polar:
@@ -196,17 +258,27 @@ def embedding_figure(
             y = points["y"][rows] if "y" in points else np.zeros(len(rows))
             fig.add_trace(go.Scatter(x=points["x"][rows], y=y, **common))
 
-    fig.update_layout(title=title or picture_title, height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      template="plotly_white",
-                      legend={"orientation": "h", "y": -0.02})
+    fig.update_layout(
+        title=title or picture_title,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        template="plotly_white",
+        legend={"orientation": "h", "y": -0.02},
+    )
     if view.kind in ("disk", "plane"):
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     if view.kind == "disk":
         fig.update_xaxes(visible=False)
         fig.update_yaxes(visible=False)
     if three_d:
-        fig.update_layout(scene={"aspectmode": "data", "xaxis": {"visible": False}, "yaxis": {"visible": False},
-                                 "zaxis": {"visible": False}})
+        fig.update_layout(
+            scene={
+                "aspectmode": "data",
+                "xaxis": {"visible": False},
+                "yaxis": {"visible": False},
+                "zaxis": {"visible": False},
+            }
+        )
     if polar:
         fig.update_layout(polar={"radialaxis": {"visible": False, "range": [0, 1.1]}})
     return fig

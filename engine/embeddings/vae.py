@@ -221,8 +221,10 @@ class MixedCurvatureVAE(TransformerMixin, BaseEstimator):
                     log_p = log_p - _log_sphere_area(comp.dim, R)
                 else:
                     zero = torch.zeros_like(t)
-                    log_p = log_p + _log_normal(torch, t, zero) - _log_jacobian(
-                        torch, comp.kind, t.norm(dim=-1), R, comp.dim
+                    log_p = (
+                        log_p
+                        + _log_normal(torch, t, zero)
+                        - _log_jacobian(torch, comp.kind, t.norm(dim=-1), R, comp.dim)
                     )
                 tangents.append(t)
             logits = self._decode_tangent(torch.cat(tangents, dim=-1))

@@ -331,17 +331,26 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
         raise ValueError(f"{where}.version must be 1.0.0 or later")
     learner = model["learner"]
     w = f"{where}.learner"
-    _check_keys(learner, ("attributes", "gradient_booster", "learner_model_param", "objective"), w,
-                optional=("feature_names", "feature_types"))
+    _check_keys(
+        learner,
+        ("attributes", "gradient_booster", "learner_model_param", "objective"),
+        w,
+        optional=("feature_names", "feature_types"),
+    )
     groups = _classes_plan(is_classifier, n_classes, w)
 
     params = learner["learner_model_param"]
-    _check_keys(params, ("base_score", "boost_from_average", "num_class", "num_feature", "num_target"),
-                f"{w}.learner_model_param")
+    _check_keys(
+        params,
+        ("base_score", "boost_from_average", "num_class", "num_feature", "num_target"),
+        f"{w}.learner_model_param",
+    )
     num_class = _int_text(params["num_class"], f"{w}.learner_model_param.num_class", 0, 10**6)
     if num_class != (groups if groups > 1 else 0):
-        raise ValueError(f"{w}.learner_model_param.num_class must be {groups if groups > 1 else 0}"
-                         f" for a {'classifier of ' + str(n_classes) + ' classes' if is_classifier else 'regressor'}")
+        raise ValueError(
+            f"{w}.learner_model_param.num_class must be {groups if groups > 1 else 0}"
+            f" for a {'classifier of ' + str(n_classes) + ' classes' if is_classifier else 'regressor'}"
+        )
     if _int_text(params["num_feature"], f"{w}.learner_model_param.num_feature", 0, 2**31 - 1) != n_features:
         raise ValueError(f"{w}.learner_model_param.num_feature must be {n_features}")
     if params["num_target"] != "1":
@@ -408,7 +417,7 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
             meta = None
         kind = "classifier" if is_classifier else "regressor"
         if meta != {"_estimator_type": kind}:
-            raise ValueError(f"{w}.attributes.scikit_learn must be {{\"_estimator_type\": \"{kind}\"}}")
+            raise ValueError(f'{w}.attributes.scikit_learn must be {{"_estimator_type": "{kind}"}}')
         clean_attributes["scikit_learn"] = json.dumps(meta)
     if "best_iteration" in attributes:
         best = _int_text(attributes["best_iteration"], f"{w}.attributes.best_iteration", 0, n_iterations - 1)
@@ -440,12 +449,20 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
             values = learner[key]
             if not isinstance(values, list) or len(values) not in (0, n_features):
                 raise ValueError(f"{w}.{key} must be empty or list {n_features} names")
-            allowed = (lambda v: v in _XGB_FEATURE_TYPES) if key == "feature_types" else (
-                lambda v: isinstance(v, str) and 0 < len(v) <= 256)
+            allowed = (
+                (lambda v: v in _XGB_FEATURE_TYPES)
+                if key == "feature_types"
+                else (lambda v: isinstance(v, str) and 0 < len(v) <= 256)
+            )
             if not all(allowed(v) for v in values):
-                raise ValueError(f"{w}.{key}: "
-                                 + ("only numeric feature types are accepted" if key == "feature_types"
-                                    else "names must be non-empty strings of at most 256 characters"))
+                raise ValueError(
+                    f"{w}.{key}: "
+                    + (
+                        "only numeric feature types are accepted"
+                        if key == "feature_types"
+                        else "names must be non-empty strings of at most 256 characters"
+                    )
+                )
             out_learner[key] = list(values)
     return json.dumps({"learner": out_learner, "version": version.tolist()}, allow_nan=False)
 
@@ -476,14 +493,37 @@ _LGB_INT_LINE = re.compile(r"(?:-?\d{1,18}(?: -?\d{1,18})*)?")
 _LGB_TOKEN = re.compile(r"([a-z_]{1,40}):(" + _NUMBER.pattern + ")")
 _LGB_FEATURE_NAME = re.compile(r"\S{1,256}")
 _LGB_INFO = re.compile(r"\[(" + _NUMBER.pattern + "):(" + _NUMBER.pattern + r")\]")
-_LGB_HEADER_REQUIRED = ("version", "num_class", "num_tree_per_iteration", "label_index", "max_feature_idx",
-                        "objective", "feature_names", "feature_infos")
+_LGB_HEADER_REQUIRED = (
+    "version",
+    "num_class",
+    "num_tree_per_iteration",
+    "label_index",
+    "max_feature_idx",
+    "objective",
+    "feature_names",
+    "feature_infos",
+)
 _LGB_HEADER_OPTIONAL = ("tree_sizes", "monotone_constraints", "average_output")
 # decision_type bits: 1 categorical (refused), 2 default left, 4 and 8 the missing-value type (0 none, 1 zero, 2 nan).
 _LGB_DECISION_TYPES = frozenset({0, 2, 4, 6, 8, 10})
-_LGB_TREE_KEYS = ("num_leaves", "num_cat", "split_feature", "split_gain", "threshold", "decision_type",
-                  "left_child", "right_child", "leaf_value", "leaf_weight", "leaf_count", "internal_value",
-                  "internal_weight", "internal_count", "is_linear", "shrinkage")
+_LGB_TREE_KEYS = (
+    "num_leaves",
+    "num_cat",
+    "split_feature",
+    "split_gain",
+    "threshold",
+    "decision_type",
+    "left_child",
+    "right_child",
+    "leaf_value",
+    "leaf_weight",
+    "leaf_count",
+    "internal_value",
+    "internal_weight",
+    "internal_count",
+    "is_linear",
+    "shrinkage",
+)
 
 
 def _lgb_floats(text: str, where: str, lengths) -> np.ndarray:
@@ -545,6 +585,7 @@ def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> str:
         raise ValueError(f"{where}.decision_type must be numeric splits (0, 2, 4, 6, 8 or 10): categorical refused")
     left = _lgb_ints(fields["left_child"], f"{where}.left_child", (n_int,), -num_leaves, max(n_int - 1, 0))
     right = _lgb_ints(fields["right_child"], f"{where}.right_child", (n_int,), -num_leaves, max(n_int - 1, 0))
+
     # One numbering for the link check: internal nodes 0 .. n_int - 1, then leaf j as n_int + j
     # (LightGBM writes leaf j as the child ~j = -j - 1).
     def unified(child):
@@ -568,8 +609,19 @@ def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> str:
     # (count, range, finite), so its checked text is written back: the same float64
     # values, hence bit-exact predictions, without reformatting some 300,000 numbers.
     arrays = [f"{key}={fields[key]}" for key in _LGB_TREE_KEYS[2:14]]
-    return "\n".join([f"Tree={index}", f"num_leaves={num_leaves}", "num_cat=0", *arrays, "is_linear=0",
-                      f"shrinkage={float(shrinkage)!r}"]) + "\n\n\n"
+    return (
+        "\n".join(
+            [
+                f"Tree={index}",
+                f"num_leaves={num_leaves}",
+                "num_cat=0",
+                *arrays,
+                "is_linear=0",
+                f"shrinkage={float(shrinkage)!r}",
+            ]
+        )
+        + "\n\n\n"
+    )
 
 
 def _lgb_objective(text: str, is_classifier: bool, groups: int, where: str) -> str:

@@ -58,9 +58,10 @@ class ComponentManifold:
         return f"{type(self).__name__}({self.dim}, curvature={self.curvature!r})"
 
     def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, ComponentManifold)
-            and (self.kind, self.dim, self.curvature) == (other.kind, other.dim, other.curvature)
+        return isinstance(other, ComponentManifold) and (self.kind, self.dim, self.curvature) == (
+            other.kind,
+            other.dim,
+            other.curvature,
         )
 
     def __hash__(self) -> int:

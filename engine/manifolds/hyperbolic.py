@@ -181,11 +181,7 @@ def _unit_transp(xs, ys, vs):
     w1, w2 = row_dot(w, x_hat), row_dot(w, e2)
     shrink = -2.0 * np.sin(-area / 2.0) ** 2  # cos(phi) - 1 without cancellation, phi = -area
     turn = np.sin(-area)
-    w = (
-        w
-        + (shrink * w1 - turn * w2)[..., None] * x_hat
-        + (shrink * w2 + turn * w1)[..., None] * e2
-    )
+    w = w + (shrink * w1 - turn * w2)[..., None] * x_hat + (shrink * w2 + turn * w1)[..., None] * e2
     return _from_origin(ys, w)
 
 
@@ -351,8 +347,7 @@ class Hyperbolic(ComponentManifold):
             x0 = x[row, 0]
             if x0 <= 0:
                 return (
-                    f"has x0 = {format_number(x0)} <= 0; hyperboloid points have a positive first (timelike) "
-                    "coordinate"
+                    f"has x0 = {format_number(x0)} <= 0; hyperboloid points have a positive first (timelike) coordinate"
                 )
             message = (
                 f"has x0 = {format_number(x0)}, expected sqrt(1/|K| + |x_1..|^2) = {format_number(expected[row])} "

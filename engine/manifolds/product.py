@@ -322,8 +322,7 @@ class ProductManifold:
 
     def _rows_tables(self, check_manifold: bool, rtol: float) -> tuple:
         """The arguments of ``rows_clear`` after ``X``: kinds, column ranges, radii, tolerances."""
-        kinds = np.array([_ROWS_KINDS[c.kind] if check_manifold else ROWS_E for c in self.components],
-                         dtype=np.int64)
+        kinds = np.array([_ROWS_KINDS[c.kind] if check_manifold else ROWS_E for c in self.components], dtype=np.int64)
         starts = np.array([s.start for s in self._slices], dtype=np.int64)
         stops = np.array([s.stop for s in self._slices], dtype=np.int64)
         radii = np.array([c.radius if c.kind != "E" else 1.0 for c in self.components], dtype=np.float64)
@@ -431,7 +430,5 @@ def _as_numeric(X, name: str) -> np.ndarray:
                 float(array[position])
             except (TypeError, ValueError):
                 where = ", ".join(str(p) for p in position)
-                raise ValueError(
-                    f"{name} must be numeric, but the entry at ({where}) is {array[position]!r}"
-                ) from None
+                raise ValueError(f"{name} must be numeric, but the entry at ({where}) is {array[position]!r}") from None
     raise ValueError(f"{name} must be a numeric array, got dtype {array.dtype}")

@@ -175,9 +175,27 @@ def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
 
 @njit(cache=True, nogil=True)
 def _best_split(
-    V, kinds, samples, start, end, y_code, y_value, w, is_classifier, criterion, node_stats,
-    node_weight, min_samples_leaf, max_features, rng, feat_order, keys, idx,
-    stats_l, stats_r, cancel,
+    V,
+    kinds,
+    samples,
+    start,
+    end,
+    y_code,
+    y_value,
+    w,
+    is_classifier,
+    criterion,
+    node_stats,
+    node_weight,
+    min_samples_leaf,
+    max_features,
+    rng,
+    feat_order,
+    keys,
+    idx,
+    stats_l,
+    stats_r,
+    cancel,
 ):
     """Search the sampled features for the best partition of ``samples[start:end]``.
 
@@ -360,8 +378,25 @@ def _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats):
 
 @njit(cache=True, nogil=True)
 def _build_tree(
-    X, V, kinds, col_i, col_j, y_code, y_value, w, samples, n_outputs, is_classifier, criterion,
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_features, seed, cancel,
+    X,
+    V,
+    kinds,
+    col_i,
+    col_j,
+    y_code,
+    y_value,
+    w,
+    samples,
+    n_outputs,
+    is_classifier,
+    criterion,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    min_impurity_decrease,
+    max_features,
+    seed,
+    cancel,
 ):
     """The compiled builder behind :func:`build_tree`; same arguments plus ``cancel``.
 
@@ -461,17 +496,31 @@ def _build_tree(
             value[node, c] = stats[c]
 
         m_node = end - start
-        if (
-            depth >= max_depth
-            or m_node < min_samples_split
-            or m_node < 2 * min_samples_leaf
-            or node_impurity <= _PURE
-        ):
+        if depth >= max_depth or m_node < min_samples_split or m_node < 2 * min_samples_leaf or node_impurity <= _PURE:
             continue
 
         f, position, _ = _best_split(
-            V, kinds, samples, start, end, y_code, y_value, w, is_classifier, criterion, stats,
-            weight, min_samples_leaf, max_features, rng, feat_order, keys, idx, stats_l, stats_r, cancel,
+            V,
+            kinds,
+            samples,
+            start,
+            end,
+            y_code,
+            y_value,
+            w,
+            is_classifier,
+            criterion,
+            stats,
+            weight,
+            min_samples_leaf,
+            max_features,
+            rng,
+            feat_order,
+            keys,
+            idx,
+            stats_l,
+            stats_r,
+            cancel,
         )
         if f == _CANCELLED:
             status = CANCELLED
@@ -480,8 +529,7 @@ def _build_tree(
             continue
         kind = kinds[f]
         m, _ = _gather_sorted(V, f, kind, samples, start, end, keys, idx)
-        t, n_i, n_j, margin = _place_boundary(X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord,
-                                              side)
+        t, n_i, n_j, margin = _place_boundary(X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord, side)
 
         # Partition with the routing predicate itself: left rows first, stable order.
         n_left = 0
@@ -535,16 +583,40 @@ def _build_tree(
         top += 1
 
     return status, (
-        left[:node_count].copy(), right[:node_count].copy(), feature[:node_count].copy(),
-        threshold[:node_count].copy(), normal[:node_count].copy(), impurity[:node_count].copy(),
-        n_node[:node_count].copy(), w_node[:node_count].copy(), value[:node_count].copy(),
-        plane_margin[:node_count].copy(), improvement[:node_count].copy(),
+        left[:node_count].copy(),
+        right[:node_count].copy(),
+        feature[:node_count].copy(),
+        threshold[:node_count].copy(),
+        normal[:node_count].copy(),
+        impurity[:node_count].copy(),
+        n_node[:node_count].copy(),
+        w_node[:node_count].copy(),
+        value[:node_count].copy(),
+        plane_margin[:node_count].copy(),
+        improvement[:node_count].copy(),
     )
 
 
 def build_tree(
-    X, V, kinds, col_i, col_j, y_code, y_value, w, samples, n_outputs, is_classifier, criterion,
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_features, seed, cancel=None,
+    X,
+    V,
+    kinds,
+    col_i,
+    col_j,
+    y_code,
+    y_value,
+    w,
+    samples,
+    n_outputs,
+    is_classifier,
+    criterion,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    min_impurity_decrease,
+    max_features,
+    seed,
+    cancel=None,
 ):
     """Grow a tree depth-first on ``samples`` (rows with non-zero weight); Ctrl-C stops it.
 
@@ -588,8 +660,25 @@ def build_tree(
     if cancel is None:
         cancel = new_cancel_flag()
     args = (
-        X, V, kinds, col_i, col_j, y_code, y_value, w, samples, n_outputs, is_classifier, criterion, max_depth,
-        min_samples_split, min_samples_leaf, min_impurity_decrease, max_features, seed, cancel,
+        X,
+        V,
+        kinds,
+        col_i,
+        col_j,
+        y_code,
+        y_value,
+        w,
+        samples,
+        n_outputs,
+        is_classifier,
+        criterion,
+        max_depth,
+        min_samples_split,
+        min_samples_leaf,
+        min_impurity_decrease,
+        max_features,
+        seed,
+        cancel,
     )
     if threading.current_thread() is threading.main_thread():
         status, arrays = run_interruptible(_build_tree, args, cancel)
@@ -632,8 +721,16 @@ def pack_nodes(children_left, children_right, feature, kinds, col_i, col_j, thre
 
 @njit(cache=True, nogil=True, inline="always")
 def _next_node(X, r, node, int_part, float_part):
-    if _goes_left(X, r, int_part[node, 2], int_part[node, 3], int_part[node, 4], float_part[node, 0],
-                  float_part[node, 1], float_part[node, 2]):
+    if _goes_left(
+        X,
+        r,
+        int_part[node, 2],
+        int_part[node, 3],
+        int_part[node, 4],
+        float_part[node, 0],
+        float_part[node, 1],
+        float_part[node, 2],
+    ):
         return int_part[node, 0]
     return int_part[node, 1]
 
@@ -676,8 +773,16 @@ def decision_path_tree(X, int_part, float_part, max_len):
 # kind in their low bits, and two floats, (threshold, 0) for linear splits and the
 # normal (n_i, n_j) for circular ones, so that each test is the exact float operation
 # of _goes_left and the forest routes every row as its trees do one by one.
-NODE_RECORD = np.dtype([("left", np.int32), ("right", np.int32), ("col_i", np.int32), ("col_j", np.int32),
-                        ("a", np.float64), ("b", np.float64)])
+NODE_RECORD = np.dtype(
+    [
+        ("left", np.int32),
+        ("right", np.int32),
+        ("col_i", np.int32),
+        ("col_j", np.int32),
+        ("a", np.float64),
+        ("b", np.float64),
+    ]
+)
 # Rows are routed a block at a time, tree after tree: one tree's nodes (at most a few
 # hundred KB for trees grown on 10^4 rows) stay in cache while the block's rows walk it,
 # and the block's rows and outputs stream through in order. Measured on 200,000 rows
@@ -713,7 +818,7 @@ def pack_forest(trees):
     n_leaves = 0
     for tree, root in zip(trees, roots):
         f = tree.features
-        part = nodes[root:root + tree.node_count]
+        part = nodes[root : root + tree.node_count]
         leaf = tree.children_left == -1
         internal = ~leaf
         feature = np.where(internal, tree.feature, 0)

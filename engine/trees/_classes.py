@@ -46,8 +46,6 @@ _WEIGHT_SPAN = 2.0**-300
 _MAX_TARGET = 1e100
 
 
-
-
 def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> np.ndarray:
     """Validate ``X`` as points of the estimator's signature; returns float64 rows.
 
@@ -120,9 +118,7 @@ def resolve_max_features(max_features, n_features: int) -> int:
             return max(1, int(math.sqrt(n_features)))
         if max_features == "log2":
             return max(1, int(math.log2(n_features)))
-        raise ValueError(
-            f"max_features must be None, 'sqrt', 'log2', an int or a float, got {max_features!r}"
-        )
+        raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int or a float, got {max_features!r}")
     if isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
         if not 1 <= max_features:
             raise ValueError(f"max_features must be >= 1, got {max_features}")
@@ -145,15 +141,19 @@ class BaseProductTree(BaseEstimator):
         "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            Interval(Integral, 2, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
         ],
         "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
         ],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "max_features": [
-            Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
-            StrOptions({"sqrt", "log2"}), None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            StrOptions({"sqrt", "log2"}),
+            None,
         ],
         "random_state": ["random_state"],
     }
@@ -206,7 +206,13 @@ class BaseProductTree(BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X, y = validate_data(
-            self, X, y, dtype=np.float64, ensure_all_finite=False, order="C", y_numeric=not is_classifier(self),
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            order="C",
+            y_numeric=not is_classifier(self),
         )
         self.signature_ = Signature.resolve(self.signature, X.shape[1])
         X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
@@ -242,9 +248,24 @@ class BaseProductTree(BaseEstimator):
         classifier = is_classifier(self)
         n_outputs = self.n_classes_ if classifier else 1
         raw = build_tree(
-            X, V, features.kind, features.col_i, features.col_j, y_code, y_value, weight, samples, n_outputs,
-            classifier, params["criterion"], params["max_depth"], params["min_samples_split"],
-            params["min_samples_leaf"], params["min_impurity_decrease"], max_features, seed,
+            X,
+            V,
+            features.kind,
+            features.col_i,
+            features.col_j,
+            y_code,
+            y_value,
+            weight,
+            samples,
+            n_outputs,
+            classifier,
+            params["criterion"],
+            params["max_depth"],
+            params["min_samples_split"],
+            params["min_samples_leaf"],
+            params["min_impurity_decrease"],
+            max_features,
+            seed,
         )
         return Tree.from_builder(features, raw, n_outputs, classifier)
 
@@ -405,7 +426,6 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
         return self.tree_.predict(X)
 
 
-
 class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
     """A regression tree on a product manifold (squared error).
 
@@ -432,9 +452,15 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
         random_state=None,
     ):
         super().__init__(
-            signature=signature, pairs=pairs, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_features=max_features, random_state=random_state,
+            signature=signature,
+            pairs=pairs,
+            criterion=criterion,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            max_features=max_features,
+            random_state=random_state,
         )
 
     def predict(self, X, check_input=True):

@@ -20,8 +20,10 @@ def describe_split(estimator, node: int, decimals: int = 3) -> str:
     if tree.children_left[node] == -1:
         if hasattr(estimator, "classes_"):
             k = int(np.argmax(tree.value[node]))
-            return (f"node {node}: leaf, class {estimator.classes_[k]} (p={tree.value[node, k]:.{decimals}f}), "
-                    f"{samples} samples")
+            return (
+                f"node {node}: leaf, class {estimator.classes_[k]} (p={tree.value[node, k]:.{decimals}f}), "
+                f"{samples} samples"
+            )
         return f"node {node}: leaf, value {tree.value[node, 0]:.{decimals}g}, {samples} samples"
     comp = estimator.signature_.components[tree.component[node]]
     i, j = (int(c) for c in tree.coords[node])
@@ -36,8 +38,10 @@ def describe_split(estimator, node: int, decimals: int = 3) -> str:
         n_i, n_j = tree.normal[node]
         angle = np.degrees(np.arctan2(-n_i, n_j)) % 180.0
         rule = f"line at {angle:.1f} deg, normal ({n_i:.{decimals}f}, {n_j:.{decimals}f})"
-    return (f"node {node}: {where}, plane ({first}, x{j}), {rule}, margin {tree.margin[node]:.{decimals}g}, "
-            f"{samples} samples")
+    return (
+        f"node {node}: {where}, plane ({first}, x{j}), {rule}, margin {tree.margin[node]:.{decimals}g}, "
+        f"{samples} samples"
+    )
 
 
 def _ambiguous(estimator, name: str) -> bool:

@@ -31,7 +31,13 @@ import numpy as np
 from ..manifolds import Signature
 
 __all__ = [
-    "CIRCULAR", "GEOMETRY_CODES", "LIFT", "MAX_SPLIT_FEATURES", "MAX_VALUES_BYTES", "TIMELIKE", "SplitFeatures",
+    "CIRCULAR",
+    "GEOMETRY_CODES",
+    "LIFT",
+    "MAX_SPLIT_FEATURES",
+    "MAX_VALUES_BYTES",
+    "TIMELIKE",
+    "SplitFeatures",
     "count_planes",
 ]
 

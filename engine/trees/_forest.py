@@ -108,9 +108,25 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
     features = template.split_features_
     n_outputs = template.n_classes_ if is_classifier(forest) else 1
     raw = build_tree(
-        X, V, features.kind, features.col_i, features.col_j, y_code, y_value, weight, samples, n_outputs,
-        is_classifier(forest), params["criterion"], params["max_depth"], params["min_samples_split"],
-        params["min_samples_leaf"], params["min_impurity_decrease"], max_features, tree_seed, cancel=cancel,
+        X,
+        V,
+        features.kind,
+        features.col_i,
+        features.col_j,
+        y_code,
+        y_value,
+        weight,
+        samples,
+        n_outputs,
+        is_classifier(forest),
+        params["criterion"],
+        params["max_depth"],
+        params["min_samples_split"],
+        params["min_samples_leaf"],
+        params["min_impurity_decrease"],
+        max_features,
+        tree_seed,
+        cancel=cancel,
     )
     tree.tree_ = Tree.from_builder(features, raw, n_outputs, is_classifier(forest))
     return tree
@@ -174,6 +190,7 @@ class BaseProductForest(BaseEstimator):
     """Shared machinery of the product random forests (not public)."""
 
     _tree_class = ProductDecisionTreeClassifier
+
     def __init__(
         self,
         n_estimators=100,
@@ -209,9 +226,15 @@ class BaseProductForest(BaseEstimator):
 
     def _make_tree(self, seed):
         return self._tree_class(
-            signature=self.signature, pairs=self.pairs, criterion=self.criterion, max_depth=self.max_depth,
-            min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
-            min_impurity_decrease=self.min_impurity_decrease, max_features=self.max_features, random_state=seed,
+            signature=self.signature,
+            pairs=self.pairs,
+            criterion=self.criterion,
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            min_impurity_decrease=self.min_impurity_decrease,
+            max_features=self.max_features,
+            random_state=seed,
         )
 
     def _n_bootstrap(self, n_samples: int) -> int:
@@ -267,8 +290,9 @@ class BaseProductForest(BaseEstimator):
                 "when warm_start is True"
             )
         if n_more == 0:
-            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning, stacklevel=2
+            )
             return self
         random_state = check_random_state(self.random_state)
         if kept:
@@ -285,7 +309,17 @@ class BaseProductForest(BaseEstimator):
                 # backend (Dask) can ship the arrays to its workers once instead of per task.
                 trees = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                     delayed(_grow_tree)(
-                        self, template, int(seed), X, V, y_code, y_value, weight, params, max_features, n_draws,
+                        self,
+                        template,
+                        int(seed),
+                        X,
+                        V,
+                        y_code,
+                        y_value,
+                        weight,
+                        params,
+                        max_features,
+                        n_draws,
                         cancel,
                     )
                     for seed in seeds
@@ -456,6 +490,7 @@ min_impurity_decrease, random_state
     """
 
     _tree_class = ProductDecisionTreeClassifier
+
     def predict_proba(self, X, check_input=True):
         """Mean of the trees' class fractions, shape (n_samples, n_classes)."""
         return self._tree_outputs(self._validate_X_predict(X, check_input))
@@ -469,6 +504,7 @@ class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
     """
 
     _tree_class = ProductDecisionTreeRegressor
+
     def __init__(
         self,
         n_estimators=100,
@@ -488,13 +524,22 @@ class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
         warm_start=False,
     ):
         super().__init__(
-            n_estimators, signature=signature, pairs=pairs, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_features=max_features, bootstrap=bootstrap,
-            max_samples=max_samples, n_jobs=n_jobs, random_state=random_state, warm_start=warm_start,
+            n_estimators,
+            signature=signature,
+            pairs=pairs,
+            criterion=criterion,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            max_features=max_features,
+            bootstrap=bootstrap,
+            max_samples=max_samples,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            warm_start=warm_start,
         )
 
     def predict(self, X, check_input=True):
         """Mean of the trees' predictions, shape (n_samples,)."""
         return self._tree_outputs(self._validate_X_predict(X, check_input))[:, 0]
-

@@ -98,13 +98,22 @@ class Tree:
         internal = left != -1
         f = np.where(internal, feature, 0)
         margin = np.where(
-            internal, geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f]),
+            internal,
+            geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f]),
             np.nan,
         )
         arrays = {
-            "children_left": left, "children_right": right, "feature": feature, "threshold": threshold,
-            "normal": normal, "impurity": impurity, "n_node_samples": n_node, "weighted_n_node_samples": w_node,
-            "value": value, "margin": margin, "improvement": improvement,
+            "children_left": left,
+            "children_right": right,
+            "feature": feature,
+            "threshold": threshold,
+            "normal": normal,
+            "impurity": impurity,
+            "n_node_samples": n_node,
+            "weighted_n_node_samples": w_node,
+            "value": value,
+            "margin": margin,
+            "improvement": improvement,
         }
         return cls(features, arrays, n_outputs, check=False)
 
@@ -114,8 +123,14 @@ class Tree:
         if n == 0:
             raise ValueError("a tree needs at least one node")
         for name in (
-            "children_right", "feature", "threshold", "impurity", "n_node_samples", "weighted_n_node_samples",
-            "margin", "improvement",
+            "children_right",
+            "feature",
+            "threshold",
+            "impurity",
+            "n_node_samples",
+            "weighted_n_node_samples",
+            "margin",
+            "improvement",
         ):
             if getattr(self, name).shape != (n,):
                 raise ValueError(f"tree array {name!r} has shape {getattr(self, name).shape}, expected ({n},)")
@@ -163,8 +178,16 @@ class Tree:
         # Packed once per tree and reused: routing reads one record per visited node.
         if getattr(self, "_packed", None) is None:
             f = self.features
-            self._packed = pack_nodes(self.children_left, self.children_right, self.feature, f.kind, f.col_i,
-                                      f.col_j, self.threshold, self.normal)
+            self._packed = pack_nodes(
+                self.children_left,
+                self.children_right,
+                self.feature,
+                f.kind,
+                f.col_i,
+                f.col_j,
+                self.threshold,
+                self.normal,
+            )
         return self._packed
 
     def apply(self, X: np.ndarray) -> np.ndarray:
@@ -194,8 +217,15 @@ class Tree:
     def to_arrays(self) -> dict:
         """The stored arrays (what serialisation writes)."""
         return {
-            "children_left": self.children_left, "children_right": self.children_right, "feature": self.feature,
-            "threshold": self.threshold, "normal": self.normal, "impurity": self.impurity,
-            "n_node_samples": self.n_node_samples, "weighted_n_node_samples": self.weighted_n_node_samples,
-            "value": self.value, "margin": self.margin, "improvement": self.improvement,
+            "children_left": self.children_left,
+            "children_right": self.children_right,
+            "feature": self.feature,
+            "threshold": self.threshold,
+            "normal": self.normal,
+            "impurity": self.impurity,
+            "n_node_samples": self.n_node_samples,
+            "weighted_n_node_samples": self.weighted_n_node_samples,
+            "value": self.value,
+            "margin": self.margin,
+            "improvement": self.improvement,
         }

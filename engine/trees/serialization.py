@@ -49,10 +49,17 @@ _FOREST_CONSTRAINTS = {
 _FRACTION_SUM_TOL = 1e-9
 
 _TREE_ARRAYS = {
-    "children_left": ("int64", 1), "children_right": ("int64", 1), "feature": ("int64", 1),
-    "threshold": ("float64", 1), "normal": ("float64", 2), "impurity": ("float64", 1),
-    "n_node_samples": ("int64", 1), "weighted_n_node_samples": ("float64", 1), "value": ("float64", 2),
-    "margin": ("float64", 1), "improvement": ("float64", 1),
+    "children_left": ("int64", 1),
+    "children_right": ("int64", 1),
+    "feature": ("int64", 1),
+    "threshold": ("float64", 1),
+    "normal": ("float64", 2),
+    "impurity": ("float64", 1),
+    "n_node_samples": ("int64", 1),
+    "weighted_n_node_samples": ("float64", 1),
+    "value": ("float64", 2),
+    "margin": ("float64", 1),
+    "improvement": ("float64", 1),
 }
 
 
@@ -171,8 +178,11 @@ def _check_node_numbers(tree: Tree, classifier: bool) -> None:
         ("value", ~np.isfinite(tree.value), "is not finite"),
         ("impurity", ~(tree.impurity >= 0) | ~np.isfinite(tree.impurity), "must be finite and >= 0"),
         ("n_node_samples", tree.n_node_samples < 0, "must be >= 0"),
-        ("weighted_n_node_samples", ~(tree.weighted_n_node_samples >= 0)
-         | ~np.isfinite(tree.weighted_n_node_samples), "must be finite and >= 0"),
+        (
+            "weighted_n_node_samples",
+            ~(tree.weighted_n_node_samples >= 0) | ~np.isfinite(tree.weighted_n_node_samples),
+            "must be finite and >= 0",
+        ),
         # Rounding can leave a kept split's decrease a hair below zero, so only finiteness
         # is required; importances normalise these, and one NaN or inf would spoil them all.
         ("improvement", ~np.isfinite(tree.improvement), "must be finite"),

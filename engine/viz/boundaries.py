@@ -295,10 +295,12 @@ def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndar
         ga, gb = np.concatenate(parts_a)[:-1], np.concatenate(parts_b)[:-1]
         ok = np.isfinite(ga)
         values = np.full((len(ga), first.ambient_dim + second.ambient_dim), np.nan)
-        values[ok] = np.hstack([
-            coords.angle_to_circle(ga[ok], curvature=first.curvature),
-            coords.angle_to_circle(gb[ok], curvature=second.curvature),
-        ])
+        values[ok] = np.hstack(
+            [
+                coords.angle_to_circle(ga[ok], curvature=first.curvature),
+                coords.angle_to_circle(gb[ok], curvature=second.curvature),
+            ]
+        )
         return torus_xyz(ga, gb, lift=0.02), values
     if view.kind == "plane":
         ax = list(view.axes)

@@ -51,8 +51,7 @@ _REGRESSION_SCALE = "Viridis"
 # Targets with a natural zero (temperatures in degrees C) get a diverging scale centred on it.
 _DIVERGING_SCALE = "RdBu_r"
 _BLANK = "#E9ECEF"  # the manifold without a model: light grey
-_HEIGHT = {"disk": 560, "plane": 560, "sphere": 520, "map": 520, "ortho": 600, "torus": 480, "circle": 520,
-           "line": 260}
+_HEIGHT = {"disk": 560, "plane": 560, "sphere": 520, "map": 520, "ortho": 600, "torus": 480, "circle": 520, "line": 260}
 # Plotly draws a 3-D scene with a fixed vertical field of view, so a shape's drawn width follows
 # the chart's height, not its width: from these distances the sphere and the torus take about
 # 0.6 of the height, which fits a column as narrow as 0.65 of the height (a 340 px column at the
@@ -106,8 +105,13 @@ class PointLayer:
     def take(self, index: np.ndarray) -> PointLayer:
         """The points at ``index``."""
         pick = lambda a: None if a is None else np.asarray(a)[index]  # noqa: E731
-        return PointLayer({k: np.asarray(v)[index] for k, v in self.coords.items()}, pick(self.class_index),
-                          pick(self.values), pick(self.is_test), pick(self.rows))
+        return PointLayer(
+            {k: np.asarray(v)[index] for k, v in self.coords.items()},
+            pick(self.class_index),
+            pick(self.values),
+            pick(self.is_test),
+            pick(self.rows),
+        )
 
 
 def subsample(n: int, max_points: int, random_state: int = 0) -> np.ndarray:
@@ -148,10 +152,14 @@ def _color_args(regions: RegionGrid, coloring: _Coloring) -> dict:
     if coloring.quantized:
         ticks = _nice_ticks(lo, hi)
         colorbar |= {"tickvals": [float(_quantize(t, lo, hi)) for t in ticks], "ticktext": [f"{t:g}" for t in ticks]}
-        return {"colorscale": coloring.scale, "cmin": 0.0, "cmax": float(_VALUE_STEPS), "showscale": True,
-                "colorbar": colorbar}
-    return {"colorscale": coloring.scale, "cmin": float(lo), "cmax": float(hi), "showscale": True,
-            "colorbar": colorbar}
+        return {
+            "colorscale": coloring.scale,
+            "cmin": 0.0,
+            "cmax": float(_VALUE_STEPS),
+            "showscale": True,
+            "colorbar": colorbar,
+        }
+    return {"colorscale": coloring.scale, "cmin": float(lo), "cmax": float(hi), "showscale": True, "colorbar": colorbar}
 
 
 def _finite_range(regions: RegionGrid, value_range) -> tuple[float, float]:
@@ -183,18 +191,27 @@ def _cell_values(regions: RegionGrid, coloring: _Coloring) -> np.ndarray:
     return regions.values.astype(np.float32)
 
 
-def _point_style(points: PointLayer, colors: list[str] | None, value_range, test: bool,
-                 scale: str = _REGRESSION_SCALE) -> dict:
-    marker = {"size": 7 if not test else 8, "symbol": "diamond" if test else "circle",
-              "line": {"color": "#1A1A1A" if test else "#FFFFFF", "width": 1.2 if test else 0.9}}
+def _point_style(
+    points: PointLayer, colors: list[str] | None, value_range, test: bool, scale: str = _REGRESSION_SCALE
+) -> dict:
+    marker = {
+        "size": 7 if not test else 8,
+        "symbol": "diamond" if test else "circle",
+        "line": {"color": "#1A1A1A" if test else "#FFFFFF", "width": 1.2 if test else 0.9},
+    }
     if points.class_index is not None and colors is not None:
         idx = np.asarray(points.class_index, dtype=np.int64)
         palette = np.asarray([*colors, "#7F7F7F"])
         marker["color"] = palette[np.where((idx >= 0) & (idx < len(colors)), idx, len(colors))].tolist()
     elif points.values is not None:
         lo, hi = value_range if value_range else (np.nanmin(points.values), np.nanmax(points.values))
-        marker.update(color=np.asarray(points.values, dtype=np.float32), colorscale=scale,
-                      cmin=float(lo), cmax=float(hi), showscale=False)
+        marker.update(
+            color=np.asarray(points.values, dtype=np.float32),
+            colorscale=scale,
+            cmin=float(lo),
+            cmax=float(hi),
+            showscale=False,
+        )
     else:
         marker["color"] = "#4C4C4C"
     return marker
@@ -215,8 +232,9 @@ def _split_points(points: PointLayer | None):
     if points is None or len(points) == 0:
         return []
     is_test = np.zeros(len(points), dtype=bool) if points.is_test is None else np.asarray(points.is_test, bool)
-    return [(points.take(np.flatnonzero(mask)), test) for mask, test in ((~is_test, False), (is_test, True))
-            if mask.any()]
+    return [
+        (points.take(np.flatnonzero(mask)), test) for mask, test in ((~is_test, False), (is_test, True)) if mask.any()
+    ]
 
 
 def _legend_entries(fig: go.Figure, class_names, colors, has_test: bool, kind: str, has_points: bool):
@@ -229,16 +247,40 @@ def _legend_entries(fig: go.Figure, class_names, colors, has_test: bool, kind: s
         trace, empty = go.Scatter, {"x": [None], "y": [None]}
     if class_names is not None and colors is not None:
         for name, color in zip(class_names, colors):
-            fig.add_trace(trace(**empty, mode="markers", name=str(name), hoverinfo="skip",
-                                marker={"color": color, "size": 10, "symbol": "square"}))
+            fig.add_trace(
+                trace(
+                    **empty,
+                    mode="markers",
+                    name=str(name),
+                    hoverinfo="skip",
+                    marker={"color": color, "size": 10, "symbol": "square"},
+                )
+            )
     if has_points:
-        fig.add_trace(trace(**empty, mode="markers", name="training point", hoverinfo="skip",
-                            marker={"color": "#BBBBBB", "size": 7, "symbol": "circle",
-                                    "line": {"color": "#333333", "width": 1}}))
+        fig.add_trace(
+            trace(
+                **empty,
+                mode="markers",
+                name="training point",
+                hoverinfo="skip",
+                marker={"color": "#BBBBBB", "size": 7, "symbol": "circle", "line": {"color": "#333333", "width": 1}},
+            )
+        )
         if has_test:
-            fig.add_trace(trace(**empty, mode="markers", name="test point", hoverinfo="skip",
-                                marker={"color": "#BBBBBB", "size": 7, "symbol": "diamond",
-                                        "line": {"color": "#1A1A1A", "width": 1}}))
+            fig.add_trace(
+                trace(
+                    **empty,
+                    mode="markers",
+                    name="test point",
+                    hoverinfo="skip",
+                    marker={
+                        "color": "#BBBBBB",
+                        "size": 7,
+                        "symbol": "diamond",
+                        "line": {"color": "#1A1A1A", "width": 1},
+                    },
+                )
+            )
 
 
 def _grouped_boundaries(curves, styles) -> list[tuple[str, dict, str]]:
@@ -251,8 +293,10 @@ def _grouped_boundaries(curves, styles) -> list[tuple[str, dict, str]]:
     # Draw plain splits first and highlights on top.
     for style in sorted(grouped, key=lambda s: list(BOUNDARY_STYLES).index(s)):
         keys = list(grouped[style][0].coords)
-        joined = {k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan)
-                                     for c in grouped[style]]) for k in keys}
+        joined = {
+            k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan) for c in grouped[style]])
+            for k in keys
+        }
         out.append((style, joined, ", ".join(str(c.node) for c in grouped[style][:20])))
     return out
 
@@ -263,8 +307,12 @@ def _boundary_layers(style: str):
     return [({"color": c, "width": w}, top) for w, c, top in ((under, "#111111", False), (width, color, True)) if w]
 
 
-_BOUNDARY_NAMES = {"split": "split boundary", "path": "splits on the path", "newest": "newest split",
-                   "selected": "selected split"}
+_BOUNDARY_NAMES = {
+    "split": "split boundary",
+    "path": "splits on the path",
+    "newest": "newest split",
+    "selected": "selected split",
+}
 
 
 def _boundary_traces(fig, curves, styles, three_d: bool, polar: bool = False):
@@ -280,8 +328,7 @@ def _boundary_traces(fig, curves, styles, three_d: bool, polar: bool = False):
                 fig.add_trace(go.Scatter3d(**xyz, **common))
             else:
                 fig.add_trace(go.Scatter(x=joined["x"], y=joined["y"], **common))
-        fig.data[-1].update(showlegend=True, hoverinfo="name", name=name, legendgroup=style,
-                            hovertext=f"nodes {nodes}")
+        fig.data[-1].update(showlegend=True, hoverinfo="name", name=name, legendgroup=style, hovertext=f"nodes {nodes}")
 
 
 def _mesh_faces(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -303,8 +350,11 @@ def _layout_2d(fig, extent, equal: bool, height: int, title: str | None, hide_ax
     fig.update_layout(
         xaxis={**axis, "range": [xmin, xmax], "constrain": "domain"},
         yaxis={**axis, "range": [ymin, ymax], "constrain": "domain"},
-        plot_bgcolor="#FFFFFF", height=height, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"}, title=title,
+        plot_bgcolor="#FFFFFF",
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
+        title=title,
     )
     if equal:
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
@@ -326,8 +376,16 @@ def _place_legend(fig, animated: bool):
             fig.update_layout(title=None, margin={"t": 10})
     else:
         where = {"y": -0.02, "yanchor": "top"}
-    fig.update_layout(legend={"orientation": "h", "x": 0.0, "xanchor": "left", **where, "itemsizing": "constant",
-                              "bgcolor": "rgba(255,255,255,0.8)"})
+    fig.update_layout(
+        legend={
+            "orientation": "h",
+            "x": 0.0,
+            "xanchor": "left",
+            **where,
+            "itemsizing": "constant",
+            "bgcolor": "rgba(255,255,255,0.8)",
+        }
+    )
 
 
 # ------------------------------------------------------------------ builders
@@ -457,11 +515,17 @@ def region_figure(
         # Centre the scale on zero: equal reach both ways, so white means 0.
         reach = max(abs(float(value_range[0])), abs(float(value_range[1]))) or 1.0
         value_range = (-reach, reach)
-    coloring = _Coloring(colors, _DIVERGING_SCALE if diverging else _REGRESSION_SCALE, value_range,
-                         value_title or "prediction", quantized=bool(frames) or kind == "ortho")
+    coloring = _Coloring(
+        colors,
+        _DIVERGING_SCALE if diverging else _REGRESSION_SCALE,
+        value_range,
+        value_title or "prediction",
+        quantized=bool(frames) or kind == "ortho",
+    )
     if kind == "ortho":
-        return _ortho_figure(grid, regions, points, boundaries, styles, marked, class_names, coloring, title,
-                             height, coastlines, facing)
+        return _ortho_figure(
+            grid, regions, points, boundaries, styles, marked, class_names, coloring, title, height, coastlines, facing
+        )
 
     fig = go.Figure()
     three_d = kind in ("sphere", "torus")
@@ -487,16 +551,28 @@ def region_figure(
 
     parts = _split_points(points)
     for part, test in parts:
-        _add_points(fig, kind, part, _point_style(part, colors, value_range, test, coloring.scale),
-                    _hover(part, class_names, test), test)
+        _add_points(
+            fig,
+            kind,
+            part,
+            _point_style(part, colors, value_range, test, coloring.scale),
+            _hover(part, class_names, test),
+            test,
+        )
     if highlight is not None and getattr(highlight, "band", None) is not None:
         _add_margin(fig, grid, highlight)
     if highlight is not None and highlight.labels:
         _add_region_labels(fig, kind, highlight.labels)
     if marked:
         _add_marked(fig, kind, marked)
-    _legend_entries(fig, class_names if classification or points is not None else None, colors,
-                    any(test for _, test in parts), kind, bool(parts))
+    _legend_entries(
+        fig,
+        class_names if classification or points is not None else None,
+        colors,
+        any(test for _, test in parts),
+        kind,
+        bool(parts),
+    )
     look = _look_at(kind, marked, curves, styles, highlight) if three_d else None
     _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None, look=look)
     animated = bool(frames) and regions is not None
@@ -515,8 +591,9 @@ def _picture_curves(kind: str, boundaries) -> list[BoundaryCurve]:
     if kind == "line":
         return [BoundaryCurve(c.node, _vertical_segments(c.coords["x"])) for c in boundaries]
     if kind == "map":
-        return [BoundaryCurve(c.node, dict(zip("xy", break_at_date_line(c.coords["x"], c.coords["y"]))))
-                for c in boundaries]
+        return [
+            BoundaryCurve(c.node, dict(zip("xy", break_at_date_line(c.coords["x"], c.coords["y"])))) for c in boundaries
+        ]
     return list(boundaries)
 
 
@@ -533,8 +610,7 @@ def _coords_kwargs(kind: str, joined: dict) -> dict:
 def _middle(curve: BoundaryCurve) -> dict | None:
     """The drawn sample halfway along a curve's visible part (a point on it, never an average)."""
     keys = list(curve.coords)
-    finite = np.flatnonzero(np.all([np.isfinite(np.asarray(curve.coords[k], dtype=np.float64)) for k in keys],
-                                   axis=0))
+    finite = np.flatnonzero(np.all([np.isfinite(np.asarray(curve.coords[k], dtype=np.float64)) for k in keys], axis=0))
     if not len(finite):
         return None
     at = finite[len(finite) // 2]
@@ -552,8 +628,9 @@ def _node_labels(curves, nodes, kind: str, first: bool):
     text = [str(node) for node, _ in places] or [""]
     trace = _trace_class(kind)(**coords, text=text)
     if first:
-        trace.update(mode="text", hoverinfo="skip", showlegend=False, name="node ids",
-                     textfont={"size": 13, "color": "#111111"})
+        trace.update(
+            mode="text", hoverinfo="skip", showlegend=False, name="node ids", textfont={"size": 13, "color": "#111111"}
+        )
         if kind not in ("sphere", "torus"):
             trace.update(textfont={"size": 13, "color": "#111111", "shadow": "1px 1px 2px #FFFFFF"})
     return trace
@@ -562,8 +639,7 @@ def _node_labels(curves, nodes, kind: str, first: bool):
 def _frame_boundary_data(curves, styles: dict, kind: str, first: bool, listed=()) -> list:
     """Traces of one frame's boundaries: every style's layers in a fixed order, empty when unused."""
     drawn = [c for c in curves if c.node in styles]
-    grouped = {style: (joined, nodes) for style, joined, nodes in _grouped_boundaries(drawn, styles)} if drawn \
-        else {}
+    grouped = {style: (joined, nodes) for style, joined, nodes in _grouped_boundaries(drawn, styles)} if drawn else {}
     keys = list(curves[0].coords)
     empty = {k: np.array([np.nan]) for k in keys}
     out = []
@@ -572,8 +648,14 @@ def _frame_boundary_data(curves, styles: dict, kind: str, first: bool, listed=()
         for line, top in _boundary_layers(style):
             trace = _trace_class(kind)(**_coords_kwargs(kind, joined), hovertext=f"nodes {nodes}" if top else None)
             if first:
-                trace.update(mode="lines", line=line, name=_BOUNDARY_NAMES[style], legendgroup=style,
-                             showlegend=top and style in listed, hoverinfo="name" if top else "skip")
+                trace.update(
+                    mode="lines",
+                    line=line,
+                    name=_BOUNDARY_NAMES[style],
+                    legendgroup=style,
+                    showlegend=top and style in listed,
+                    hoverinfo="name" if top else "skip",
+                )
             out.append(trace)
     return out
 
@@ -600,8 +682,9 @@ def _add_frame_boundaries(fig, curves, frame_styles, active: int, kind: str, lab
 def _dimmed(regions: RegionGrid, inside: np.ndarray) -> RegionGrid:
     """A copy whose cells outside ``inside`` have the lowest confidence: their class's palest shade."""
     confidence = np.where(inside.reshape(regions.confidence.shape), regions.confidence, np.float32(0.0))
-    return RegionGrid(regions.grid, regions.task, regions.class_index, confidence.astype(np.float32),
-                      regions.values, regions.classes)
+    return RegionGrid(
+        regions.grid, regions.task, regions.class_index, confidence.astype(np.float32), regions.values, regions.classes
+    )
 
 
 _BAND_COLOR = "rgba(255, 225, 0, 0.45)"  # the newest split's yellow, see-through
@@ -616,9 +699,18 @@ def _add_margin(fig, grid: ViewGrid, highlight):
         x = grid.coords["lon" if kind == "map" else "x"]
         y = grid.coords["lat" if kind == "map" else "y"]
         z = np.where(band, np.float32(1.0), np.float32(np.nan))
-        fig.add_trace(go.Heatmap(x=np.asarray(x, np.float32), y=np.asarray(y, np.float32), z=z, zsmooth=False,
-                                 colorscale=[[0, _BAND_COLOR], [1, _BAND_COLOR]], showscale=False, hoverinfo="skip",
-                                 name="margin"))
+        fig.add_trace(
+            go.Heatmap(
+                x=np.asarray(x, np.float32),
+                y=np.asarray(y, np.float32),
+                z=z,
+                zsmooth=False,
+                colorscale=[[0, _BAND_COLOR], [1, _BAND_COLOR]],
+                showscale=False,
+                hoverinfo="skip",
+                name="margin",
+            )
+        )
     elif kind in ("sphere", "torus") and band.any():
         rows, cols = grid.shape
         i, j, k = _mesh_faces(rows, cols)
@@ -626,18 +718,45 @@ def _add_margin(fig, grid: ViewGrid, highlight):
         vx, vy, vz = (np.asarray(grid.coords[c], dtype=np.float32).ravel() for c in ("vx", "vy", "vz"))
         if kind == "sphere":
             vx, vy, vz = vx * 1.003, vy * 1.003, vz * 1.003  # above the regions, below the boundaries
-        fig.add_trace(go.Mesh3d(x=vx, y=vy, z=vz, i=i[keep], j=j[keep], k=k[keep], color="#FFE100", opacity=0.45,
-                                hoverinfo="skip", showlegend=False, name="margin", flatshading=True))
+        fig.add_trace(
+            go.Mesh3d(
+                x=vx,
+                y=vy,
+                z=vz,
+                i=i[keep],
+                j=j[keep],
+                k=k[keep],
+                color="#FFE100",
+                opacity=0.45,
+                hoverinfo="skip",
+                showlegend=False,
+                name="margin",
+                flatshading=True,
+            )
+        )
     keys = ("theta",) if kind == "circle" else ("x", "y", "z") if kind in ("sphere", "torus") else ("x", "y")
     if highlight.nearest and all(k in highlight.nearest[0][0] for k in keys):
         coords = {k: np.array([p[k] for p, _, _ in highlight.nearest], dtype=np.float32) for k in keys}
         if kind == "circle":
             coords["r"] = np.full(len(highlight.nearest), 1.25, dtype=np.float32)
         hover = [f"nearest training row on the {side}: row {row}" for _, row, side in highlight.nearest]
-        marker = {"symbol": "circle-open", "size": 18 if kind not in ("sphere", "torus") else 9,
-                  "color": "#111111", "line": {"width": 3}}
-        fig.add_trace(_trace_class(kind)(**coords, mode="markers", marker=marker, hovertext=hover,
-                                         hoverinfo="text", name="nearest rows (margin)", showlegend=True))
+        marker = {
+            "symbol": "circle-open",
+            "size": 18 if kind not in ("sphere", "torus") else 9,
+            "color": "#111111",
+            "line": {"width": 3},
+        }
+        fig.add_trace(
+            _trace_class(kind)(
+                **coords,
+                mode="markers",
+                marker=marker,
+                hovertext=hover,
+                hoverinfo="text",
+                name="nearest rows (margin)",
+                showlegend=True,
+            )
+        )
 
 
 def _add_region_labels(fig, kind: str, labels):
@@ -653,10 +772,18 @@ def _add_region_labels(fig, kind: str, labels):
         # WebGL draws 3-D text inside the scene, where a long label near the rim would run past the
         # column's edge: a letter on the surface, the whole label on hover.
         texts = ["L" if " left " in t else "R" if " right " in t else "leaf" for t in texts]
-    fig.add_trace(_trace_class(kind)(**coords, text=[f"<b>{t}</b>" for t in texts], mode="text",
-                                     hovertext=[f"{t}: {h}" if t != h else t for _, t, h in labels],
-                                     hoverinfo="text", textfont=font,
-                                     showlegend=False, name="node labels"))
+    fig.add_trace(
+        _trace_class(kind)(
+            **coords,
+            text=[f"<b>{t}</b>" for t in texts],
+            mode="text",
+            hovertext=[f"{t}: {h}" if t != h else t for _, t, h in labels],
+            hoverinfo="text",
+            textfont=font,
+            showlegend=False,
+            name="node labels",
+        )
+    )
 
 
 def _look_at(kind: str, marked: dict | None, curves, styles, highlight=None) -> dict | None:
@@ -739,24 +866,54 @@ def _add_flat(fig, grid: ViewGrid, regions, coloring: _Coloring):
         color = _color_args(regions, coloring)
         if kind == "line":
             z = z.reshape(1, -1)
-            fig.add_trace(go.Heatmap(x=x, y=[0.0, 1.0], z=np.vstack([z, z]), zsmooth=False, hoverinfo="skip",
-                                     **_heatmap_color(color)))
+            fig.add_trace(
+                go.Heatmap(
+                    x=x, y=[0.0, 1.0], z=np.vstack([z, z]), zsmooth=False, hoverinfo="skip", **_heatmap_color(color)
+                )
+            )
         else:
             fig.add_trace(go.Heatmap(x=x, y=y, z=z, zsmooth=False, hoverinfo="skip", **_heatmap_color(color)))
     if kind == "disk":
         R = float(grid.bounds[1]) if grid.bounds else float(np.max(np.abs(x)))
         t = np.linspace(0, 2 * np.pi, 361)
         if regions is None:
-            fig.add_trace(go.Scatter(x=R * np.cos(t), y=R * np.sin(t), fill="toself", fillcolor=_BLANK,
-                                     mode="lines", line={"color": "rgba(0,0,0,0)"}, hoverinfo="skip",
-                                     showlegend=False))
-        fig.add_trace(go.Scatter(x=R * np.cos(t), y=R * np.sin(t), mode="lines", hoverinfo="skip",
-                                 line={"color": "#222222", "width": 2}, showlegend=False, name="rim"))
+            fig.add_trace(
+                go.Scatter(
+                    x=R * np.cos(t),
+                    y=R * np.sin(t),
+                    fill="toself",
+                    fillcolor=_BLANK,
+                    mode="lines",
+                    line={"color": "rgba(0,0,0,0)"},
+                    hoverinfo="skip",
+                    showlegend=False,
+                )
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=R * np.cos(t),
+                y=R * np.sin(t),
+                mode="lines",
+                hoverinfo="skip",
+                line={"color": "#222222", "width": 2},
+                showlegend=False,
+                name="rim",
+            )
+        )
     elif kind == "line" and regions is None:
         lo, hi = grid.bounds
-        fig.add_trace(go.Scatter(x=[lo, hi, hi, lo, lo], y=[0, 0, 1, 1, 0], fill="toself", fillcolor=_BLANK,
-                                 mode="lines", line={"color": "#999999", "width": 1}, hoverinfo="skip",
-                                 showlegend=False))
+        fig.add_trace(
+            go.Scatter(
+                x=[lo, hi, hi, lo, lo],
+                y=[0, 0, 1, 1, 0],
+                fill="toself",
+                fillcolor=_BLANK,
+                mode="lines",
+                line={"color": "#999999", "width": 1},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
 
 
 def _add_map(fig, grid: ViewGrid, regions, coloring: _Coloring):
@@ -764,20 +921,25 @@ def _add_map(fig, grid: ViewGrid, regions, coloring: _Coloring):
     lon = np.asarray(grid.coords["lon"], dtype=np.float32)
     lat = np.asarray(grid.coords["lat"], dtype=np.float32)
     if regions is None:
-        z, color = np.zeros((len(lat), len(lon)), dtype=np.uint8), {"colorscale": [[0, _BLANK], [1, _BLANK]],
-                                                                   "cmin": 0, "cmax": 1, "showscale": False}
+        z, color = (
+            np.zeros((len(lat), len(lon)), dtype=np.uint8),
+            {"colorscale": [[0, _BLANK], [1, _BLANK]], "cmin": 0, "cmax": 1, "showscale": False},
+        )
     else:
         z, color = _cell_values(regions, coloring), _color_args(regions, coloring)
-    fig.add_trace(go.Heatmap(x=lon, y=lat, z=z, zsmooth=False, hoverinfo="skip", name="regions",
-                             **_heatmap_color(color)))
+    fig.add_trace(
+        go.Heatmap(x=lon, y=lat, z=z, zsmooth=False, hoverinfo="skip", name="regions", **_heatmap_color(color))
+    )
 
 
 def _add_world_lines(fig, kind: str, coastlines):
     """Graticule (every 30 degrees) and coastlines on a 3-D globe or a flat map."""
     coast_lat, coast_lon = (np.asarray(a, dtype=np.float64) for a in coastlines)
     grid_lat, grid_lon = graticule(30.0)
-    for (lat, lon), line, name, lift in (((grid_lat, grid_lon), _GRATICULE_STYLE, "graticule", _GRID_LIFT),
-                                         ((coast_lat, coast_lon), _COAST_STYLE, "coastlines", _COAST_LIFT)):
+    for (lat, lon), line, name, lift in (
+        ((grid_lat, grid_lon), _GRATICULE_STYLE, "graticule", _GRID_LIFT),
+        ((coast_lat, coast_lon), _COAST_STYLE, "coastlines", _COAST_LIFT),
+    ):
         common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
         if kind == "sphere":
             fig.add_trace(go.Scatter3d(**latlon_xyz(lat, lon, lift), **common))
@@ -787,8 +949,12 @@ def _add_world_lines(fig, kind: str, coastlines):
 
 
 def _heatmap_color(color: dict) -> dict:
-    out = {"colorscale": color["colorscale"], "zmin": color["cmin"], "zmax": color["cmax"],
-           "showscale": color["showscale"]}
+    out = {
+        "colorscale": color["colorscale"],
+        "zmin": color["cmin"],
+        "zmax": color["cmax"],
+        "showscale": color["showscale"],
+    }
     if "colorbar" in color:
         out["colorbar"] = color["colorbar"]
     return out
@@ -807,13 +973,30 @@ def _add_mesh(fig, grid: ViewGrid, regions, coloring: _Coloring):
     vx, vy, vz = (np.asarray(grid.coords[k], dtype=np.float32).ravel() for k in ("vx", "vy", "vz"))
     i, j, k = _mesh_faces(rows, cols)
     lighting = {"ambient": 0.9, "diffuse": 0.25, "specular": 0.02, "roughness": 0.9, "fresnel": 0.0}
-    common = {"x": vx, "y": vy, "z": vz, "i": i, "j": j, "k": k, "hoverinfo": "skip", "lighting": lighting,
-              "flatshading": True, "showlegend": False, "name": "regions"}
+    common = {
+        "x": vx,
+        "y": vy,
+        "z": vz,
+        "i": i,
+        "j": j,
+        "k": k,
+        "hoverinfo": "skip",
+        "lighting": lighting,
+        "flatshading": True,
+        "showlegend": False,
+        "name": "regions",
+    }
     if regions is None:
         fig.add_trace(go.Mesh3d(**common, color=_BLANK))
         return
-    fig.add_trace(go.Mesh3d(**common, intensity=_mesh_intensity(regions, coloring), intensitymode="cell",
-                            **_color_args(regions, coloring)))
+    fig.add_trace(
+        go.Mesh3d(
+            **common,
+            intensity=_mesh_intensity(regions, coloring),
+            intensitymode="cell",
+            **_color_args(regions, coloring),
+        )
+    )
 
 
 def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _Coloring, moving=None):
@@ -847,21 +1030,54 @@ def _add_animation(fig, names: list[str], active: int, label: str, duration: int
     fig.frames = [go.Frame(data=f.data, traces=f.traces, name=name) for f, name in zip(frames, names)]
     # redraw: WebGL and heatmap traces only change when redrawn; no transition (nothing to tween).
     still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
-    play = {"frame": {"duration": duration, "redraw": True}, "fromcurrent": True, "mode": "immediate",
-            "transition": {"duration": 0}}
+    play = {
+        "frame": {"duration": duration, "redraw": True},
+        "fromcurrent": True,
+        "mode": "immediate",
+        "transition": {"duration": 0},
+    }
     fig.update_layout(
         # Buttons on the left above the slider's rail, the current value on the right: nothing overlaps
         # in a narrow column.
-        updatemenus=[{"type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
-                      "xanchor": "left", "yanchor": "top", "pad": {"t": 6, "r": 8},
-                      "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
-                                  {"label": "❚❚ Pause", "method": "animate",
-                                   "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
-                                                     "transition": {"duration": 0}}]}]}],
-        sliders=[{"active": int(active), "x": 0.0, "len": 1.0, "y": 0.0, "yanchor": "top", "pad": {"t": 44},
-                  "currentvalue": {"prefix": f"{label}: ", "font": {"size": 14}, "xanchor": "right",
-                                   "offset": 12},
-                  "steps": [{"label": name, "method": "animate", "args": [[name], still]} for name in names]}],
+        updatemenus=[
+            {
+                "type": "buttons",
+                "direction": "left",
+                "showactive": False,
+                "x": 0.0,
+                "y": 0.0,
+                "xanchor": "left",
+                "yanchor": "top",
+                "pad": {"t": 6, "r": 8},
+                "buttons": [
+                    {"label": "▶ Play", "method": "animate", "args": [None, play]},
+                    {
+                        "label": "❚❚ Pause",
+                        "method": "animate",
+                        "args": [
+                            [None],
+                            {
+                                "frame": {"duration": 0, "redraw": False},
+                                "mode": "immediate",
+                                "transition": {"duration": 0},
+                            },
+                        ],
+                    },
+                ],
+            }
+        ],
+        sliders=[
+            {
+                "active": int(active),
+                "x": 0.0,
+                "len": 1.0,
+                "y": 0.0,
+                "yanchor": "top",
+                "pad": {"t": 44},
+                "currentvalue": {"prefix": f"{label}: ", "font": {"size": 14}, "xanchor": "right", "offset": 12},
+                "steps": [{"label": name, "method": "animate", "args": [[name], still]} for name in names],
+            }
+        ],
     )
     fig.update_layout(margin={"b": max(int(fig.layout.margin.b or 0), 130)})
 
@@ -890,36 +1106,71 @@ def _ring_colors(regions: RegionGrid, coloring: _Coloring) -> list[str]:
 def _add_ring(fig, grid: ViewGrid, regions, coloring: _Coloring):
     theta = np.asarray(grid.coords["theta"], dtype=np.float64)
     width = 360.0 / len(theta)
-    marker = ({"color": [_BLANK] * len(theta), "line": {"color": [_BLANK] * len(theta), "width": 0.6}}
-              if regions is None else _ring_marker(regions, coloring))
-    fig.add_trace(go.Barpolar(r=np.full(len(theta), 0.45, dtype=np.float32), base=0.55,
-                              theta=theta.astype(np.float32), width=width, marker=marker,
-                              hoverinfo="skip", showlegend=False, name="regions"))
+    marker = (
+        {"color": [_BLANK] * len(theta), "line": {"color": [_BLANK] * len(theta), "width": 0.6}}
+        if regions is None
+        else _ring_marker(regions, coloring)
+    )
+    fig.add_trace(
+        go.Barpolar(
+            r=np.full(len(theta), 0.45, dtype=np.float32),
+            base=0.55,
+            theta=theta.astype(np.float32),
+            width=width,
+            marker=marker,
+            hoverinfo="skip",
+            showlegend=False,
+            name="regions",
+        )
+    )
     if regions is not None and regions.task == "regression":
         lo, hi = _finite_range(regions, coloring.value_range)
         # Barpolar has no colour bar of its own: an invisible marker trace carries it.
-        fig.add_trace(go.Scatterpolar(r=[None], theta=[None], mode="markers", showlegend=False, hoverinfo="skip",
-                                      marker={"colorscale": coloring.scale, "cmin": lo, "cmax": hi,
-                                              "color": [lo], "showscale": True,
-                                              "colorbar": {"title": {"text": coloring.value_title},
-                                                           "thickness": 14}}))
+        fig.add_trace(
+            go.Scatterpolar(
+                r=[None],
+                theta=[None],
+                mode="markers",
+                showlegend=False,
+                hoverinfo="skip",
+                marker={
+                    "colorscale": coloring.scale,
+                    "cmin": lo,
+                    "cmax": hi,
+                    "color": [lo],
+                    "showscale": True,
+                    "colorbar": {"title": {"text": coloring.value_title}, "thickness": 14},
+                },
+            )
+        )
 
 
 def _add_points(fig, kind: str, part: PointLayer, marker: dict, hover: list[str], test: bool):
     name = "test points" if test else "training points"
-    common = {"mode": "markers", "marker": marker, "hovertext": hover, "hoverinfo": "text", "showlegend": False,
-              "name": name}
+    common = {
+        "mode": "markers",
+        "marker": marker,
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "showlegend": False,
+        "name": name,
+    }
     c = part.coords
     if kind in ("sphere", "torus"):
         marker = dict(marker, size=3.5 if not test else 4.5, line={"color": "#222222", "width": 0.5})
-        fig.add_trace(go.Scatter3d(x=np.asarray(c["x"], np.float32), y=np.asarray(c["y"], np.float32),
-                                   z=np.asarray(c["z"], np.float32), **(common | {"marker": marker})))
+        fig.add_trace(
+            go.Scatter3d(
+                x=np.asarray(c["x"], np.float32),
+                y=np.asarray(c["y"], np.float32),
+                z=np.asarray(c["z"], np.float32),
+                **(common | {"marker": marker}),
+            )
+        )
     elif kind == "circle":
         rows = part.rows if part.rows is not None else np.arange(len(part))
         # Spread points radially (fixed per row) so that a crowd on one angle stays visible.
         jitter = 1.08 + 0.3 * ((np.asarray(rows) * 0.6180339887) % 1.0)
-        fig.add_trace(go.Scatterpolar(r=jitter.astype(np.float32), theta=np.asarray(c["theta"], np.float32),
-                                      **common))
+        fig.add_trace(go.Scatterpolar(r=jitter.astype(np.float32), theta=np.asarray(c["theta"], np.float32), **common))
     elif kind == "line":
         rows = part.rows if part.rows is not None else np.arange(len(part))
         jitter = 0.1 + 0.8 * ((np.asarray(rows) * 0.6180339887) % 1.0)
@@ -927,17 +1178,25 @@ def _add_points(fig, kind: str, part: PointLayer, marker: dict, hover: list[str]
     else:
         if kind == "map":
             marker = dict(marker, size=5 if not test else 6)
-        fig.add_trace(go.Scatter(x=np.asarray(c["x"], np.float32), y=np.asarray(c["y"], np.float32),
-                                 **(common | {"marker": marker})))
+        fig.add_trace(
+            go.Scatter(
+                x=np.asarray(c["x"], np.float32), y=np.asarray(c["y"], np.float32), **(common | {"marker": marker})
+            )
+        )
 
 
 def _add_marked(fig, kind: str, marked: dict):
     marker = {"symbol": "star", "size": 20, "color": "#FFE100", "line": {"color": "#111111", "width": 1.5}}
-    common = {"mode": "markers", "marker": marker, "name": "explained point", "showlegend": True,
-              "hoverinfo": "name"}
+    common = {"mode": "markers", "marker": marker, "name": "explained point", "showlegend": True, "hoverinfo": "name"}
     if kind in ("sphere", "torus"):
-        fig.add_trace(go.Scatter3d(x=[float(marked["x"])], y=[float(marked["y"])], z=[float(marked["z"])],
-                                   **(common | {"marker": dict(marker, symbol="diamond", size=9)})))
+        fig.add_trace(
+            go.Scatter3d(
+                x=[float(marked["x"])],
+                y=[float(marked["y"])],
+                z=[float(marked["z"])],
+                **(common | {"marker": dict(marker, symbol="diamond", size=9)}),
+            )
+        )
     elif kind == "circle":
         fig.add_trace(go.Scatterpolar(r=[1.25], theta=[float(marked["theta"])], **common))
     elif kind == "line":
@@ -954,8 +1213,9 @@ def _facing_latlon(facing) -> tuple[float, float]:
     return float(np.degrees(np.arcsin(np.clip(f[2], -1, 1)))), float(np.degrees(np.arctan2(f[1], f[0])))
 
 
-def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=None, globe: bool = False,
-                   look: dict | None = None):
+def _finish_layout(
+    fig, grid: ViewGrid, height: int, title: str | None, facing=None, globe: bool = False, look: dict | None = None
+):
     kind = grid.view.kind
     if kind == "disk":
         R = float(grid.bounds[1]) if grid.bounds else 1.0
@@ -977,11 +1237,15 @@ def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=N
         fig.update_layout(legend={"orientation": "h", "y": -0.25})
     elif kind == "circle":
         fig.update_layout(
-            polar={"radialaxis": {"visible": False, "range": [0, 1.45]},
-                   "angularaxis": {"direction": "counterclockwise", "rotation": 0, "dtick": 45,
-                                   "gridcolor": "#DDDDDD"},
-                   "bgcolor": "#FFFFFF", "hole": 0.0},
-            height=height, margin={"l": 30, "r": 30, "t": 40 if title else 20, "b": 20}, title=title,
+            polar={
+                "radialaxis": {"visible": False, "range": [0, 1.45]},
+                "angularaxis": {"direction": "counterclockwise", "rotation": 0, "dtick": 45, "gridcolor": "#DDDDDD"},
+                "bgcolor": "#FFFFFF",
+                "hole": 0.0,
+            },
+            height=height,
+            margin={"l": 30, "r": 30, "t": 40 if title else 20, "b": 20},
+            title=title,
             legend={"itemsizing": "constant"},
         )
     else:
@@ -999,16 +1263,36 @@ def _finish_layout(fig, grid: ViewGrid, height: int, title: str | None, facing=N
         else:
             eye = _eye(kind, {"point": np.array([0.0, -1.0, 0.0]), "pole": None})
         fig.update_layout(
-            scene={"xaxis": hidden, "yaxis": hidden, "zaxis": hidden, "aspectmode": "data",
-                   "camera": {"eye": eye}, "dragmode": "turntable"},
-            height=height, margin={"l": 0, "r": 0, "t": 40 if title else 0, "b": 0}, title=title,
+            scene={
+                "xaxis": hidden,
+                "yaxis": hidden,
+                "zaxis": hidden,
+                "aspectmode": "data",
+                "camera": {"eye": eye},
+                "dragmode": "turntable",
+            },
+            height=height,
+            margin={"l": 0, "r": 0, "t": 40 if title else 0, "b": 0},
+            title=title,
             legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
         )
 
 
 # ------------------------------------------------------------ orthographic globe
-def _ortho_figure(grid: ViewGrid, regions, points, boundaries, styles, marked, class_names, coloring: _Coloring,
-                  title, height, coastlines, facing) -> go.Figure:
+def _ortho_figure(
+    grid: ViewGrid,
+    regions,
+    points,
+    boundaries,
+    styles,
+    marked,
+    class_names,
+    coloring: _Coloring,
+    title,
+    height,
+    coastlines,
+    facing,
+) -> go.Figure:
     """The orthographic globe, with one animation frame per step of a turn around the polar axis.
 
     Every frame restyles the same traces (regions image, graticule, coastlines,
@@ -1053,41 +1337,78 @@ def _ortho_figure(grid: ViewGrid, regions, points, boundaries, styles, marked, c
 
     first = layers(centre_lon)
     fig = go.Figure()
-    fig.add_trace(go.Heatmap(x=axis, y=axis, z=first[0].z, zsmooth=False, hoverinfo="skip", name="regions",
-                             **_heatmap_color(color)))
+    fig.add_trace(
+        go.Heatmap(
+            x=axis, y=axis, z=first[0].z, zsmooth=False, hoverinfo="skip", name="regions", **_heatmap_color(color)
+        )
+    )
     at = 1
     for name, style, _ in lines:
-        fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="lines", line=style, hoverinfo="skip",
-                                 showlegend=False, name=name))
+        fig.add_trace(
+            go.Scatter(
+                x=first[at].x, y=first[at].y, mode="lines", line=style, hoverinfo="skip", showlegend=False, name=name
+            )
+        )
         at += 1
     for style, _, nodes in bounds:
         name = _BOUNDARY_NAMES[style]
         for line, top in _boundary_layers(style):
-            fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="lines", line=line, name=name,
-                                     showlegend=top, legendgroup=style, hoverinfo="name" if top else "skip",
-                                     hovertext=f"nodes {nodes}" if top else None))
+            fig.add_trace(
+                go.Scatter(
+                    x=first[at].x,
+                    y=first[at].y,
+                    mode="lines",
+                    line=line,
+                    name=name,
+                    showlegend=top,
+                    legendgroup=style,
+                    hoverinfo="name" if top else "skip",
+                    hovertext=f"nodes {nodes}" if top else None,
+                )
+            )
             at += 1
     for part, test in parts:
         marker = _point_style(part, coloring.colors, coloring.value_range, test, coloring.scale)
         marker["size"] = 5 if not test else 6
-        fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="markers", marker=marker,
-                                 hovertext=_hover(part, class_names, test), hoverinfo="text", showlegend=False,
-                                 name="test points" if test else "training points"))
+        fig.add_trace(
+            go.Scatter(
+                x=first[at].x,
+                y=first[at].y,
+                mode="markers",
+                marker=marker,
+                hovertext=_hover(part, class_names, test),
+                hoverinfo="text",
+                showlegend=False,
+                name="test points" if test else "training points",
+            )
+        )
         at += 1
     if marked:
-        fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, mode="markers", name="explained point",
-                                 marker={"symbol": "star", "size": 20, "color": "#FFE100",
-                                         "line": {"color": "#111111", "width": 1.5}}, hoverinfo="name"))
+        fig.add_trace(
+            go.Scatter(
+                x=first[at].x,
+                y=first[at].y,
+                mode="markers",
+                name="explained point",
+                marker={"symbol": "star", "size": 20, "color": "#FFE100", "line": {"color": "#111111", "width": 1.5}},
+                hoverinfo="name",
+            )
+        )
     n_moving = len(fig.data)
     classification = regions is not None and regions.task == "classification"
-    _legend_entries(fig, class_names if classification or points is not None else None, coloring.colors,
-                    any(test for _, test in parts), "ortho", bool(parts))
+    _legend_entries(
+        fig,
+        class_names if classification or points is not None else None,
+        coloring.colors,
+        any(test for _, test in parts),
+        "ortho",
+        bool(parts),
+    )
     # Everything outside the disk is covered in white (the resampled image is square), and the rim drawn.
     t = np.linspace(0.0, 2.0 * np.pi, 145)
     ring = " ".join(f"L {np.cos(a):.4f} {np.sin(a):.4f}" for a in t[1:])
     mask = f"M -1.2 -1.2 L 1.2 -1.2 L 1.2 1.2 L -1.2 1.2 Z M 1 0 {ring} Z"
-    fig.add_shape(type="path", path=mask, fillcolor="#FFFFFF", line={"width": 0}, layer="above",
-                  fillrule="evenodd")
+    fig.add_shape(type="path", path=mask, fillcolor="#FFFFFF", line={"width": 0}, layer="above", fillrule="evenodd")
     fig.add_shape(type="circle", x0=-1, y0=-1, x1=1, y1=1, line={"color": "#222222", "width": 1.5}, layer="above")
     _layout_2d(fig, (-1.04, 1.04, -1.04, 1.04), True, height, title, hide_axes=True)
     _place_legend(fig, animated=True)
@@ -1119,17 +1440,28 @@ def confusion_figure(matrix: np.ndarray, class_names: list[str], title: str | No
     names = [str(c) for c in class_names]
     totals = matrix.sum(axis=1, keepdims=True)
     share = np.divide(matrix, totals, out=np.zeros(matrix.shape, dtype=np.float64), where=totals > 0)
-    fig = go.Figure(go.Heatmap(
-        z=share, x=names, y=names, colorscale="Blues", zmin=0, zmax=1, showscale=False,
-        text=matrix.astype(str), texttemplate="%{text}", hovertemplate="true %{y}<br>predicted %{x}<br>%{text} rows"
-        "<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=share,
+            x=names,
+            y=names,
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            showscale=False,
+            text=matrix.astype(str),
+            texttemplate="%{text}",
+            hovertemplate="true %{y}<br>predicted %{x}<br>%{text} rows<extra></extra>",
+        )
+    )
     size = min(80 + 42 * len(names), 640)
     fig.update_layout(
         xaxis={"title": {"text": "predicted"}, "type": "category", "side": "bottom", "showgrid": False},
         yaxis={"title": {"text": "true"}, "type": "category", "autorange": "reversed", "showgrid": False},
-        height=size + 80, width=size + 100, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        title=title, plot_bgcolor="#FFFFFF",
+        height=size + 80,
+        width=size + 100,
+        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        title=title,
+        plot_bgcolor="#FFFFFF",
     )
     return fig
-

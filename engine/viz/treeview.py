@@ -235,8 +235,9 @@ def replay_regions(estimator, grid: ViewGrid, reference: np.ndarray, steps=None)
             index = np.full(mask.shape, -1, dtype=np.int16)
             confidence = np.full(mask.shape, np.nan, dtype=np.float32)
             index[mask], confidence[mask] = node_class[at], node_conf[at]
-            frames.append(RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape),
-                                     None, classes))
+            frames.append(
+                RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape), None, classes)
+            )
     else:
         node_value = value[:, 0].astype(np.float32)
         for f in range(len(steps)):
@@ -287,7 +288,7 @@ def _cell_point(grid: ViewGrid, flat: int) -> dict:
         return {"theta": float(np.asarray(grid.coords["theta"]).ravel()[flat])}
     if kind == "line":
         return {"x": float(grid.coords["x"][c])}
-    corners = {k: np.asarray(grid.coords[k], dtype=np.float64)[r:r + 2, c:c + 2].mean() for k in ("vx", "vy", "vz")}
+    corners = {k: np.asarray(grid.coords[k], dtype=np.float64)[r : r + 2, c : c + 2].mean() for k in ("vx", "vy", "vz")}
     point = np.array([corners["vx"], corners["vy"], corners["vz"]])
     if kind == "sphere":
         point = point / (np.linalg.norm(point) or 1.0) * 1.03  # above the surface, so the text is not buried
@@ -303,8 +304,17 @@ def _label_cell(grid: ViewGrid, cells: np.ndarray) -> int | None:
     return int(cells[np.argmin(gap)])
 
 
-def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, signature, class_names=None,
-                id_map=None, X_train=None, rows_train=None) -> NodeRegion:
+def node_region(
+    estimator,
+    node: int,
+    grid: ViewGrid,
+    reference: np.ndarray,
+    signature,
+    class_names=None,
+    id_map=None,
+    X_train=None,
+    rows_train=None,
+) -> NodeRegion:
     """The cells of a picture that reach ``node``, and labels of its two sides (or of its prediction).
 
     Parameters
@@ -358,11 +368,27 @@ def node_region(estimator, node: int, grid: ViewGrid, reference: np.ndarray, sig
             cell = _label_cell(grid, cells)
             if cell is not None:
                 # Short on the picture (it must fit a narrow column); the whole rule shows on hover.
-                labels.append((_cell_point(grid, cell), f"node {shown} {side} (≤ 0)" if side == "left" else
-                               f"node {shown} {side} (> 0)", f"{rule} {sign} 0"))
+                labels.append(
+                    (
+                        _cell_point(grid, cell),
+                        f"node {shown} {side} (≤ 0)" if side == "left" else f"node {shown} {side} (> 0)",
+                        f"{rule} {sign} 0",
+                    )
+                )
         if X_train is not None and int(tree.component[node]) in grid.view.components and reach.any():
-            return _with_margin(estimator, node, grid, reference, signature, inside, labels, rows, reach,
-                                np.asarray(X_train, dtype=np.float64), rows_train)
+            return _with_margin(
+                estimator,
+                node,
+                grid,
+                reference,
+                signature,
+                inside,
+                labels,
+                rows,
+                reach,
+                np.asarray(X_train, dtype=np.float64),
+                rows_train,
+            )
     return NodeRegion(inside.reshape(grid.shape), labels)
 
 
@@ -400,7 +426,7 @@ def _with_margin(estimator, node, grid, reference, signature, inside, labels, ro
         reach_value = abs(float(value[pick]))
         cells = (cell_value <= 0) if side == "left" else (cell_value > 0)
         band[on_grid[cells & (np.abs(cell_value) <= reach_value)]] = True
-        at = project_points(grid.view, signature, X_train[pick:pick + 1])
+        at = project_points(grid.view, signature, X_train[pick : pick + 1])
         nearest.append(({k: float(v[0]) for k, v in at.items()}, int(numbers[pick]), side))
     return NodeRegion(inside.reshape(grid.shape), labels, band.reshape(grid.shape), nearest)
 
@@ -456,8 +482,11 @@ def _short_label(estimator, node: int, class_names) -> str:
     comp = estimator.signature_.components[int(tree.component[node])]
     i, j = (int(c) for c in tree.coords[node])
     first = "1" if i < 0 else f"x{i}"
-    return f"{comp.name}·{comp.index + 1} ({first},x{j})" if _repeated(estimator, comp.name) else (
-        f"{comp.name} ({first},x{j})")
+    return (
+        f"{comp.name}·{comp.index + 1} ({first},x{j})"
+        if _repeated(estimator, comp.name)
+        else (f"{comp.name} ({first},x{j})")
+    )
 
 
 def _repeated(estimator, name: str) -> bool:
@@ -595,8 +624,10 @@ def split_geometry(estimator, node: int) -> str:
             text += f", meeting the rim at {_angle(ends[0])} and {_angle(ends[1])}"
         text += f"; it is the hyperboloid's section by the plane {plane} through the origin"
     elif comp.kind == "H":
-        text = (f"{comp}: a geodesic through the centre of the disk, meeting the rim at {_angle(phi)} and "
-                f"{_angle(phi + 180.0)}; it is the hyperboloid's section by the plane {plane} through the origin")
+        text = (
+            f"{comp}: a geodesic through the centre of the disk, meeting the rim at {_angle(phi)} and "
+            f"{_angle(phi + 180.0)}; it is the hyperboloid's section by the plane {plane} through the origin"
+        )
     elif comp.dim == 1:
         text = f"{comp}: the diameter meeting the circle at {_angle(phi)} and {_angle(phi + 180.0)}"
     elif comp.dim == 2:
@@ -622,13 +653,25 @@ def distribution_figure(distribution: dict, height: int = 200):
     """
     names = list(distribution)
     colors = class_colors(len(names))
-    fig = go.Figure(go.Bar(
-        x=[distribution[n] for n in names], y=names, orientation="h", marker_color=colors,
-        hovertemplate="%{y}: %{x:.1%}<extra></extra>", texttemplate="%{x:.0%}", textposition="auto",
-    ))
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="#FFFFFF",
-                      xaxis={"range": [0, 1], "tickformat": ".0%", "title": None},
-                      yaxis={"autorange": "reversed", "type": "category"}, showlegend=False)
+    fig = go.Figure(
+        go.Bar(
+            x=[distribution[n] for n in names],
+            y=names,
+            orientation="h",
+            marker_color=colors,
+            hovertemplate="%{y}: %{x:.1%}<extra></extra>",
+            texttemplate="%{x:.0%}",
+            textposition="auto",
+        )
+    )
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        plot_bgcolor="#FFFFFF",
+        xaxis={"range": [0, 1], "tickformat": ".0%", "title": None},
+        yaxis={"autorange": "reversed", "type": "category"},
+        showlegend=False,
+    )
     return fig
 
 
@@ -675,15 +718,29 @@ def tree_figure(
     for node in np.flatnonzero(left >= 0):
         for child in (left[node], right[node]):
             on_path = styles.get(int(ids[node])) in ("path", "newest") and styles.get(int(ids[child])) in (
-                "path", "newest")
+                "path",
+                "newest",
+            )
             xs, ys = (hx, hy) if on_path else (ex, ey)
             xs += [x[node], x[child], None]
             ys += [-depth[node], -depth[child], None]
-    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "#9A9A9A", "width": 1.2},
-                             hoverinfo="skip", showlegend=False))
+    fig.add_trace(
+        go.Scatter(
+            x=ex, y=ey, mode="lines", line={"color": "#9A9A9A", "width": 1.2}, hoverinfo="skip", showlegend=False
+        )
+    )
     if hx:
-        fig.add_trace(go.Scatter(x=hx, y=hy, mode="lines", line={"color": "#111111", "width": 4},
-                                 hoverinfo="skip", showlegend=False, name="path"))
+        fig.add_trace(
+            go.Scatter(
+                x=hx,
+                y=hy,
+                mode="lines",
+                line={"color": "#111111", "width": 4},
+                hoverinfo="skip",
+                showlegend=False,
+                name="path",
+            )
+        )
 
     value = np.asarray(tree.value)
     if classification:
@@ -703,35 +760,55 @@ def tree_figure(
             outline[v] = "#111111"
             widths[v] = 3.5
             sizes[v] += 6
-    marker = {"size": sizes, "line": {"color": outline, "width": widths},
-              "symbol": ["circle" if left[v] >= 0 else "square" for v in range(n)]}
+    marker = {
+        "size": sizes,
+        "line": {"color": outline, "width": widths},
+        "symbol": ["circle" if left[v] >= 0 else "square" for v in range(n)],
+    }
     if classification:
         marker["color"] = fill.tolist()
     else:
-        marker.update(color=fill, colorscale="Viridis", showscale=True,
-                      colorbar={"title": {"text": "value"}, "thickness": 12})
+        marker.update(
+            color=fill, colorscale="Viridis", showscale=True, colorbar={"title": {"text": "value"}, "thickness": 12}
+        )
     # Labels only where they fit: every node of a small tree, the top levels of a big one.
     n_leaves = int(np.sum(left < 0))
-    labelled = [n_leaves <= _MAX_LABELLED_LEAVES or (left[v] >= 0 and depth[v] < _LABELLED_LEVELS)
-                for v in range(n)]
-    fig.add_trace(go.Scatter(
-        x=x, y=-depth, mode="markers+text", marker=marker,
-        text=[_short_label(estimator, v, class_names) if labelled[v] else "" for v in range(n)],
-        textposition="bottom center", textfont={"size": 10}, hovertext=hover, hoverinfo="text",
-        customdata=ids.astype(np.int64), showlegend=False, name="nodes",
-        # A click selects a node in the app; Plotly would dim every other node until the next click.
-        selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 1.0}},
-    ))
+    labelled = [n_leaves <= _MAX_LABELLED_LEAVES or (left[v] >= 0 and depth[v] < _LABELLED_LEVELS) for v in range(n)]
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=-depth,
+            mode="markers+text",
+            marker=marker,
+            text=[_short_label(estimator, v, class_names) if labelled[v] else "" for v in range(n)],
+            textposition="bottom center",
+            textfont={"size": 10},
+            hovertext=hover,
+            hoverinfo="text",
+            customdata=ids.astype(np.int64),
+            showlegend=False,
+            name="nodes",
+            # A click selects a node in the app; Plotly would dim every other node until the next click.
+            selected={"marker": {"opacity": 1.0}},
+            unselected={"marker": {"opacity": 1.0}},
+        )
+    )
     # Halo markers behind highlighted nodes, in the highlight colour.
     for style, color in _NODE_STYLE_COLORS.items():
         picked = [v for v in range(n) if styles.get(int(ids[v])) == style]
         if picked:
-            fig.add_trace(go.Scatter(x=x[picked], y=-depth[picked], mode="markers", hoverinfo="skip",
-                                     marker={"size": sizes[picked] + 12, "color": color,
-                                             "line": {"color": "#111111", "width": 1.5}},
-                                     unselected={"marker": {"opacity": 1.0}},
-                                     name={"newest": "newest split", "path": "decision path",
-                                           "selected": "selected node"}[style], showlegend=True))
+            fig.add_trace(
+                go.Scatter(
+                    x=x[picked],
+                    y=-depth[picked],
+                    mode="markers",
+                    hoverinfo="skip",
+                    marker={"size": sizes[picked] + 12, "color": color, "line": {"color": "#111111", "width": 1.5}},
+                    unselected={"marker": {"opacity": 1.0}},
+                    name={"newest": "newest split", "path": "decision path", "selected": "selected node"}[style],
+                    showlegend=True,
+                )
+            )
             # Move the halo below the node markers.
             fig.data = (fig.data[-1], *fig.data[:-1])
     max_depth = int(depth.max()) if n else 0
@@ -739,7 +816,8 @@ def tree_figure(
         height=height or int(np.clip(130 + 95 * max_depth, 260, 900)),
         xaxis={"visible": False, "range": [float(x.min()) - 0.8, float(x.max()) + 0.8]},
         yaxis={"visible": False, "range": [-max_depth - 0.7, 0.5]},
-        plot_bgcolor="#FFFFFF", margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        plot_bgcolor="#FFFFFF",
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
         legend={"orientation": "h", "y": 1.02, "x": 0.0},
     )
     return fig

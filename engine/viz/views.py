@@ -275,8 +275,10 @@ def describe_view(view: View, signature) -> tuple[str, str]:
         if view.kind == "map":
             title, how = f"{who} on a world map", "Equirectangular: longitude across, latitude up."
         else:
-            title, how = (f"{who} on a turning globe (orthographic)",
-                          "The hemisphere seen from far away; Play turns it around the polar axis.")
+            title, how = (
+                f"{who} on a turning globe (orthographic)",
+                "The hemisphere seen from far away; Play turns it around the polar axis.",
+            )
         if comp.dim == 2:
             return title, how
         a, b, c = view.axes
@@ -484,8 +486,15 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
         glon, glat = np.meshgrid(lon, lat)
         unit = coords.latlon_to_sphere(glat.ravel(), glon.ravel())
         values = _sphere_to_ambient(unit, comp, view)
-        return ViewGrid(view, (n, 2 * n), np.ones(2 * n * n, dtype=bool), columns, values, {"lon": lon, "lat": lat},
-                        (-180.0, 180.0, -90.0, 90.0))
+        return ViewGrid(
+            view,
+            (n, 2 * n),
+            np.ones(2 * n * n, dtype=bool),
+            columns,
+            values,
+            {"lon": lon, "lat": lat},
+            (-180.0, 180.0, -90.0, 90.0),
+        )
 
     if view.kind == "circle":
         m = 2 * n
@@ -509,8 +518,9 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
         ys = ymin + (np.arange(n) + 0.5) / n * (ymax - ymin)
         gx, gy = np.meshgrid(xs, ys)
         values = np.column_stack([gx.ravel(), gy.ravel()])
-        return ViewGrid(view, (n, n), np.ones(n * n, dtype=bool), columns, values, {"x": xs, "y": ys},
-                        (xmin, xmax, ymin, ymax))
+        return ViewGrid(
+            view, (n, n), np.ones(n * n, dtype=bool), columns, values, {"x": xs, "y": ys}, (xmin, xmax, ymin, ymax)
+        )
 
     # line
     m = 2 * n

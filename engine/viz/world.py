@@ -65,9 +65,11 @@ def latlon_xyz(lat, lon, radius: float = 1.0) -> dict:
     dict with ``x``, ``y``, ``z`` : ndarray of float32, shape (n,)
     """
     phi, lam = np.radians(np.asarray(lat, dtype=np.float64)), np.radians(np.asarray(lon, dtype=np.float64))
-    return {"x": (radius * np.cos(phi) * np.cos(lam)).astype(np.float32),
-            "y": (radius * np.cos(phi) * np.sin(lam)).astype(np.float32),
-            "z": (radius * np.sin(phi)).astype(np.float32)}
+    return {
+        "x": (radius * np.cos(phi) * np.cos(lam)).astype(np.float32),
+        "y": (radius * np.cos(phi) * np.sin(lam)).astype(np.float32),
+        "z": (radius * np.sin(phi)).astype(np.float32),
+    }
 
 
 def break_at_date_line(lon, lat) -> tuple[np.ndarray, np.ndarray]:
