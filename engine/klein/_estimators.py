@@ -129,7 +129,8 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, y_numeric=not is_classifier(self))
-        signature = Signature.resolve(self.signature, X.shape[1])
+        # Poincaré and Klein inputs are intrinsic coordinates: KleinLayout checks their width.
+        signature = Signature.resolve(self.signature, X.shape[1], check_width=self.input_model == "hyperboloid")
         layout = KleinLayout(signature, self.input_model)
         ambient = layout.to_hyperboloid(X)
         features = layout.features(ambient)
@@ -326,4 +327,3 @@ class KleinTreeRegressor(RegressorMixin, _KleinTree):
     estimator_, signature_, klein_feature_names_, margins_, n_thresholds_moved_,
     n_thresholds_kept_, n_features_in_
     """
-

@@ -56,13 +56,17 @@ def _clip(text: str, limit: int = 60) -> str:
 
 
 def _too_many_components(count: int, where: str) -> str:
-    return (f"{where} has {count:,} components; the limit is {MAX_SIGNATURE_COMPONENTS} "
-            "(curvedtrees.limits.MAX_SIGNATURE_COMPONENTS)")
+    return (
+        f"{where} has {count:,} components; the limit is {MAX_SIGNATURE_COMPONENTS} "
+        "(curvedtrees.limits.MAX_SIGNATURE_COMPONENTS)"
+    )
 
 
 def _too_wide(ambient: int, where: str) -> str:
-    return (f"{where} needs {ambient:,} ambient coordinates per row; the limit is {MAX_AMBIENT_DIM:,} "
-            "(curvedtrees.limits.MAX_AMBIENT_DIM)")
+    return (
+        f"{where} needs {ambient:,} ambient coordinates per row; the limit is {MAX_AMBIENT_DIM:,} "
+        "(curvedtrees.limits.MAX_AMBIENT_DIM)"
+    )
 
 
 @dataclass(frozen=True)
@@ -306,7 +310,7 @@ class Signature:
         return parsed
 
     @classmethod
-    def resolve(cls, spec, n_features: int, name: str = "X") -> Signature:
+    def resolve(cls, spec, n_features: int, name: str = "X", check_width: bool = True) -> Signature:
         """An estimator's signature for data of ``n_features`` ambient columns.
 
         The one resolution rule of every estimator family (trees, forests, boosting,
@@ -322,6 +326,9 @@ class Signature:
             Number of columns of ``X`` (ambient coordinates), shape ``(n_samples, n_features)``.
         name : str, default "X"
             What the data is called in error messages.
+        check_width : bool, default True
+            False when the data are not in ambient coordinates (the Klein wrappers' Poincaré
+            and Klein inputs have one column fewer per H component); the caller checks them.
 
         Returns
         -------
@@ -348,7 +355,7 @@ class Signature:
             signature = cls.parse(spec)
         except TypeError as error:
             raise ValueError(str(error)) from None
-        if signature.ambient_dim != n_features:
+        if check_width and signature.ambient_dim != n_features:
             raise ValueError(signature.width_message(n_features, name))
         return signature
 
@@ -359,11 +366,15 @@ class Signature:
         H or S component) given instead of ambient ones.
         """
         widths = ", ".join(f"{c.name}: {c.ambient_dim}" for c in self._components)
-        message = (f"{name} has {n_columns} columns, but signature '{self}' needs {self.ambient_dim} ambient "
-                   f"coordinates ({widths})")
+        message = (
+            f"{name} has {n_columns} columns, but signature '{self}' needs {self.ambient_dim} ambient "
+            f"coordinates ({widths})"
+        )
         if n_columns == self.dim != self.ambient_dim:
-            message += (f"; {n_columns} is the intrinsic dimension: give hyperboloid / sphere points in ambient "
-                        "coordinates (one more column per H or S component)")
+            message += (
+                f"; {n_columns} is the intrinsic dimension: give hyperboloid / sphere points in ambient "
+                "coordinates (one more column per H or S component)"
+            )
         return message
 
     @classmethod
