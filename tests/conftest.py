@@ -8,8 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 # Under CI, property tests draw the same examples every run, so a submission's result
@@ -89,3 +96,95 @@ def param(at, key: str) -> str:
     """One link parameter of the app's URL."""
     value = at.query_params[key]
     return value[0] if isinstance(value, list) else value
+
+
+# ------------------------------------------------------------------ the browser tests' browser and server
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+# Debian's chromium headless on this sandbox: no GPU, no network but loopback, software WebGL for 3-D charts.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
+
+
+def require_browser() -> None:
+    """Skip without Debian's chromium or playwright; under CI fail instead, since CI must run them."""
+    missing = []
+    if CHROMIUM is None:
+        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright Python package")
+    if missing:
+        reason = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
+        pytest.skip(reason)
+
+
+class AppServer(str):
+    """The base url of a test's Streamlit server, with ``started`` (monotonic seconds)."""
+
+    started: float
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, launched before the server (a visitor's browser is already open)."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def server(request, browser):
+    """A Streamlit server of the app on a free port, one per test module; yields its url."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    started = time.monotonic()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / f"streamlit-server-{request.module.__name__.rsplit('.', 1)[-1]}.log"
+    log = log_path.open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = AppServer(f"http://127.0.0.1:{port}")
+    url.started = started
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start (see {log_path})")
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

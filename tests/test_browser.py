@@ -20,123 +20,18 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ARTIFACTS  # the browser and server fixtures live there too
 
 # The whole module takes about a minute (software WebGL), hence "slow" as well.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--enable-unsafe-swiftshader",
-    "--use-angle=swiftshader",
-]
 # Software WebGL is slow: the 3-D pictures of this test use a small grid.
 SMALL_GRID = 40
 TIMEOUT_MS = 90_000
-
-
-def _require_browser():
-    missing = []
-    if CHROMIUM is None:
-        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright Python package")
-    if missing:
-        reason = "browser test needs " + " and ".join(missing)
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
-        pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium, launched before the server (a visitor's browser is already open)."""
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
-
-
-@pytest.fixture(scope="module")
-def server(browser):
-    """A streamlit server on a free port; yields (base url, monotonic start time)."""
-    port = _free_port()
-    started = time.monotonic()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / "streamlit-server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (see {ARTIFACTS / 'streamlit-server.log'})")
-            time.sleep(0.1)
-        yield url, started
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +114,7 @@ def _report(capsys, line: str):
 
 
 def test_default_demo_regions_appear_quickly(server, browser, timings, capsys):
-    url, started = server
+    url, started = server, server.started
     page = _page(browser)
     page.goto(url + "/")
     _wait_heatmap(page)
@@ -234,7 +129,7 @@ def test_default_demo_regions_appear_quickly(server, browser, timings, capsys):
 
 
 def test_sphere_and_torus_render(server, browser):
-    url, _ = server
+    url = server
     page = _page(browser)
     page.goto(f"{url}/?res={SMALL_GRID}")
     _wait_heatmap(page)
@@ -250,7 +145,7 @@ def test_sphere_and_torus_render(server, browser):
 
 
 def test_redraw_after_changing_the_component(server, browser, timings, capsys):
-    url, _ = server
+    url = server
     page = _page(browser)
     page.goto(f"{url}/?res=150")
     _wait_heatmap(page)
@@ -298,7 +193,7 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
 
 
 def test_csv_upload_shows_the_validation_report(server, browser):
-    url, _ = server
+    url = server
     page = _page(browser)
     page.goto(f"{url}/Data")
     _idle(page)
@@ -320,7 +215,7 @@ def test_csv_upload_shows_the_validation_report(server, browser):
 
 
 def test_inspector_slider_steps_through_the_splits(server, browser):
-    url, _ = server
+    url = server
     page = _page(browser)
     page.goto(f"{url}/Inspector")
     _idle(page)

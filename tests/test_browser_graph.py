@@ -13,36 +13,15 @@ Skipped when Chromium or Playwright is missing, except under ``CI=true``.
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ARTIFACTS  # the browser and server fixtures live there too
 
 # Embedding (torch's first import included) and the forest take about half a minute here.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--enable-unsafe-swiftshader",
-    "--use-angle=swiftshader",
-]
 TIMEOUT_MS = 150_000
 SIZES = ((1024, 768), (1400, 900))
 
@@ -53,91 +32,6 @@ def _karate_files() -> tuple[bytes, bytes]:
     edges = "source,target\n" + "".join(f"{u},{v}\n" for u, v in graph.edges()) + "5,5\n"
     labels = "node,club\n" + "".join(f"{v},{graph.nodes[v]['club']}\n" for v in graph.nodes)
     return edges.encode(), labels.encode()
-
-
-def _require_browser():
-    missing = []
-    if CHROMIUM is None:
-        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright Python package")
-    if missing:
-        reason = "browser test needs " + " and ".join(missing)
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
-        pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    pytest.importorskip("torch")
-    pytest.importorskip("geoopt")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
-
-
-@pytest.fixture(scope="module")
-def server(browser):
-    """A streamlit server on a free port; yields its base url."""
-    port = _free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / "streamlit-server-graph.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (see {ARTIFACTS / 'streamlit-server-graph.log'})")
-            time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _idle(page):
@@ -169,6 +63,8 @@ def _shots(page, name: str):
 
 
 def test_upload_a_graph_embed_it_and_train_a_forest(server, browser):
+    pytest.importorskip("torch")
+    pytest.importorskip("geoopt")
     edges, labels = _karate_files()
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.set_default_timeout(TIMEOUT_MS)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import _idle, _page, browser, server  # noqa: F401  (the shared browser and server)
+from tests.test_browser import _idle, _page  # the browser and server fixtures are in conftest.py
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("size", [(1024, 768), (800, 700)])
-def test_demo_buttons_keep_their_whole_labels(browser, server, size):  # noqa: F811
-    url, _ = server
+def test_demo_buttons_keep_their_whole_labels(browser, server, size):
+    url = server
     page = _page(browser, *size)
     try:
         page.goto(url)
@@ -38,8 +38,8 @@ def test_demo_buttons_keep_their_whole_labels(browser, server, size):  # noqa: F
         page.close()
 
 
-def test_a_lesson_opens_from_its_link_in_lecture_mode(browser, server):  # noqa: F811
-    url, _ = server
+def test_a_lesson_opens_from_its_link_in_lecture_mode(browser, server):
+    url = server
     page = _page(browser, 1024, 768)
     try:
         page.goto(f"{url}/Lessons?lesson=klein-disk&step=2&lecture=1")

@@ -13,117 +13,18 @@ Skipped when Chromium or Playwright is missing, except under ``CI=true``.
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ARTIFACTS  # the browser and server fixtures live there too
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--enable-unsafe-swiftshader",
-    "--use-angle=swiftshader",
-]
 TIMEOUT_MS = 90_000
 # Software WebGL is slow: the pictures of this test use a small grid (the Inspector draws 120 per side).
 SMALL_GRID = 40
-
-
-def _require_browser():
-    missing = []
-    if CHROMIUM is None:
-        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright Python package")
-    if missing:
-        reason = "browser test needs " + " and ".join(missing)
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
-
-
-@pytest.fixture(scope="module")
-def server(browser):
-    """A streamlit server on a free port; yields its base url."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / "streamlit-server-replay.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (see {ARTIFACTS / 'streamlit-server-replay.log'})")
-            time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _idle(page):

@@ -15,36 +15,17 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ARTIFACTS  # the browser and server fixtures live there too
 
 # Software WebGL draws a 150 x 150 globe in several seconds: the module takes a minute or two.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--enable-unsafe-swiftshader",
-    "--use-angle=swiftshader",
-]
 TIMEOUT_MS = 150_000
 SIZES = ((1024, 768), (1400, 900))
 
@@ -83,89 +64,6 @@ _FIGURE_JS = """el => {
           frames: ((gd._transitionData || {})._frames || []).map(f => f.name),
           colour: [count, sum]};
 }"""
-
-
-def _require_browser():
-    missing = []
-    if CHROMIUM is None:
-        missing.append("Debian's chromium (apt-get install chromium, or make browser-deps)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright Python package")
-    if missing:
-        reason = "browser test needs " + " and ".join(missing)
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(reason + " (CI must run the browser tests, not skip them)")
-        pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
-
-
-@pytest.fixture(scope="module")
-def server(browser):
-    """A streamlit server on a free port; yields its base url."""
-    port = _free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / "streamlit-server-world.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (see {ARTIFACTS / 'streamlit-server-world.log'})")
-            time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _link(url: str, data: dict, model: dict, view: str) -> str:
@@ -245,7 +143,9 @@ def test_landmass_demo_opens_on_a_globe_with_coastlines(server, browser, capsys)
         assert "training points" not in figure["names"]  # 20,000 points would hide the map: off at first
         assert "split boundary" not in figure["names"]  # one tree's splits say little about a forest
         share, mean = _painted_colours(page)
-        assert share > 0.15, f"only {share:.0%} of the chart is drawn"
+        # The camera leaves room around the globe so that it fits narrow columns (about 0.6 of the
+        # chart's height): a drawn globe paints about a seventh of the chart or more, a blank one none.
+        assert share > 0.08, f"only {share:.0%} of the chart is drawn"
         assert mean[2] > mean[0] and mean[1] > mean[0], mean  # water blue and land green, not orange
         _shot(page, f"world-01-landmasses-globe-{size[0]}x{size[1]}")
         page.close()
