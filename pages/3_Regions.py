@@ -21,7 +21,8 @@ if model is None:
 picture = picture_picker(data, "regions")
 # Until the user chooses: no points over a large dataset, no single-tree boundaries over a forest.
 auto_points, auto_bounds = default_layers(data, model)
-col_a, col_b, col_c = st.columns(3)
+# The middle column is wider: "Show split boundaries" with its help icon is cut at 1024 px in thirds.
+col_a, col_b, col_c = st.columns([1, 1.4, 1])
 with col_a:
     show_points = st.toggle("Show data points", value=bool(state.pref("points", auto_points)), key="regions_points")
     state.set_pref("points", show_points)
