@@ -240,36 +240,14 @@ def node_dataset(data, result):
     ValueError
         When the graph has no node labels.
     """
-    from curvedtrees.datasets import Dataset
+    from curvedtrees.datasets.graphs import embedding_dataset
 
     if data.y is None:
         raise ValueError(
             f"the graph {data.title!r} has no node labels; make a link-prediction dataset instead, "
             "or upload a labels file"
         )
-    return Dataset(
-        X=result.X,
-        y=np.array([data.y[v] for v in result.nodes]),
-        signature=result.signature,
-        task=data.task,
-        name="uploaded_graph",
-        description=(
-            f"{data.description} Each row is a node embedded in {result.signature} by minimising the distortion "
-            f"of shortest-path distances (average distortion {result.distortion:.3f}, mean average precision "
-            f"{result.map:.3f})."
-        ),
-        provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
-        target_names=data.target_names,
-        extra={
-            "edges": result.edges,
-            "distortion": result.distortion,
-            "map": result.map,
-            "distortion_history": result.distortion_history,
-            "requested_signature": str(result.requested_signature),
-            "nodes": list(result.nodes),
-            "title": data.title,
-        },
-    )
+    return embedding_dataset(data, result, "uploaded_graph")
 
 
 def link_rows(n_nodes: int, test_size: float) -> int:

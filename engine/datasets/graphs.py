@@ -170,6 +170,45 @@ def load_graph(name: str, n_nodes: int = 64, random_state=None) -> GraphData:
     raise ValueError(f"unknown graph {name!r}; choose one of {GRAPHS}")
 
 
+def embedding_dataset(data: GraphData, result, name: str, detail: str = "") -> Dataset:
+    """The embedded nodes as a dataset: one row per node of ``result``, the node's target as ``y``.
+
+    Parameters
+    ----------
+    data : GraphData
+        The graph and its node targets (``y`` must not be None).
+    result : EmbeddingResult
+        From :func:`curvedtrees.embeddings.embed_graph`.
+    name : str
+        The dataset's name.
+    detail : str
+        Appended to the description's parenthesis (how the embedding was trained).
+    """
+    return Dataset(
+        X=result.X,
+        y=np.array([data.y[v] for v in result.nodes]),
+        signature=result.signature,
+        task=data.task,
+        name=name,
+        description=(
+            f"{data.description} Each row is a node embedded in {result.signature} by minimising the distortion "
+            f"of shortest-path distances (average distortion {result.distortion:.3f}, mean average precision "
+            f"{result.map:.3f}{detail})."
+        ),
+        provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
+        target_names=data.target_names,
+        extra={
+            "edges": result.edges,
+            "distortion": result.distortion,
+            "map": result.map,
+            "distortion_history": result.distortion_history,
+            "requested_signature": str(result.requested_signature),
+            "nodes": list(result.nodes),
+            "title": data.title,
+        },
+    )
+
+
 def _graph_data(graph, n_nodes, rng) -> tuple[GraphData, str]:
     """(graph data, dataset name) of a bundled graph's name or of a GraphData."""
     if isinstance(graph, GraphData):
@@ -227,30 +266,7 @@ def load_graph_embedding(
         random_state=rng,
         callback=callback,
     )
-    y = np.array([data.y[v] for v in result.nodes])
-    return Dataset(
-        X=result.X,
-        y=y,
-        signature=result.signature,
-        task=data.task,
-        name=name,
-        description=(
-            f"{data.description} Each row is a node embedded in {result.signature} by minimising the distortion "
-            f"of shortest-path distances (average distortion {result.distortion:.3f}, mean average precision "
-            f"{result.map:.3f}; {n_epochs} epochs x {n_restarts} restart(s))."
-        ),
-        provenance=data.provenance + " Embedding learned by this project (curvedtrees.embeddings.embed_graph).",
-        target_names=data.target_names,
-        extra={
-            "edges": result.edges,
-            "distortion": result.distortion,
-            "map": result.map,
-            "distortion_history": result.distortion_history,
-            "requested_signature": str(result.requested_signature),
-            "nodes": list(result.nodes),
-            "title": data.title,
-        },
-    )
+    return embedding_dataset(data, result, name, f"; {n_epochs} epochs x {n_restarts} restart(s)")
 
 
 def load_link_prediction(
