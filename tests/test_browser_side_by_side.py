@@ -27,6 +27,8 @@ def _idle(page):
 
 
 def _titles(page) -> list[str]:
+    # Plotly draws a title after the chart's container is visible: wait until both pictures have one.
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .gtitle').length >= 2")
     # SVG text has no inner text; its content joins the title's lines with zero-width spaces.
     return [
         text.replace("\u200b", " ").strip()
