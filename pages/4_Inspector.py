@@ -146,9 +146,8 @@ left, right = st.columns([2, 3])
 with left:
     st.markdown("**The tree**" + (f" (first {k} of {n_splits} splits)" if k < n_splits else f" ({n_splits} splits)"))
     selected = st.session_state[node_key]
-    diagram_styles = dict(styles)
-    diagram_styles.setdefault(int(selected), "selected")
-    fig = viz.tree_figure(pruned.estimator, class_names, styles=diagram_styles, id_map=pruned.kept)
+    # Around the selected node: its path and subtree open, the rest as far as it fits (click a triangle to open it).
+    fig = viz.tree_figure(pruned.estimator, class_names, styles=styles, id_map=pruned.kept, selected=int(selected))
     st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
     # The key stays the same while the tree does, so the first pick after a page load counts.
     node = st.selectbox("Node", kept_ids, key=node_key, help="Click a node in the diagram, or pick its id here.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import itertools
 
 import numpy as np
 import pytest
@@ -386,3 +387,112 @@ def test_node_details_and_explained_paths(h2_tree):
     assert all(line.endswith(("-> left", "-> right")) for line in lines[:-1])
     with pytest.raises(ValueError, match="node"):
         viz.node_details(tree, 10_000)
+
+
+# ------------------------------------------------------------------ the tree diagram at depth 8
+@pytest.fixture(scope="module")
+def deep_tree():
+    X, y = make_classification("H2 x S2", n_samples=3000, n_classes=8, n_clusters=16, cov_scale=0.35, random_state=0)
+    tree = ProductDecisionTreeClassifier(signature="H2 x S2", max_depth=8, min_samples_leaf=3, random_state=0).fit(X, y)
+    assert tree.get_depth() == 8 and tree.tree_.n_leaves > 100
+    return tree
+
+
+# The Inspector's diagram column at 1024 px (218 px measured in the browser), less the chart's margins.
+COLUMN_PX = 198
+
+
+def _diagram_boxes(spec: dict, width: float = COLUMN_PX):
+    """Pixel boxes of a diagram's node markers and of its visible labels, at ``width`` px of plot area.
+
+    Labels are estimated as Plotly writes them below a marker: 0.6 em per character of the
+    widest line (digits and capitals of the default font), 1.3 em per line.
+    """
+    layout = spec["layout"]
+    nodes = next(t for t in spec["data"] if t.get("name") == "nodes")
+    x, y = decode(nodes["x"]).astype(float), decode(nodes["y"]).astype(float)
+    (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
+    margin = layout.get("margin", {})
+    height = layout["height"] - margin.get("t", 100) - margin.get("b", 80)
+    px = (x - x0) / (x1 - x0) * width
+    py = (y1 - y) / (y1 - y0) * height
+    size = decode(nodes["marker"]["size"]).astype(float) * np.ones(len(x))
+    font = float(nodes["textfont"]["size"])
+    markers = [(a - s / 2, b - s / 2, a + s / 2, b + s / 2) for a, b, s in zip(px, py, size)]
+    labels = []
+    for a, b, s, text in zip(px, py, size, nodes.get("text") or [""] * len(x)):
+        if text:
+            lines = str(text).split("<br>")
+            w, h = 0.6 * font * max(len(line) for line in lines), 1.3 * font * len(lines)
+            labels.append((a - w / 2, b + s / 2, a + w / 2, b + s / 2 + h))
+    return markers, labels, font
+
+
+def _overlaps(boxes) -> list:
+    return [
+        (i, j)
+        for i, a in enumerate(boxes)
+        for j, b in enumerate(boxes[:i])
+        if a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+    ]
+
+
+@pytest.mark.parametrize("pick", ["root", "deep leaf", "middle"])
+def test_a_depth_8_diagram_is_legible_in_the_inspector_column(deep_tree, pick):
+    tree = deep_tree.tree_
+    leaves = np.flatnonzero(tree.children_left < 0)
+    node = {"root": 0, "deep leaf": int(leaves[-1]), "middle": int(np.flatnonzero(tree.children_left >= 0)[40])}[pick]
+    spec = figure_json(viz.tree_figure(deep_tree, styles={node: "selected"}))
+    markers, labels, font = _diagram_boxes(spec)
+    assert font >= 11
+    assert len(labels) >= 12, "a legible diagram still names its nodes"
+    assert _overlaps(labels) == [], "labels overlap"
+    assert _overlaps(markers) == [], "node markers overlap"
+    # Labels neither cover markers nor leave the chart.
+    n_labels = len(labels)
+    assert [(i, j) for i, j in _overlaps(labels + markers) if (i < n_labels) != (j < n_labels)] == []
+    assert min(b[0] for b in labels) >= -10 and max(b[2] for b in labels) <= COLUMN_PX + 10
+
+
+def test_the_diagram_highlights_the_selected_node_and_its_path(deep_tree):
+    tree = deep_tree.tree_
+    node = int(np.flatnonzero(tree.children_left < 0)[-1])  # a leaf at the bottom right
+    parents = {
+        int(c): p for p in range(tree.node_count) for c in (tree.children_left[p], tree.children_right[p]) if c >= 0
+    }
+    chain = [node]
+    while chain[-1] in parents:
+        chain.append(parents[chain[-1]])
+    spec = figure_json(viz.tree_figure(deep_tree, styles={node: "selected"}))
+    nodes = next(t for t in spec["data"] if t.get("name") == "nodes")
+    x, y, ids = decode(nodes["x"]), decode(nodes["y"]), decode(nodes["customdata"]).astype(int)
+    where = {int(i): (float(a), float(b)) for a, b, i in zip(x, y, ids)}
+    assert set(chain) <= set(where), "every node of the selected path is drawn"
+    halo = next(t for t in spec["data"] if t.get("name") == "selected node")
+    assert list(zip(decode(halo["x"]).tolist(), decode(halo["y"]).tolist())) == [where[node]]
+    # The path's edges, root to the selected node, in the selection colour and thicker than the others.
+    edges = next(t for t in spec["data"] if t.get("name") == "selected path")
+    ex, ey = decode(edges["x"]), decode(edges["y"])
+    drawn = {(ex[k], ey[k], ex[k + 1], ey[k + 1]) for k in range(0, len(ex) - 1, 3)}
+    wanted = {(*where[p], *where[c]) for c, p in itertools.pairwise(chain)}
+    assert drawn == wanted
+    plain = next(t for t in spec["data"] if t.get("name") == "edges")
+    assert edges["line"]["width"] > plain["line"]["width"] and edges["line"]["color"] != plain["line"]["color"]
+
+
+def test_a_wide_tree_hides_subtrees_behind_clickable_nodes_and_a_small_one_is_drawn_whole(deep_tree, h2_tree):
+    spec = figure_json(viz.tree_figure(deep_tree))
+    nodes = next(t for t in spec["data"] if t.get("name") == "nodes")
+    symbols = nodes["marker"]["symbol"]
+    closed = [k for k, s in enumerate(symbols) if s == "triangle-down"]
+    assert closed and len(decode(nodes["x"])) < deep_tree.tree_.node_count
+    assert all("hidden" in nodes["hovertext"][k] for k in closed)
+    assert any(t.get("name") == "hidden subtree (click)" for t in spec["data"])
+    # Selecting a closed node opens it: its children are drawn.
+    pick = int(decode(nodes["customdata"])[closed[0]])
+    again = next(t for t in figure_json(viz.tree_figure(deep_tree, selected=pick))["data"] if t.get("name") == "nodes")
+    children = {int(deep_tree.tree_.children_left[pick]), int(deep_tree.tree_.children_right[pick])}
+    assert children <= set(decode(again["customdata"]).astype(int).tolist())
+    _, _, small = h2_tree
+    whole = next(t for t in figure_json(viz.tree_figure(small, width=None))["data"] if t.get("name") == "nodes")
+    assert len(decode(whole["x"])) == small.tree_.node_count

@@ -22,10 +22,12 @@ from .regions import RegionGrid
 from .views import ViewGrid, product_rows, project_points
 
 __all__ = [
+    "DIAGRAM_WIDTH",
     "MAX_REPLAY_FRAMES",
     "PrunedTree",
     "Replay",
     "decision_path_nodes",
+    "diagram_nodes",
     "distribution_figure",
     "explain_path",
     "first_splits",
@@ -40,9 +42,25 @@ __all__ = [
 ]
 
 _NODE_STYLE_COLORS = {"newest": "#FFE100", "path": "#FFFFFF", "selected": "#FF4FD8"}
-# Trees with more leaves than this label only their top levels (hover shows every node).
-_MAX_LABELLED_LEAVES = 20
-_LABELLED_LEVELS = 3
+# The tree diagram is laid out for this many pixels of plot area: the Inspector's diagram column at
+# 1024 px with the sidebar open is 218 px wide, less the chart's 10 px margins. Wider charts only spread it.
+DIAGRAM_WIDTH = 198
+# Label font (px): 11 px is the smallest that stays legible on a projector.
+DIAGRAM_FONT = 12
+# Marker diameters (px): a split, a leaf, extra for a highlighted node, and its halo on top of that.
+_MARKER_PX = {"split": 14, "leaf": 12, "styled": 4, "halo": 6}
+# Horizontal room of a node: the largest marker, a highlighted split with its halo (24 px), and a gap.
+_SLOT_PX = 24
+# Vertical room of a level: a marker, a two-line label below it, and the edge to the next level.
+_LEVEL_PX = 66
+# Top margin per legend entry: at the narrowest width each entry takes a row of its own.
+_LEGEND_ROW_PX = 20
+# Width of a character of Plotly's default font in em: 0.6 is digits and most capitals; a little more
+# than the average so that estimated label boxes hold the real ones.
+_CHAR_EM = 0.62
+_LABEL_GAP_PX = 4
+# Leaf class names longer than this are cut (the whole name is on hover).
+_NAME_CHARS = 9
 # A replay sends every frame to the browser at once (one byte per cell each): deeper trees are
 # replayed at this many evenly spaced split counts, the full tree always last.
 MAX_REPLAY_FRAMES = 64
@@ -675,14 +693,186 @@ def distribution_figure(distribution: dict, height: int = 200):
     return fig
 
 
+def _hidden_counts(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Number of nodes strictly below every node, shape (n_nodes,)."""
+    n = len(left)
+    below = np.zeros(n, dtype=np.int64)
+    for node in range(n - 1, -1, -1):  # children have larger ids than their parent
+        if left[node] >= 0:
+            below[node] = 2 + below[left[node]] + below[right[node]]
+    return below
+
+
+def _tidy_layout(root: int, left: np.ndarray, right: np.ndarray, is_open: np.ndarray) -> tuple[dict, float]:
+    """Positions of the drawn nodes, in slots: nodes of one level at least one slot apart.
+
+    A compact tidy layout (Reingold and Tilford's idea, without threading): each subtree
+    keeps, for every level below its root, its leftmost and rightmost position; two
+    sibling subtrees are pushed apart until no level has them closer than one slot, and
+    the parent sits midway. Subtrees under a closed node are not drawn.
+
+    Returns
+    -------
+    x : dict of int to float
+        Position of every drawn node (the root at 0).
+    width : float
+        Slots spanned by the drawing, ``max(x) - min(x) + 1``.
+    """
+    offset: dict[int, float] = {}  # a child's position relative to its parent
+    contour: dict[int, tuple[list, list]] = {}
+    # Post-order through an explicit stack (trees can be deeper than Python's recursion allows).
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if is_open[node] and not done:
+            stack += [(node, True), (int(right[node]), False), (int(left[node]), False)]
+            continue
+        if not is_open[node]:
+            contour[node] = ([0.0], [0.0])
+            continue
+        a, b = int(left[node]), int(right[node])
+        (a_lo, a_hi), (b_lo, b_hi) = contour.pop(a), contour.pop(b)
+        gap = max(ah - bl for ah, bl in zip(a_hi, b_lo)) + 1.0
+        offset[a], offset[b] = -gap / 2.0, gap / 2.0
+        lo, hi = [0.0], [0.0]
+        for d in range(max(len(a_lo), len(b_lo))):
+            lows = ([a_lo[d] - gap / 2.0] if d < len(a_lo) else []) + ([b_lo[d] + gap / 2.0] if d < len(b_lo) else [])
+            highs = ([a_hi[d] - gap / 2.0] if d < len(a_hi) else []) + ([b_hi[d] + gap / 2.0] if d < len(b_hi) else [])
+            lo.append(min(lows))
+            hi.append(max(highs))
+        contour[node] = (lo, hi)
+    lo, hi = contour[root]
+    x = {root: 0.0}
+    order = [root]
+    for node in order:  # pre-order: parents are placed before their children
+        if is_open[node]:
+            for child in (int(left[node]), int(right[node])):
+                x[child] = x[node] + offset[child]
+                order.append(child)
+    return x, max(hi) - min(lo) + 1.0
+
+
+def diagram_nodes(tree, selected: int | None = None, keep=(), max_slots: int | None = None) -> np.ndarray:
+    """Which internal nodes the diagram opens (draws the children of), for a tree too wide to draw whole.
+
+    The root-to-node paths of ``selected`` and of every node of ``keep`` are always open
+    (their siblings drawn, closed); then the selected node's subtree opens level by level,
+    then the rest of the tree (shallow and large nodes first), each node only if the
+    drawing still fits ``max_slots`` nodes side by side. A closed internal node stands
+    for its hidden subtree.
+
+    Parameters
+    ----------
+    tree : fitted tree estimator or its ``tree_``
+    selected : int, optional
+        Node whose path and subtree matter most (default: the root).
+    keep : iterable of int
+        Nodes that must be drawn (the newest split, an explained row's path).
+    max_slots : int, optional
+        How many nodes fit side by side; None opens every node.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+        True for the internal nodes whose children are drawn.
+    """
+    t = tree_arrays(tree)
+    left, right = np.asarray(t.children_left), np.asarray(t.children_right)
+    internal = left >= 0
+    if max_slots is None:
+        return internal.copy()
+    parents = node_parents(t)
+    is_open = np.zeros(len(left), dtype=bool)
+    for node in [0 if selected is None else int(selected), *(int(v) for v in keep)]:
+        node = int(parents[node])
+        while node >= 0:
+            is_open[node] = True
+            node = int(parents[node])
+    depth = np.zeros(len(left), dtype=np.int64)
+    for node in np.flatnonzero(internal):  # parents precede children
+        depth[left[node]] = depth[right[node]] = depth[node] + 1
+    samples = np.asarray(t.n_node_samples)
+    # Breadth-first: first the selected node's subtree, then what remains of the tree.
+    start = 0 if selected is None else int(selected)
+    queue = [start]
+    rest = [int(v) for v in np.lexsort((-samples, depth)) if internal[v]]
+    drawn = np.zeros(len(left), dtype=bool)
+    drawn[0] = True
+    for node in np.flatnonzero(is_open):  # parents precede children
+        drawn[left[node]] = drawn[right[node]] = True
+    tried = np.zeros(len(left), dtype=bool)
+    for source in (queue, rest):
+        for node in source:  # ``queue`` grows while it is read; ``rest`` lists parents before children
+            if not internal[node] or tried[node] or not drawn[node]:
+                continue
+            tried[node] = True
+            if not is_open[node]:
+                is_open[node] = True
+                if _tidy_layout(0, left, right, is_open)[1] > max_slots:
+                    is_open[node] = False  # a node that does not fit now never will: opening only widens
+                    continue
+            drawn[left[node]] = drawn[right[node]] = True
+            if source is queue:
+                queue += [int(left[node]), int(right[node])]
+    return is_open
+
+
+def _node_names(estimator, class_names) -> list[str]:
+    """A short name per node for the diagram: the split's component, or the leaf's class or value."""
+    tree = estimator.tree_
+    names = []
+    for node in range(tree.node_count):
+        if tree.children_left[node] < 0:
+            value = tree.value[node]
+            text = str(class_names[int(np.argmax(value))]) if class_names is not None else f"{value[0]:.3g}"
+        else:
+            comp = estimator.signature_.components[int(tree.component[node])]
+            text = f"{comp.name}·{comp.index + 1}" if _repeated(estimator, comp.name) else comp.name
+        names.append(text if len(text) <= _NAME_CHARS else text[: _NAME_CHARS - 1] + "…")
+    return names
+
+
+def _label_width(text: str, font: float) -> float:
+    """Pixels a label's widest line takes (Plotly's default font: digits and capitals about 0.6 em)."""
+    return max(len(line) for line in text.split("<br>")) * _CHAR_EM * font
+
+
+def _fit_labels(texts: list, x_px: np.ndarray, level: np.ndarray, order: list) -> list[str]:
+    """Keep each label, in ``order``, only if it overlaps no label kept on its level before it."""
+    taken: dict[int, list] = {}
+    shown = [""] * len(texts)
+    for node in order:
+        if not texts[node]:
+            continue
+        half = _label_width(texts[node], DIAGRAM_FONT) / 2.0 + _LABEL_GAP_PX / 2.0
+        span = (x_px[node] - half, x_px[node] + half)
+        spans = taken.setdefault(int(level[node]), [])
+        if all(span[1] <= a or b <= span[0] for a, b in spans):
+            spans.append(span)
+            shown[node] = texts[node]
+    return shown
+
+
 def tree_figure(
     estimator,
     class_names=None,
     styles: dict | None = None,
     id_map: np.ndarray | None = None,
     height: int | None = None,
+    selected: int | None = None,
+    width: int | None = DIAGRAM_WIDTH,
 ) -> go.Figure:
-    """The tree as a node-link diagram (root on top, left children to the left).
+    """The tree as a node-link diagram (root on top, left children to the left), legible at any depth.
+
+    A tree too wide for ``width`` pixels is drawn around the selected node: the path from
+    the root to it (each sibling a closed node), its subtree as far as it fits, then the
+    rest of the tree as far as it fits (:func:`diagram_nodes`). A closed node stands for
+    its subtree (a triangle labelled "+n", the number of nodes hidden under it); clicking
+    it selects it, which opens it. Nodes of a level are at least one slot
+    (``_SLOT_PX``) apart, so no markers overlap at ``width``; a node's label (its id and
+    the split's component, or a leaf's class) is written only where it overlaps no label
+    of higher priority (the selected node, its path, the other highlights, then shallow
+    nodes first); every node has its full description on hover.
 
     Parameters
     ----------
@@ -690,80 +880,126 @@ def tree_figure(
     class_names : list of str, optional
         Classification: names in class-index order (leaf colours and labels).
     styles : dict of int to {"newest", "path", "selected"}, optional
-        Highlight of nodes, keyed by *original* node id.
+        Highlight of nodes, keyed by *original* node id; these nodes are always drawn.
     id_map : ndarray of int, optional
         Original id of each node of ``estimator`` (``PrunedTree.kept``); identity
         by default. Node ids shown and returned in ``customdata`` are original ids.
     height : int, optional
+        Pixels; by default it grows with the number of levels drawn.
+    selected : int, optional
+        The selected node (original id): ringed, its path from the root drawn in the
+        selection colour, its subtree opened first. Default: the node styled
+        "selected" in ``styles``, else none (the diagram opens from the root).
+    width : int or None
+        Pixels of plot area the diagram is laid out for (the Inspector's diagram column
+        at 1024 px); None draws every node, however many.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Node markers carry their original id in ``customdata`` (for selection).
+        Node markers (trace "nodes") carry their original id in ``customdata`` (for
+        selection); the selected node's path is the trace "selected path".
     """
     tree = estimator.tree_
     n = tree.node_count
     ids = np.arange(n) if id_map is None else np.asarray(id_map)
+    to_new = {int(old): new for new, old in enumerate(ids)}
     styles = styles or {}
-    x, depth = tree_layout(tree)
+    if selected is None:
+        selected = next((node for node, style in styles.items() if style == "selected"), None)
+    chosen = to_new.get(int(selected)) if selected is not None else None
     left = np.asarray(tree.children_left)
     right = np.asarray(tree.children_right)
+    internal = left >= 0
+    keep = [to_new[int(node)] for node in styles if int(node) in to_new]
+    max_slots = None if width is None else max(int(width) // _SLOT_PX, 1)
+    is_open = diagram_nodes(tree, chosen, keep, max_slots)
+    xs, n_slots = _tidy_layout(0, left, right, is_open)
+    drawn = np.array(sorted(xs), dtype=np.int64)
+    x = np.array([xs[v] for v in drawn])
+    parents = node_parents(tree)
+    depth = np.zeros(n, dtype=np.int64)
+    for node in np.flatnonzero(internal):
+        depth[left[node]] = depth[right[node]] = depth[node] + 1
+    level = depth[drawn]
+    closed = internal[drawn] & ~is_open[drawn]  # drawn splits standing for a hidden subtree
+    hidden = _hidden_counts(left, right)[drawn]
     classification = hasattr(estimator, "classes_")
     if classification and class_names is None:
         class_names = [str(c) for c in estimator.classes_]
+    node_style = {v: styles.get(int(ids[v])) for v in range(n)}
+    if chosen is not None:
+        node_style[chosen] = "selected"
+    path_to_chosen = set()
+    node = chosen
+    while node is not None and node >= 0:
+        path_to_chosen.add(int(node))
+        node = int(parents[node]) if parents[node] >= 0 else None
 
     fig = go.Figure()
-    # Edges in one trace (NaN-separated); edges on a highlighted path in another.
-    ex, ey, hx, hy = [], [], [], []
-    for node in np.flatnonzero(left >= 0):
-        for child in (left[node], right[node]):
-            on_path = styles.get(int(ids[node])) in ("path", "newest") and styles.get(int(ids[child])) in (
-                "path",
-                "newest",
-            )
-            xs, ys = (hx, hy) if on_path else (ex, ey)
-            xs += [x[node], x[child], None]
-            ys += [-depth[node], -depth[child], None]
+    # Edges in one trace (NaN-separated); the selected node's path and the highlighted path drawn over them.
+    position = dict(zip(drawn.tolist(), x.tolist()))
+    plain, marked, chosen_path = ([], []), ([], []), ([], [])
+    for node in drawn[is_open[drawn]]:
+        for child in (int(left[node]), int(right[node])):
+            if child in path_to_chosen:
+                target = chosen_path
+            elif node_style[int(node)] in ("path", "newest") and node_style[child] in ("path", "newest"):
+                target = marked
+            else:
+                target = plain
+            target[0].extend([position[int(node)], position[child], None])
+            target[1].extend([-depth[node], -depth[child], None])
     fig.add_trace(
         go.Scatter(
-            x=ex, y=ey, mode="lines", line={"color": "#9A9A9A", "width": 1.2}, hoverinfo="skip", showlegend=False
+            x=plain[0],
+            y=plain[1],
+            mode="lines",
+            line={"color": "#9A9A9A", "width": 1.2},
+            hoverinfo="skip",
+            showlegend=False,
+            name="edges",
         )
     )
-    if hx:
-        fig.add_trace(
-            go.Scatter(
-                x=hx,
-                y=hy,
-                mode="lines",
-                line={"color": "#111111", "width": 4},
-                hoverinfo="skip",
-                showlegend=False,
-                name="path",
+    for (ex, ey), color, name in (
+        (marked, "#111111", "path"),
+        (chosen_path, _NODE_STYLE_COLORS["selected"], "selected path"),
+    ):
+        if ex:
+            fig.add_trace(
+                go.Scatter(
+                    x=ex,
+                    y=ey,
+                    mode="lines",
+                    line={"color": color, "width": 4},
+                    hoverinfo="skip",
+                    showlegend=False,
+                    name=name,
+                )
             )
-        )
 
     value = np.asarray(tree.value)
     if classification:
         colors = np.asarray(class_colors(len(class_names)))
-        fill = colors[np.argmax(value, axis=1)]
+        fill = colors[np.argmax(value, axis=1)][drawn]
     else:
-        fill = value[:, 0].astype(np.float32)
+        fill = value[:, 0].astype(np.float32)[drawn]
     from ..trees import describe_split
 
-    hover = [_renumber(describe_split(estimator, int(v)), int(v), ids) for v in range(n)]
-    outline = ["#222222"] * n
-    widths = [1.0] * n
-    sizes = np.where(left >= 0, 16, 13).astype(float)
-    for v in range(n):
-        style = styles.get(int(ids[v]))
-        if style:
-            outline[v] = "#111111"
-            widths[v] = 3.5
-            sizes[v] += 6
+    hover = []
+    for v, is_closed, count in zip(drawn, closed, hidden):
+        text = _renumber(describe_split(estimator, int(v)), int(v), ids)
+        if is_closed:
+            text += f"<br>{count} nodes below are hidden: click to open this subtree"
+        hover.append(text)
+    styled = np.array([node_style[int(v)] is not None for v in drawn], dtype=bool)
+    sizes = np.where(internal[drawn], _MARKER_PX["split"], _MARKER_PX["leaf"]) + np.where(
+        styled, _MARKER_PX["styled"], 0
+    )
     marker = {
-        "size": sizes,
-        "line": {"color": outline, "width": widths},
-        "symbol": ["circle" if left[v] >= 0 else "square" for v in range(n)],
+        "size": sizes.astype(float),
+        "line": {"color": "#222222", "width": np.where(styled, 3.0, 1.0)},
+        "symbol": ["triangle-down" if c else "circle" if internal[v] else "square" for v, c in zip(drawn, closed)],
     }
     if classification:
         marker["color"] = fill.tolist()
@@ -771,21 +1007,37 @@ def tree_figure(
         marker.update(
             color=fill, colorscale="Viridis", showscale=True, colorbar={"title": {"text": "value"}, "thickness": 12}
         )
-    # Labels only where they fit: every node of a small tree, the top levels of a big one.
-    n_leaves = int(np.sum(left < 0))
-    labelled = [n_leaves <= _MAX_LABELLED_LEAVES or (left[v] >= 0 and depth[v] < _LABELLED_LEVELS) for v in range(n)]
+    # Labels only where they fit at ``width``: the selected node and its path first, then the other highlights,
+    # then level by level; every node keeps its description on hover.
+    names = _node_names(estimator, class_names)
+    texts = []
+    for v, is_closed, count in zip(drawn, closed, hidden):
+        if is_closed:
+            texts.append(f"{int(ids[v])}<br>+{count}")
+        elif internal[v]:
+            texts.append(f"{int(ids[v])}<br>{names[v]}")
+        else:
+            texts.append(names[v])
+    span = max(n_slots, 1)
+    plot_px = float(width if width is not None else n_slots * _SLOT_PX)
+    x_px = (x - x.min() + 0.5) * plot_px / span
+    rank = [
+        (0 if int(v) == chosen else 1 if int(v) in path_to_chosen else 2 if styled[k] else 3, level[k], k)
+        for k, v in enumerate(drawn)
+    ]
+    text = _fit_labels(texts, x_px, level, [k for *_, k in sorted(rank)])
     fig.add_trace(
         go.Scatter(
             x=x,
-            y=-depth,
+            y=-level,
             mode="markers+text",
             marker=marker,
-            text=[_short_label(estimator, v, class_names) if labelled[v] else "" for v in range(n)],
+            text=text,
             textposition="bottom center",
-            textfont={"size": 10},
+            textfont={"size": DIAGRAM_FONT, "color": "#111111"},
             hovertext=hover,
             hoverinfo="text",
-            customdata=ids.astype(np.int64),
+            customdata=ids[drawn].astype(np.int64),
             showlegend=False,
             name="nodes",
             # A click selects a node in the app; Plotly would dim every other node until the next click.
@@ -795,15 +1047,19 @@ def tree_figure(
     )
     # Halo markers behind highlighted nodes, in the highlight colour.
     for style, color in _NODE_STYLE_COLORS.items():
-        picked = [v for v in range(n) if styles.get(int(ids[v])) == style]
+        picked = [k for k, v in enumerate(drawn) if node_style[int(v)] == style]
         if picked:
             fig.add_trace(
                 go.Scatter(
                     x=x[picked],
-                    y=-depth[picked],
+                    y=-level[picked],
                     mode="markers",
                     hoverinfo="skip",
-                    marker={"size": sizes[picked] + 12, "color": color, "line": {"color": "#111111", "width": 1.5}},
+                    marker={
+                        "size": sizes[picked] + _MARKER_PX["halo"],
+                        "color": color,
+                        "line": {"color": "#111111", "width": 1.5},
+                    },
                     unselected={"marker": {"opacity": 1.0}},
                     name={"newest": "newest split", "path": "decision path", "selected": "selected node"}[style],
                     showlegend=True,
@@ -811,13 +1067,31 @@ def tree_figure(
             )
             # Move the halo below the node markers.
             fig.data = (fig.data[-1], *fig.data[:-1])
-    max_depth = int(depth.max()) if n else 0
+    if closed.any():
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="hidden subtree (click)",
+                hoverinfo="skip",
+                marker={
+                    "symbol": "triangle-down",
+                    "size": _MARKER_PX["split"],
+                    "color": "#BBBBBB",
+                    "line": {"color": "#222222", "width": 1},
+                },
+            )
+        )
+    max_level = int(level.max()) if len(level) else 0
+    top = 10 + _LEGEND_ROW_PX * sum(bool(t.showlegend) for t in fig.data)
     fig.update_layout(
-        height=height or int(np.clip(130 + 95 * max_depth, 260, 900)),
-        xaxis={"visible": False, "range": [float(x.min()) - 0.8, float(x.max()) + 0.8]},
-        yaxis={"visible": False, "range": [-max_depth - 0.7, 0.5]},
+        height=height or int(top + _LEVEL_PX * (max_level + 1) + 10),
+        xaxis={"visible": False, "range": [float(x.min()) - 0.5, float(x.min()) - 0.5 + span], "fixedrange": False},
+        # Room below the deepest level for its two-line labels.
+        yaxis={"visible": False, "range": [-max_level - 0.6, 0.35]},
         plot_bgcolor="#FFFFFF",
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        legend={"orientation": "h", "y": 1.02, "x": 0.0},
+        margin={"l": 10, "r": 10, "t": top, "b": 10},
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.0, "font": {"size": DIAGRAM_FONT}},
     )
     return fig
