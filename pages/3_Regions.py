@@ -7,7 +7,7 @@ from ui import state
 from ui.boosted_trees import is_boosted, tree_count, tree_label
 from ui.chrome import page_setup
 from ui.export import export_buttons
-from ui.pictures import boundary_tree, default_layers
+from ui.pictures import boundary_note, boundary_tree, default_layers, frame_steps
 from ui.widgets import picture_picker, show_picture
 
 page_setup("Decision regions")
@@ -70,5 +70,10 @@ with col_c:
 fig = show_picture(
     data, picture, model, chart_key="regions_chart", show_points=show_points, show_boundaries=show_bounds, tree=tree
 )
+if fig is not None and show_bounds and frame_steps(data, picture.view) is None:
+    # A fully grown tree has thousands of splits: say which ones the picture draws.
+    note = boundary_note(tree if tree is not None else boundary_tree(model), picture.view)
+    if note:
+        st.caption(note)
 export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="regions")
 state.sync_url()

@@ -29,6 +29,7 @@ __all__ = [
     "FrameSteps",
     "Picture",
     "PictureRegions",
+    "boundary_note",
     "boundary_tree",
     "default_layers",
     "frame_steps",
@@ -52,6 +53,13 @@ REFERENCE_MODES = ("origin", "mean", "point")
 MAX_STEPS = 24
 # Above this many rows a picture opens without its points (they would hide the regions).
 MANY_POINTS = 5000
+# A replay sends every frame's boundaries to the browser at once (each frame repeats the curves of the
+# splits it has): the replay of a tree with more splits than this draws fewer curves than a still
+# picture, with fewer samples each (still smooth at about 3 px per sample across a 700 px disk).
+# Inspector, a fully grown tree of 3,700 splits at resolution 120: 681 MB of JSON in 39 s with every
+# curve, 20 MB in 3 s with 300 curves of 400 samples, 9.8 MB (4.9 MB of it the regions) in 2.5 s with these.
+REPLAY_MAX_CURVES = 120
+REPLAY_CURVE_POINTS = 200
 
 
 @dataclass(frozen=True)
@@ -278,6 +286,36 @@ def boundary_tree(model, tree_index: int = 0):
     return None
 
 
+def boundary_note(tree, view: viz.View, replay: bool = False) -> str | None:
+    """A sentence saying which splits of ``tree`` a picture draws, when it cannot draw them all (else None).
+
+    A picture draws at most ``viz.boundaries.MAX_BOUNDARY_CURVES`` split curves (a replay of a
+    big tree ``REPLAY_MAX_CURVES``) besides highlighted ones: those of the splits that hold the
+    most training rows.
+    """
+    if tree is None:
+        return None
+    total = len(viz.boundaries.ranked_splits(tree, view.components))
+    big_replay = replay and len(viz.split_order(tree)) > REPLAY_MAX_CURVES
+    budget = REPLAY_MAX_CURVES if big_replay else viz.boundaries.MAX_BOUNDARY_CURVES
+    if total <= budget:
+        return None
+    return (
+        f"The tree has {total:,} splits on this picture: the {budget} that hold the most training rows are drawn "
+        "(the tree cut back from its root), so that the picture stays quick to draw."
+    )
+
+
+def _count_in_legend(fig, curves, tree, view: viz.View, keep, budget: int) -> None:
+    """Name the plain boundaries' legend entry "n of N splits drawn" when the budget left some out."""
+    total = len(viz.boundaries.ranked_splits(tree, view.components))
+    if total <= budget or sum(c.node not in keep for c in curves) < budget:
+        return
+    for trace in fig.data:
+        if trace.name == "split boundary" and trace.showlegend:
+            trace.name = f"{len(curves):,} of {total:,} splits drawn"
+
+
 def reference_note(data, picture: Picture) -> str | None:
     """A sentence saying where the other components are held (None for a one-component signature)."""
     signature = data.signature
@@ -411,11 +449,25 @@ def picture_figure(
     )
     size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
     points = _points(data, model, view, MAX_POINTS[size], places) if show_points else None
-    curves = []
+    curves, budget = [], viz.boundaries.MAX_BOUNDARY_CURVES
+    # Highlighted splits are drawn whatever the budget of curves.
+    keep = {int(v) for v in (styles or {})} | ({int(highlight_node)} if highlight_node is not None else set())
     if show_boundaries and (not frames or replay is not None):
         tree = tree if tree is not None else boundary_tree(model)
         if tree is not None:
-            curves = viz.boundary_curves(tree, signature, view, picture.reference(data), grid, nodes=boundary_nodes)
+            big_replay = replay is not None and len(replay.order) > REPLAY_MAX_CURVES
+            budget = REPLAY_MAX_CURVES if big_replay else budget
+            curves = viz.boundary_curves(
+                tree,
+                signature,
+                view,
+                picture.reference(data),
+                grid,
+                nodes=boundary_nodes,
+                max_curves=budget,
+                n_points=REPLAY_CURVE_POINTS if big_replay else viz.boundaries.N_CURVE_POINTS,
+                keep=keep,
+            )
     marked = None
     if marked_row is not None and 0 <= marked_row < len(data.X):
         pos = viz.project_points(view, signature, data.X[marked_row : marked_row + 1])
@@ -471,7 +523,7 @@ def picture_figure(
             X_train=data.X[train_rows],
             rows_train=train_rows,
         )
-    return viz.region_figure(
+    fig = viz.region_figure(
         grid,
         regions,
         points,
@@ -487,3 +539,6 @@ def picture_figure(
         label_nodes=label_nodes,
         **world_kwargs,
     )
+    if curves:
+        _count_in_legend(fig, curves, tree, view, keep, budget)
+    return fig

@@ -37,10 +37,23 @@ from .views import (
     unit_to_latlon,
 )
 
-__all__ = ["BoundaryCurve", "boundary_curves", "goes_left", "node_parents", "reaches_node", "split_plane"]
+__all__ = [
+    "MAX_BOUNDARY_CURVES",
+    "BoundaryCurve",
+    "boundary_curves",
+    "goes_left",
+    "node_parents",
+    "ranked_splits",
+    "reaches_node",
+    "split_plane",
+]
 
 # Samples per boundary curve: smooth arcs at the widths the app draws (about 700 px).
 N_CURVE_POINTS = 400
+# Split curves a picture draws at most. A fully grown tree of a forest has thousands of splits
+# (tree #0 of the landmass forest: 8,000 curves, 72 MB of figure JSON, 11 s); past a few hundred,
+# the small splits deep in the tree are specks that only slow the browser down.
+MAX_BOUNDARY_CURVES = 300
 # Coefficients below this share of the largest one are rounding noise, not a tilt.
 _COEF_EPS = 1e-12
 
@@ -117,6 +130,43 @@ def reaches_node(tree, node: int, rows: np.ndarray, signature, parents: np.ndarr
         ok &= side if left[parent] == child else ~side
         child, parent = parent, int(parents[parent])
     return ok
+
+
+def ranked_splits(tree, components=None) -> np.ndarray:
+    """Internal nodes, those that hold the most training rows first.
+
+    Ties go to the smaller id; a child never holds more rows than its parent, and its
+    id is larger, so every prefix of the ranking is a tree cut back from the root.
+
+    Parameters
+    ----------
+    tree : fitted tree estimator or its ``tree_``
+    components : iterable of int, optional
+        Only splits on these components.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_splits,)
+    """
+    t = tree_arrays(tree)
+    internal = np.flatnonzero(np.asarray(t.children_left) >= 0)
+    if components is not None:
+        internal = internal[np.isin(np.asarray(t.component)[internal], list(components))]
+    samples = np.asarray(t.n_node_samples)[internal]
+    return internal[np.lexsort((internal, -samples))].astype(np.int64)
+
+
+def _squeeze(picture: dict) -> dict:
+    """Drop the NaNs that follow a NaN, and those at either end: the same drawing, a shorter payload.
+
+    A clipped curve of a deep split is mostly NaN (only a short piece of it acts).
+    """
+    keys = list(picture)
+    gap = ~np.all([np.isfinite(picture[k]) for k in keys], axis=0)
+    keep = ~(gap & np.concatenate([[True], gap[:-1]]))
+    finite = np.flatnonzero(~gap)
+    keep[finite[-1] + 1 :] = False
+    return {k: np.asarray(v)[keep] for k, v in picture.items()}
 
 
 def split_plane(tree, node: int, signature) -> tuple[int, np.ndarray, float]:
@@ -340,8 +390,10 @@ def boundary_curves(
     nodes=None,
     n_points: int = N_CURVE_POINTS,
     clip: bool = True,
+    max_curves: int | None = None,
+    keep=(),
 ) -> list[BoundaryCurve]:
-    """Every split boundary of one tree that crosses the picture, as a geodesic.
+    """Every split boundary of one tree that crosses the picture, as a geodesic (or the largest ones).
 
     Parameters
     ----------
@@ -360,7 +412,14 @@ def boundary_curves(
         Samples per curve.
     clip : bool
         Cut each curve to the part whose points reach its node (the part that
-        is a real decision boundary); ``False`` draws whole geodesics.
+        is a real decision boundary); ``False`` draws whole geodesics. A clipped
+        curve keeps one NaN between its pieces and none at its ends.
+    max_curves : int, optional
+        Draw at most this many curves besides ``keep``: those of the splits that
+        hold the most training rows (:func:`ranked_splits`), the tree cut back
+        from the root. Default: no limit (see :data:`MAX_BOUNDARY_CURVES`).
+    keep : iterable of int
+        Nodes drawn whatever ``max_curves`` says (highlighted splits).
 
     Returns
     -------
@@ -372,8 +431,13 @@ def boundary_curves(
     _check_view(view, signature)
     t = tree_arrays(tree)
     reference = np.asarray(reference, dtype=np.float64)
-    left = np.asarray(t.children_left)
-    internal = np.flatnonzero(left >= 0)
+    is_split = np.asarray(t.children_left) >= 0
+    internal = np.flatnonzero(is_split)
+    keep = {int(v) for v in keep if 0 <= int(v) < len(is_split) and is_split[int(v)]}
+    if max_curves is not None:
+        # Highlighted splits first (never counted against the budget), then the largest ones.
+        ranked = ranked_splits(t, view.components)
+        internal = np.concatenate([np.array(sorted(keep), dtype=np.int64), ranked[~np.isin(ranked, list(keep))]])
     if nodes is not None:
         wanted = {int(v) for v in nodes}
         internal = np.array([v for v in internal if int(v) in wanted], dtype=np.int64)
@@ -383,7 +447,10 @@ def boundary_curves(
     columns = _component_columns(view, signature)
     parents = node_parents(t)
     curves = []
+    budget = np.inf if max_curves is None else int(max_curves)
     for node in internal:
+        if node not in keep and budget <= 0:
+            break  # ``keep`` comes first: only budgeted splits remain
         found = _curve(view, signature, int(node), t, reference, bounds, int(n_points))
         if found is None:
             continue
@@ -395,6 +462,7 @@ def boundary_curves(
             active = reaches_node(t, int(node), rows, signature, parents) & finite
             if not active.any():
                 continue
-            picture = {k: np.where(active, v, np.nan) for k, v in picture.items()}
+            picture = _squeeze({k: np.where(active, v, np.nan) for k, v in picture.items()})
         curves.append(BoundaryCurve(int(node), picture))
-    return curves
+        budget -= int(node) not in keep
+    return sorted(curves, key=lambda c: c.node)
