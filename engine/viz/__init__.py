@@ -5,6 +5,8 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
 * :mod:`curvedtrees.viz.views`: which part of a product each picture shows, its grid,
   reference points, and where data points land in the picture;
 * :mod:`curvedtrees.viz.regions`: a model's predictions over a picture (one call);
+* :mod:`curvedtrees.viz.smooth`: smooth region edges on the sphere and the torus (where the
+  prediction changes between neighbouring cells, found by bisection, and the mesh cut there);
 * :mod:`curvedtrees.viz.boundaries`: split boundaries of one tree as exact geodesics;
 * :mod:`curvedtrees.viz.figures`: Plotly figures of all of that;
 * :mod:`curvedtrees.viz.world`: graticules, coastlines and projections of world pictures
@@ -23,6 +25,7 @@ from .boundaries import BoundaryCurve, boundary_curves, goes_left, reaches_node,
 from .figures import PointLayer, confusion_figure, region_figure, subsample
 from .palette import class_colors, world_class_colors
 from .regions import RegionGrid, compute_regions, predict_frames, predict_regions
+from .smooth import EdgeCuts, smooth_replay
 from .treeview import (
     PrunedTree,
     Replay,
@@ -55,6 +58,7 @@ from .world import graticule, latlon_xyz
 
 __all__ = [
     "BoundaryCurve",
+    "EdgeCuts",
     "PointLayer",
     "PrunedTree",
     "RegionGrid",
@@ -87,6 +91,7 @@ __all__ = [
     "reference_point",
     "region_figure",
     "replay_regions",
+    "smooth_replay",
     "split_order",
     "split_plane",
     "subsample",

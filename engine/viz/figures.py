@@ -8,7 +8,12 @@ Pure builders: they take arrays (from :mod:`curvedtrees.viz.views`,
   disk) with the rim as a line and a 1:1 aspect ratio;
 * sphere, torus: a ``Mesh3d`` with one colour per cell (``intensitymode="cell"``:
   class regions stay crisp instead of blending across a cell), float32 vertices,
-  uint16 faces, uint8 colour codes;
+  uint16 faces, uint8 colour codes; a classifier's regions (with
+  :attr:`~curvedtrees.viz.regions.RegionGrid.cuts`) get a second ``Mesh3d``, "region
+  edges", of the cells' neighbourhoods cut along the exact crossings
+  (:mod:`curvedtrees.viz.smooth`), drawn on the surface with the cell mesh just below
+  it, so region edges are smooth rather than stepped; a replay restyles its colours,
+  frames predicted at other reference points their pieces too;
 * circle: a ring of ``Barpolar`` sectors;
 * map: a ``Heatmap`` over longitude and latitude (equirectangular);
 * ortho: a ``Heatmap`` of the orthographic disk, resampled from the map grid,
@@ -26,6 +31,7 @@ ones get a dark underlay so they read on every class colour.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +41,8 @@ import plotly.graph_objects as go
 from .boundaries import BoundaryCurve
 from .palette import class_colors, confidence_levels, encode_classes, region_colorscale
 from .regions import RegionGrid
-from .views import ViewGrid, ortho_project
+from .smooth import Patches, edge_patches, sink_depth
+from .views import TORUS_RADII, ViewGrid, ortho_project, torus_xyz
 from .world import DEFAULT_FACING, break_at_date_line, graticule, latlon_xyz, ortho_image, ortho_lines
 
 __all__ = ["PointLayer", "confusion_figure", "region_figure", "subsample"]
@@ -529,12 +536,14 @@ def region_figure(
 
     fig = go.Figure()
     three_d = kind in ("sphere", "torus")
+    patcher = None
     if kind in ("disk", "plane", "line"):
         _add_flat(fig, grid, regions, coloring)
     elif kind == "map":
         _add_map(fig, grid, regions, coloring)
     elif three_d:
-        _add_mesh(fig, grid, regions, coloring)
+        patcher = _Patcher(grid, coloring) if regions is not None and _smooth(regions, frames) else None
+        _add_mesh(fig, grid, regions, coloring, patcher)
     else:
         _add_ring(fig, grid, regions, coloring)
     if coastlines is not None and kind in ("sphere", "map"):
@@ -577,7 +586,7 @@ def region_figure(
     _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None, look=look)
     animated = bool(frames) and regions is not None
     if animated:
-        _add_month_frames(fig, grid, frames, coloring, moving)
+        _add_month_frames(fig, grid, frames, coloring, moving, patcher)
         _add_animation(fig, frame_names, active_frame, frame_label, duration=700 if moving is None else 450)
     _place_legend(fig, animated)
     return fig
@@ -682,9 +691,7 @@ def _add_frame_boundaries(fig, curves, frame_styles, active: int, kind: str, lab
 def _dimmed(regions: RegionGrid, inside: np.ndarray) -> RegionGrid:
     """A copy whose cells outside ``inside`` have the lowest confidence: their class's palest shade."""
     confidence = np.where(inside.reshape(regions.confidence.shape), regions.confidence, np.float32(0.0))
-    return RegionGrid(
-        regions.grid, regions.task, regions.class_index, confidence.astype(np.float32), regions.values, regions.classes
-    )
+    return dataclasses.replace(regions, confidence=confidence.astype(np.float32))
 
 
 _BAND_COLOR = "rgba(255, 225, 0, 0.45)"  # the newest split's yellow, see-through
@@ -968,11 +975,83 @@ def _mesh_intensity(regions: RegionGrid, coloring: _Coloring) -> np.ndarray:
     return cell
 
 
-def _add_mesh(fig, grid: ViewGrid, regions, coloring: _Coloring):
+_MESH_LIGHTING = {"ambient": 0.9, "diffuse": 0.25, "specular": 0.02, "roughness": 0.9, "fresnel": 0.0}
+# A patch trace with nothing to draw: one triangle of zero area at the origin (hidden inside the sphere,
+# in the torus's hole), so that every frame restyles the same trace with valid data.
+_NO_PATCHES = Patches(
+    *(np.zeros(1, dtype=np.float32),) * 3, *(np.zeros(1, dtype=np.uint16),) * 3, np.zeros(1, np.int64)
+)
+
+
+def _smooth(regions, frames) -> bool:
+    """Whether a sphere or torus picture draws smooth region edges: classification regions with crossings."""
+    shown = [r for r in (frames or [regions]) if r is not None]
+    return any(r.task == "classification" and r.cuts is not None for r in shown)
+
+
+class _Patcher:
+    """The smooth-edge patches of a picture's regions (one build per set of crossings, shared by frames)."""
+
+    def __init__(self, grid: ViewGrid, coloring: _Coloring):
+        self.grid, self.coloring, self._built = grid, coloring, {}
+
+    def patches(self, regions) -> Patches:
+        cuts = regions.cuts if regions is not None and regions.task == "classification" else None
+        if cuts is None or not len(cuts):
+            return _NO_PATCHES
+        if id(cuts) not in self._built:
+            self._built[id(cuts)] = (cuts, edge_patches(self.grid, cuts))  # the key object kept alive with it
+        return self._built[id(cuts)][1]
+
+    def intensity(self, regions, patches: Patches) -> np.ndarray:
+        """Each piece's colour code: that of the cell whose corner it holds (uint8)."""
+        if patches is _NO_PATCHES:
+            return np.zeros(1, dtype=np.uint8)
+        codes = np.nan_to_num(_cell_values(regions, self.coloring).ravel(), nan=0.0).astype(np.uint8)
+        return codes[patches.source]
+
+    def shared(self, frames) -> bool:
+        """Whether every frame's pieces are the same (a replay: one set of crossings for all)."""
+        first = frames[0].cuts if frames else None
+        return first is not None and all(f.cuts is first for f in frames)
+
+    def trace(self, regions, geometry: bool = True) -> go.Mesh3d:
+        patches = self.patches(regions)
+        if not geometry:
+            return go.Mesh3d(intensity=self.intensity(regions, patches))
+        return go.Mesh3d(
+            x=patches.x,
+            y=patches.y,
+            z=patches.z,
+            i=patches.i,
+            j=patches.j,
+            k=patches.k,
+            intensity=self.intensity(regions, patches),
+        )
+
+
+def _mesh_corners(grid: ViewGrid, sink: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cell mesh's corners (float32, flattened), ``sink`` picture units below the surface."""
+    if sink == 0.0:
+        return tuple(np.asarray(grid.coords[k], dtype=np.float32).ravel() for k in ("vx", "vy", "vz"))
     rows, cols = grid.shape
-    vx, vy, vz = (np.asarray(grid.coords[k], dtype=np.float32).ravel() for k in ("vx", "vy", "vz"))
+    if grid.view.kind == "sphere":
+        return tuple(
+            (np.asarray(grid.coords[k], dtype=np.float64) * (1.0 - sink)).astype(np.float32).ravel()
+            for k in ("vx", "vy", "vz")
+        )
+    # The torus grid's corners (views.view_grid): columns around the ring, rows around the tube.
+    va, vb = np.meshgrid(np.linspace(-np.pi, np.pi, cols + 1), np.linspace(-np.pi, np.pi, rows + 1))
+    xyz = torus_xyz(va, vb, lift=-sink / TORUS_RADII[1])
+    return tuple(xyz[k].ravel() for k in "xyz")
+
+
+def _add_mesh(fig, grid: ViewGrid, regions, coloring: _Coloring, patcher: _Patcher | None = None):
+    """The cell mesh (trace 0) and, with a ``patcher``, the smooth-edge patches on top of it (trace 1)."""
+    rows, cols = grid.shape
+    vx, vy, vz = _mesh_corners(grid, sink_depth(grid) if patcher is not None else 0.0)
     i, j, k = _mesh_faces(rows, cols)
-    lighting = {"ambient": 0.9, "diffuse": 0.25, "specular": 0.02, "roughness": 0.9, "fresnel": 0.0}
+    lighting = _MESH_LIGHTING
     common = {
         "x": vx,
         "y": vy,
@@ -997,18 +1076,37 @@ def _add_mesh(fig, grid: ViewGrid, regions, coloring: _Coloring):
             **_color_args(regions, coloring),
         )
     )
+    if patcher is not None:
+        patch = patcher.trace(regions)
+        patch.update(
+            hoverinfo="skip",
+            lighting=lighting,
+            flatshading=True,
+            showlegend=False,
+            name="region edges",
+            intensitymode="cell",
+            **_color_args(regions, coloring),
+        )
+        fig.add_trace(patch)
 
 
-def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _Coloring, moving=None):
+def _add_month_frames(
+    fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _Coloring, moving=None, patcher: _Patcher | None = None
+):
     """One animation frame per prediction, each restyling the regions trace (trace 0).
 
-    ``moving``, from :func:`_add_frame_boundaries`, adds the boundary traces each frame restyles.
+    ``moving``, from :func:`_add_frame_boundaries`, adds the boundary traces each frame restyles;
+    a ``patcher`` adds the smooth-edge patches (trace 1): their colours only when every frame
+    shares its pieces (a replay), else their pieces too.
     """
     kind = grid.view.kind
     out = []
+    patch_geometry = patcher is not None and not patcher.shared(frames)
     for regions in frames:
         if kind in ("sphere", "torus"):
             data = go.Mesh3d(intensity=_mesh_intensity(regions, coloring))
+            if patcher is not None:
+                data = [data, patcher.trace(regions, geometry=patch_geometry)]
         elif kind == "circle":
             # Only the colour numbers: a frame merges into the trace, which keeps its colour scale.
             values = _ring_marker(regions, coloring)["color"]
@@ -1017,11 +1115,15 @@ def _add_month_frames(fig, grid: ViewGrid, frames: list[RegionGrid], coloring: _
             z = _cell_values(regions, coloring)
             data = go.Heatmap(z=np.vstack([z.reshape(1, -1)] * 2) if kind == "line" else z)
         out.append(data)
+    regions_traces = [0, 1] if patcher is not None else [0]
+    out = [d if isinstance(d, list) else [d] for d in out]
     if moving is None:
-        fig.frames = [go.Frame(data=[d], traces=[0]) for d in out]
+        fig.frames = [go.Frame(data=d, traces=regions_traces) for d in out]
     else:
         indices, per_frame = moving
-        fig.frames = [go.Frame(data=[d, *extra], traces=[0, *indices]) for d, extra in zip(out, per_frame)]
+        fig.frames = [
+            go.Frame(data=[*d, *extra], traces=[*regions_traces, *indices]) for d, extra in zip(out, per_frame)
+        ]
 
 
 def _add_animation(fig, names: list[str], active: int, label: str, duration: int):

@@ -1,4 +1,8 @@
-"""Decision regions of a fitted model over a picture's grid (one predict call)."""
+"""Decision regions of a fitted model over a picture's grid.
+
+One predict call over the grid; a sphere or torus picture of a classifier adds a few
+more on the points along its region edges (:mod:`curvedtrees.viz.smooth`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
+from .palette import N_LEVELS, confidence_levels
+from .smooth import SMOOTH_KINDS, EdgeCuts, find_cuts
 from .views import View, ViewGrid, product_rows, view_grid
 
 __all__ = ["RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
@@ -29,6 +35,10 @@ class RegionGrid:
         Predicted values (NaN outside); regression only.
     classes : ndarray
         The model's ``classes_`` (classification) or empty.
+    cuts : EdgeCuts or None
+        Sphere and torus classification pictures: where the colour changes between
+        neighbouring cell centres (:func:`curvedtrees.viz.smooth.find_cuts`), which the
+        figure draws as smooth region edges; None otherwise.
     """
 
     grid: ViewGrid
@@ -37,13 +47,22 @@ class RegionGrid:
     confidence: np.ndarray | None = None
     values: np.ndarray | None = None
     classes: np.ndarray | None = None
+    cuts: EdgeCuts | None = None
 
     @property
     def view(self) -> View:
         return self.grid.view
 
 
-def predict_regions(model, grid: ViewGrid, reference: np.ndarray) -> RegionGrid:
+def _classify(model, rows: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(class index, its probability) of every row; a model without ``predict_proba`` is sure."""
+    if hasattr(model, "predict_proba"):
+        proba = np.asarray(model.predict_proba(rows))
+        return np.argmax(proba, axis=1), proba.max(axis=1)
+    return np.searchsorted(classes, np.asarray(model.predict(rows))), np.ones(len(rows))
+
+
+def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool = True) -> RegionGrid:
     """Predict every cell of ``grid`` with the other components at ``reference``.
 
     Parameters
@@ -52,6 +71,11 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray) -> RegionGrid:
         A classifier with ``predict_proba`` and ``classes_``, or a regressor.
     grid : ViewGrid
     reference : ndarray of shape (ambient_dim,)
+    smooth : bool
+        On a sphere or torus (classification), also find where the colour (class or
+        confidence shade) changes between neighbouring cells (:attr:`RegionGrid.cuts`, a
+        few more predict calls on the cells along the region edges), so that the figure
+        draws the edges smooth.
 
     Returns
     -------
@@ -64,15 +88,22 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray) -> RegionGrid:
         index = np.full(grid.mask.shape, -1, dtype=np.int16)
         confidence = np.full(grid.mask.shape, np.nan, dtype=np.float32)
         if len(rows):
-            if hasattr(model, "predict_proba"):
-                proba = np.asarray(model.predict_proba(rows))
-                index[grid.mask] = np.argmax(proba, axis=1)
-                confidence[grid.mask] = proba.max(axis=1)
-            else:
-                pred = np.asarray(model.predict(rows))
-                index[grid.mask] = np.searchsorted(classes, pred)
-                confidence[grid.mask] = 1.0
-        return RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape), None, classes)
+            index[grid.mask], confidence[grid.mask] = _classify(model, rows, classes)
+        cuts = None
+        if smooth and grid.view.kind in SMOOTH_KINDS and len(rows):
+
+            def shade(values):
+                # Cut where the drawn colour changes: the class, or its confidence shade (palette codes).
+                found, sure = _classify(model, product_rows(grid, reference, values), classes)
+                # float32 as in RegionGrid.confidence: a probability on a shade's edge must round the same way.
+                sure = np.asarray(sure, dtype=np.float32)
+                return found.astype(np.int64) * N_LEVELS + confidence_levels(sure, len(classes))
+
+            codes = index.astype(np.int64) * N_LEVELS + confidence_levels(
+                np.nan_to_num(confidence, nan=1.0), len(classes)
+            )
+            cuts = find_cuts(grid, codes, shade)
+        return RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape), None, classes, cuts)
     values = np.full(grid.mask.shape, np.nan, dtype=np.float32)
     if len(rows):
         values[grid.mask] = np.asarray(model.predict(rows), dtype=np.float64).ravel()
