@@ -199,7 +199,8 @@ def test_presets_match_the_paper_setups():
     assert (loader.keywords["n_samples"], loader.keywords["n_clusters"], loader.keywords["n_classes"]) == (1000, 32, 8)
     models = get_preset("multi-curvature").model_specs()
     assert [m.name for m in models] == ["Perceptron", "k-NN", "Ambient DT", "Ambient RF", "Tangent DT",
-                                        "Tangent RF", "Product DT", "Product RF", "Product GB"]  # fmt: skip
+                                        "Tangent RF", "Product DT", "Product RF", "Product GB", "Ambient HGB",
+                                        "Klein HGB"]  # fmt: skip
     assert get_preset("tiny").datasets(n_samples=50)[0].loader.keywords["n_samples"] == 50
     with pytest.raises(ValueError, match="n_samples"):
         get_preset("tiny").datasets(n_samples=3)

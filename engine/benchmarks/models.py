@@ -11,9 +11,14 @@ the perceptron weighs components equally.
 Product gradient boosting (not in the paper) keeps scikit-learn's
 HistGradientBoosting defaults (learning rate 0.1, 100 iterations, 31 leaves, 20
 rows per leaf, 255 bins, early stopping off below 10,000 rows) and, like the
-product trees, every pair of a component's coordinates. It is an ensemble, so it
-is compared with the forests; a tree-parameter override reaches it only through
-the parameters it shares with the trees (``max_depth``, ``min_samples_leaf``).
+product trees, every pair of a component's coordinates. Its baselines are
+scikit-learn's HistGradientBoosting on ambient coordinates and the same inside
+the Klein wrapper (H and E components only), with the same defaults. These three
+form the ``"boosting"`` family: they are tested among themselves and against the
+product random forest, never inside the paper's tree and forest sets, so the
+paper's models keep the paper's comparisons. A tree-parameter override reaches
+them only through the parameters boosting shares with the trees (``max_depth``,
+``min_samples_leaf``).
 
 Factories import their modules when called, so this registry lists every model
 even before :mod:`curvedtrees.trees` or :mod:`curvedtrees.baselines` can be imported; the
@@ -28,6 +33,7 @@ from functools import partial
 from .specs import ModelSpec
 
 __all__ = [
+    "BOOSTING_MODELS",
     "BOOSTING_SHARED_PARAMS",
     "FOREST_PARAMS",
     "MODELS",
@@ -139,8 +145,34 @@ def boosting(task, signature, random_state, pairs="all", params=None):
     from .. import boosting as gb
 
     cls = gb.ProductGradientBoostingClassifier if _is_classification(task) else gb.ProductGradientBoostingRegressor
-    shared = {k: v for k, v in (params or {}).items() if k in BOOSTING_SHARED_PARAMS}
-    return cls(signature=str(signature), pairs=pairs, **shared, random_state=random_state)
+    return cls(signature=str(signature), pairs=pairs, **_boosting_params(params), random_state=random_state)
+
+
+def _boosting_params(params):
+    """The overrides in ``params`` that boosting shares with the trees (:data:`BOOSTING_SHARED_PARAMS`)."""
+    return {k: v for k, v in (params or {}).items() if k in BOOSTING_SHARED_PARAMS}
+
+
+def _hist_gradient_boosting(task, random_state, params):
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    cls = HistGradientBoostingClassifier if _is_classification(task) else HistGradientBoostingRegressor
+    # scikit-learn's defaults, as product_gb keeps them; random_state only matters when
+    # early stopping draws its validation rows (above 10,000 rows).
+    return cls(**_boosting_params(params), random_state=random_state)
+
+
+def ambient_hgb(task, signature, random_state, params=None):
+    """scikit-learn's HistGradientBoosting on the raw ambient coordinates, at its defaults."""
+    return _hist_gradient_boosting(task, random_state, params)
+
+
+def klein_hgb(task, signature, random_state, params=None):
+    """HistGradientBoosting on Klein coordinates with max-margin thresholds (H and E components only)."""
+    from ..klein import KleinTreeClassifier, KleinTreeRegressor
+
+    cls = KleinTreeClassifier if _is_classification(task) else KleinTreeRegressor
+    return cls(estimator=_hist_gradient_boosting(task, random_state, params), signature=str(signature))
 
 
 _CLASSIFY = ("classification", "link_prediction")
@@ -167,12 +199,18 @@ MODELS: dict[str, ModelSpec] = {
                                  description="product-space random forest, all coordinate pairs")),
         ("ambient_knn", ModelSpec("Ambient k-NN", ambient_knn, "ambient", None,
                                   description="k-nearest neighbours (k=5) on Euclidean ambient distances")),
-        ("klein_dt", ModelSpec("Klein DT", partial(klein, forest=False), "klein", "tree",
+        ("klein_dt", ModelSpec("Klein DT", partial(klein, forest=False), "klein", "tree", kinds=("H", "E"),
                                description="scikit-learn tree on Klein coordinates, max-margin thresholds (H, E)")),
-        ("klein_rf", ModelSpec("Klein RF", partial(klein, forest=True), "klein", "forest",
+        ("klein_rf", ModelSpec("Klein RF", partial(klein, forest=True), "klein", "forest", kinds=("H", "E"),
                                description="scikit-learn forest on Klein coordinates, max-margin thresholds (H, E)")),
-        ("product_gb", ModelSpec("Product GB", boosting, "boosting", "forest",
+        ("product_gb", ModelSpec("Product GB", boosting, "boosting", "boosting",
                                  description="product-space gradient boosting, all coordinate pairs (100 iterations)")),
+        ("ambient_hgb", ModelSpec("Ambient HGB", ambient_hgb, "ambient", "boosting",
+                                  description="scikit-learn HistGradientBoosting on ambient coordinates "
+                                              "(100 iterations)")),
+        ("klein_hgb", ModelSpec("Klein HGB", klein_hgb, "klein", "boosting", kinds=("H", "E"),
+                                description="HistGradientBoosting on Klein coordinates, max-margin thresholds "
+                                            "(H, E; 100 iterations)")),
     ]
 }  # fmt: skip
 
@@ -188,8 +226,11 @@ PAPER_MODELS = [
     "product_rf",
 ]
 
-#: The paper's eight models and product gradient boosting: what the presets run.
-PRESET_MODELS = [*PAPER_MODELS, "product_gb"]
+#: Product gradient boosting and its two baselines (the ``"boosting"`` family).
+BOOSTING_MODELS = ["product_gb", "ambient_hgb", "klein_hgb"]
+
+#: The paper's eight models and the boosting family: what the presets run.
+PRESET_MODELS = [*PAPER_MODELS, *BOOSTING_MODELS]
 
 #: Models that need nothing but scikit-learn (usable before the rest of the engine exists).
 SKLEARN_MODELS = ["ambient_dt", "ambient_rf", "ambient_knn"]
@@ -205,7 +246,7 @@ def with_tree_params(spec: ModelSpec, params: dict) -> ModelSpec:
         For example ``{"max_depth": 3}``; forest-only keys (``n_estimators``...)
         apply to forests only.
     """
-    if spec.family not in ("tree", "forest") or not params:
+    if spec.family not in ("tree", "forest", "boosting") or not params:
         return spec
     return replace(spec, factory=partial(spec.factory, params=dict(params)))
 

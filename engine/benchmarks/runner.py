@@ -144,7 +144,7 @@ def _run_job(dataset: DatasetSpec, models: Sequence[ModelSpec], trial: int, seed
     metric = metric_for_task(dataset.task)
     rows = []
     for model in models:
-        if not model.supports(dataset.task):
+        if not model.applies_to(dataset.task, dataset.signature):
             continue
         row = {
             "section": dataset.section,
@@ -223,7 +223,7 @@ def check_models(datasets: Sequence[DatasetSpec], models: Sequence[ModelSpec]) -
     problems = {}
     for model in models:
         for dataset in datasets:
-            if not model.supports(dataset.task):
+            if not model.applies_to(dataset.task, dataset.signature):
                 continue
             try:
                 model.build(dataset.task, dataset.signature, 0)
@@ -764,7 +764,8 @@ def run_benchmark(
     ----------
     datasets : sequence of DatasetSpec
     models : sequence of ModelSpec
-        Each model runs on every dataset whose task it supports.
+        Each model runs on every dataset whose task and component kinds it supports
+        (:meth:`ModelSpec.applies_to`).
     n_trials : int
         Trials per dataset: each draws a new sample (synthetic data) and a new
         train/test split.

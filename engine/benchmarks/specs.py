@@ -56,7 +56,13 @@ GROUP_MARKS = {
     "perceptron": "¶",
 }
 
-_FAMILIES = (None, "tree", "forest")
+#: ``"boosting"``: boosted ensembles and their baselines, which the paper did not run; they are
+#: compared among themselves (:func:`curvedtrees.benchmarks.statistics.pairwise_tests`), so the
+#: paper's models keep the comparison sets, Bonferroni factors and ranks of the paper.
+_FAMILIES = (None, "tree", "forest", "boosting")
+
+#: The component kinds of a signature.
+_KINDS = ("H", "S", "E")
 
 
 def metric_for_task(task: str) -> str:
@@ -85,13 +91,19 @@ class ModelSpec:
         Which kind of model this is, for the significance marks:
         ``"product"``, ``"ambient"``, ``"tangent"``, ``"knn"``, ``"perceptron"``
         (see :data:`GROUP_MARKS`) or any other label (no mark).
-    family : {"tree", "forest", None}
+    family : {"tree", "forest", "boosting", None}
         The paper compares trees with trees and forests with forests; models with
         ``family=None`` (k-NN, perceptron) take part in both comparisons.
+        ``"boosting"`` models (not in the paper) are compared in a set of their own.
     tasks : tuple of str
         Tasks the model supports; datasets of other tasks skip it.
     description : str
         One line for tables and the app.
+    kinds : tuple of str
+        The component kinds (``"H"``, ``"S"``, ``"E"``) the model can take; a
+        dataset whose signature has another kind skips it (no result row, an
+        empty cell in the tables), as a dataset of another task does. The Klein
+        wrappers take ``("H", "E")``: a sphere has no Klein model.
     """
 
     name: str
@@ -100,14 +112,20 @@ class ModelSpec:
     family: str | None = None
     tasks: tuple[str, ...] = ("classification", "regression", "link_prediction")
     description: str = ""
+    kinds: tuple[str, ...] = _KINDS
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"a model needs a non-empty name, got {self.name!r}")
+        unknown_kinds = [k for k in self.kinds if k not in _KINDS]
+        if not self.kinds or unknown_kinds:
+            raise ValueError(f"model {self.name!r}: kinds must be some of {', '.join(_KINDS)}, got {self.kinds!r}")
         if not callable(self.factory):
             raise ValueError(f"model {self.name!r}: factory must be callable, got {type(self.factory).__name__}")
         if self.family not in _FAMILIES:
-            raise ValueError(f"model {self.name!r}: family must be 'tree', 'forest' or None, got {self.family!r}")
+            raise ValueError(
+                f"model {self.name!r}: family must be 'tree', 'forest', 'boosting' or None, got {self.family!r}"
+            )
         unknown = [t for t in self.tasks if t not in TASKS]
         if unknown:
             raise ValueError(f"model {self.name!r}: unknown tasks {unknown}; expected some of {', '.join(TASKS)}")
@@ -115,6 +133,10 @@ class ModelSpec:
     def supports(self, task: str) -> bool:
         """Whether this model runs on datasets of ``task``."""
         return task in self.tasks
+
+    def applies_to(self, task: str, signature) -> bool:
+        """Whether this model runs on a dataset of ``task`` and ``signature`` (its task and component kinds)."""
+        return self.supports(task) and all(c.kind in self.kinds for c in Signature.parse(signature))
 
     def build(self, task: str, signature, random_state: int):
         """Call the factory with a parsed signature."""
