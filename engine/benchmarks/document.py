@@ -16,7 +16,10 @@ block's content and leaves everything else untouched. Block kinds:
 - ``run STEM``: one line with the run's trials, seed and wall time;
 - ``agreement STEM STEM ...``: how far each run is from the paper, per model;
 - ``residuals STEM``: the cells of a run that differ from the paper beyond both
-  intervals (the paper's ± read as a standard error), one line each.
+  intervals (the paper's ± read as a standard error), one line each;
+- ``boosting STEM``: product gradient boosting against the product random
+  forest and its HistGradientBoosting baselines, with its own tests, then the
+  counts per task (:func:`~curvedtrees.benchmarks.report.boosting_markdown`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import pandas as pd
 
 from .paper import load_paper_table5
 from .report import (
+    boosting_counts_markdown,
+    boosting_markdown,
     comparison_frame,
     comparison_markdown,
     markdown_table,
@@ -149,7 +154,11 @@ def _block(kind: str, args: list[str], directory, paper: pd.DataFrame) -> str:
         return comparison_markdown(summary.merge(rows, on=keys), paper, models)
     if kind == "ranks":
         return rank_markdown(summary, models)
-    raise ValueError(f"unknown block kind {kind!r}: expected results, comparison, ranks, run, agreement or residuals")
+    if kind == "boosting":
+        return boosting_markdown(summary, run["pairs"]) + "\n\n" + boosting_counts_markdown(summary, run["pairs"])
+    raise ValueError(
+        f"unknown block kind {kind!r}: expected results, comparison, ranks, run, agreement, residuals or boosting"
+    )
 
 
 def fill_document(text: str, directory=None, paper: pd.DataFrame | None = None) -> str:

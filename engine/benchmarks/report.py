@@ -4,6 +4,11 @@ Cells are written the way the paper writes them: F1 in percent with one
 decimal (``30.9 ± .5``), RMSE with three decimals (``.198 ± .002``), leading
 zeros dropped; the best model of a row in bold, the second best underlined
 (``<u>``), followed by the significance marks.
+
+The paper's tables (Table 5's layout, the comparison with the paper, the ranks)
+show the paper's models only; the boosting family (product gradient boosting
+and its HistGradientBoosting baselines) has a table of its own
+(:func:`boosting_markdown`) with its own tests.
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ import re
 
 import pandas as pd
 
-from .statistics import ROW_KEYS, _ranks, group_top_counts, rank_counts
+from .statistics import BOOSTING_FAMILY, ROW_KEYS, boosting_pairs, group_top_counts, rank_counts
 
 __all__ = [
+    "boosting_counts_markdown",
+    "boosting_markdown",
     "check_run_name",
     "comparison_frame",
     "comparison_markdown",
@@ -99,6 +106,12 @@ def _models(summary, models):
     return list(models) if models is not None else list(dict.fromkeys(summary["model"]))
 
 
+def _paper_models(summary, models):
+    """``models`` (default: the summary's) without the boosting family: the columns of the paper's tables."""
+    boosting = set(summary.loc[summary["family"] == BOOSTING_FAMILY, "model"]) if "family" in summary else set()
+    return [m for m in _models(summary, models) if m not in boosting]
+
+
 def table5_markdown(summary: pd.DataFrame, models=None, marks: bool = True) -> str:
     """The summary laid out like the paper's Table 5: one row per dataset, one column per model.
 
@@ -106,11 +119,12 @@ def table5_markdown(summary: pd.DataFrame, models=None, marks: bool = True) -> s
     ----------
     summary : DataFrame from :func:`curvedtrees.benchmarks.statistics.summarize`
     models : list of str, optional
-        Column order (display names); default: order of appearance.
+        Column order (display names); default: order of appearance. Models of the
+        boosting family are left out (see :func:`boosting_markdown`).
     marks : bool
         Append the significance marks.
     """
-    models = _models(summary, models)
+    models = _paper_models(summary, models)
     keys = _row_label_columns(summary)
     rows = []
     previous = {}
@@ -175,9 +189,9 @@ def comparison_markdown(summary: pd.DataFrame, paper: pd.DataFrame, models=None)
 
     A cell of ours outside the paper's confidence interval is flagged with ▲
     (above) or ▼ (below); ``!`` marks a difference larger than the two
-    intervals combined (``sqrt(ci^2 + paper_ci^2)``).
+    intervals combined (``sqrt(ci^2 + paper_ci^2)``). The boosting family is left out.
     """
-    models = _models(summary, models)
+    models = _paper_models(summary, models)
     joined = comparison_frame(summary, paper)
     keys = _row_label_columns(summary)
     # Name the dataset only when the rows come from more than one (the synthetic tables are all "Gaussian").
@@ -209,19 +223,21 @@ def comparison_markdown(summary: pd.DataFrame, paper: pd.DataFrame, models=None)
 
 
 def rank_markdown(summary: pd.DataFrame, models=None) -> str:
-    """Mean rank and top-1 / top-2 counts per model, and the product models' top-k counts per task."""
-    counts = rank_counts(summary)
-    models = [m for m in _models(summary, models) if m in counts.index]
+    """Mean rank and top-1 / top-2 counts per model, and the product models' top-k counts per task.
+
+    The paper's models only: the summary ranks them among themselves, as the
+    paper's Table 1 does, and the boosting family is left out.
+    """
+    paper_rows = summary[summary["family"] != BOOSTING_FAMILY] if "family" in summary else summary
+    counts = rank_counts(paper_rows)
+    models = [m for m in _paper_models(summary, models) if m in counts.index]
     rows = [
         [m, int(counts.loc[m, "n_rows"]), f"{counts.loc[m, 'mean_rank']:.2f}", int(counts.loc[m, "top1"]),
          int(counts.loc[m, "top2"])]
         for m in models
     ]  # fmt: skip
     text = markdown_table(["Model", "Rows", "Mean rank", "Top-1", "Top-2"], rows, ["l", "r", "r", "r", "r"])
-    if (summary["group"] == "product").any():
-        # Table 1 ranks the paper's models only: models the paper did not run (boosting) leave the count.
-        paper_rows = summary[summary["group"] != "boosting"].copy()
-        paper_rows["rank"] = _ranks(paper_rows, _row_label_columns(paper_rows))
+    if (paper_rows["group"] == "product").any():
         top = group_top_counts(paper_rows, "product")
         rows = [
             [task, int(r["rows"]), _count(r["top1"], r["rows"]), _count(r["top2"], r["rows"])]
@@ -230,6 +246,131 @@ def rank_markdown(summary: pd.DataFrame, models=None) -> str:
         text += "\n\nProduct DT or RF among the top k (as in the paper's Table 1):\n\n"
         text += markdown_table(["Task", "Rows", "#Top-1", "#Top-2"], rows, ["l", "r", "r", "r"])
     return text
+
+
+_BOOSTING_LEGEND = (
+    "Product gradient boosting (not in the paper) against the product random forest and its "
+    "HistGradientBoosting baselines: mean ± 95% interval, then the difference of means (boosting minus "
+    "the other; F1 in points, RMSE as is) with its Bonferroni-adjusted Wilcoxon p-value (signed-rank test "
+    "over the paired trials, corrected over this family's comparisons in the row: 3, or 2 where the Klein "
+    "wrapper does not apply). ▲: boosting significantly better (adjusted p < .05); ▼: significantly worse. "
+    "n/a: the model does not apply (the Klein wrapper has no model of a sphere)."
+)
+# A model the run holds but a row does not: it does not apply there (or the task is not its own).
+_NOT_APPLICABLE = "n/a"
+
+
+def _boosting_pairs(summary: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    if pairs is None or pairs.empty or "comparison" not in pairs:
+        return pd.DataFrame(columns=[*ROW_KEYS, "model_a", "model_b"])
+    return pairs[pairs["comparison"] == BOOSTING_FAMILY]
+
+
+def _p_text(p: float) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "p n/a"
+    if p < 0.001:
+        return "p < .001"
+    return "p " + _strip_zero(f"{p:.3f}") if p < 1 else "p 1"
+
+
+def _difference_text(entry, metric: str) -> str:
+    """``"+5.3 (p .002) ▲"``: boosting minus the other model, adjusted p, and the verdict."""
+    diff = entry["mean_a"] - entry["mean_b"]
+    text = format_value(diff, None, metric)
+    text = text if text.startswith("-") else "+" + text
+    text += f" ({_p_text(entry['p_adjusted'])})"
+    if bool(entry["significant"]) and entry["winner"]:
+        text += " ▲" if entry["winner"] == entry["model_a"] else " ▼"
+    return text
+
+
+def boosting_markdown(summary: pd.DataFrame, pairs: pd.DataFrame) -> str:
+    """The boosting family's table: one row per dataset, the models' scores, then boosting's differences.
+
+    Parameters
+    ----------
+    summary : DataFrame from :func:`curvedtrees.benchmarks.statistics.summarize`
+    pairs : DataFrame from :func:`curvedtrees.benchmarks.statistics.pairwise_tests`
+        Its ``"boosting"`` comparisons are read.
+
+    Returns
+    -------
+    str
+        A Markdown table, or a sentence when the run has no boosting comparisons.
+    """
+    tests = _boosting_pairs(summary, pairs)
+    if tests.empty:
+        return "This run has no product gradient boosting to compare."
+    keys = _row_label_columns(summary)
+    info = summary.drop_duplicates("model").set_index("model")[["group", "family"]]
+    models = list(dict.fromkeys(summary["model"]))
+    boosted = list(dict.fromkeys(tests["model_a"]))
+    opponents = [m for m in dict.fromkeys(b for a, b in boosting_pairs(models, info)) if m in set(tests["model_b"])]
+    named = "dataset" in summary and summary["dataset"].nunique() > 1
+    rows = []
+    for row_key, block in summary.groupby(keys, sort=False, dropna=False):
+        row_key = dict(zip(keys, row_key if isinstance(row_key, tuple) else (row_key,)))
+        by_model = block.set_index("model")
+        metric = block["metric"].iloc[0]
+        mask = pd.Series(True, index=tests.index)
+        for key in keys:
+            mask &= tests[key] == row_key[key]
+        row_tests = tests[mask]
+        label = [_TASK_SHORT.get(row_key.get("task"), row_key.get("task", "")), row_key.get("signature", "")]
+        if named:
+            label.insert(0, row_key["dataset"])
+        cells = []
+        for model in [*boosted, *opponents]:
+            entry = by_model.loc[model] if model in by_model.index else None
+            cells.append(
+                _NOT_APPLICABLE if entry is None else format_value(entry["mean"], entry["ci"], entry["metric"])
+            )
+        for a in boosted:
+            for b in opponents:
+                test = row_tests[(row_tests["model_a"] == a) & (row_tests["model_b"] == b)]
+                cells.append(_NOT_APPLICABLE if test.empty else _difference_text(test.iloc[0], metric))
+        rows.append([*label, *cells])
+    versus = [f"{a} − {b}" if len(boosted) > 1 else f"− {b}" for a in boosted for b in opponents]
+    header = ["Dataset"] * named + ["Task", "Signature", *boosted, *opponents, *versus]
+    n_labels = 2 + named
+    return markdown_table(header, rows, ["l"] * n_labels + ["r"] * (len(header) - n_labels))
+
+
+def boosting_counts_markdown(summary: pd.DataFrame, pairs: pd.DataFrame) -> str:
+    """Per task and opponent: rows where boosting is significantly better, worse, neither; mean difference.
+
+    The mean difference is the mean over the rows of boosting's mean minus the
+    opponent's (F1 in points, RMSE as is; on RMSE a negative difference favours
+    boosting).
+    """
+    tests = _boosting_pairs(summary, pairs)
+    if tests.empty:
+        return "This run has no product gradient boosting to compare."
+    rows = []
+    for (task, a, b), block in tests.groupby(["task", "model_a", "model_b"], sort=False):
+        metric = "f1_micro" if task in ("classification", "link_prediction") else "rmse"
+        sign = 1 if metric == "f1_micro" else -1
+        diff = block["mean_a"] - block["mean_b"]
+        better = int((block["significant"].astype(bool) & (block["winner"] == a)).sum())
+        worse = int((block["significant"].astype(bool) & (block["winner"] == b)).sum())
+        ahead = int((sign * diff > 0).sum())
+        mean = format_value(float(diff.mean()), None, metric)
+        rows.append(
+            [
+                task.replace("_", " "),
+                f"{a} vs {b}",
+                len(block),
+                better,
+                worse,
+                len(block) - better - worse,
+                ahead,
+                mean if mean.startswith("-") else "+" + mean,
+            ]
+        )
+    header = ["Task", "Comparison", "Rows", "Better ▲", "Worse ▼", "No significant difference", "Ahead on mean",
+              "Mean difference"]  # fmt: skip
+    return markdown_table(header, rows, ["l", "l", "r", "r", "r", "r", "r", "r"])
 
 
 def _count(k, n):
@@ -259,9 +400,18 @@ _LEGEND = (
 
 
 def benchmark_markdown(
-    results: pd.DataFrame, summary: pd.DataFrame, title: str, description: str = "", paper: pd.DataFrame | None = None
+    results: pd.DataFrame,
+    summary: pd.DataFrame,
+    title: str,
+    description: str = "",
+    paper: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
 ) -> str:
-    """A complete Markdown report of one run: parameters, Table 5 layout, paper comparison, ranks, timings."""
+    """A complete Markdown report of one run: parameters, Table 5 layout, paper comparison, ranks, boosting, timings.
+
+    ``pairs`` (from :func:`~curvedtrees.benchmarks.statistics.pairwise_tests`)
+    gives the boosting section; without it, the tests are run here.
+    """
     attrs = results.attrs
     models = attrs.get("models") or list(dict.fromkeys(summary["model"]))
     lines = [f"# {title}", ""]
@@ -298,11 +448,23 @@ def benchmark_markdown(
             comparison_markdown(summary, paper, models),
             "",
         ]
+    lines += ["## Ranks", "", rank_markdown(summary, models), ""]
+    if "family" in summary and (summary["family"] == BOOSTING_FAMILY).any():
+        if pairs is None:
+            from .statistics import pairwise_tests
+
+            pairs = pairwise_tests(results)
+        lines += [
+            "## Boosting",
+            "",
+            _BOOSTING_LEGEND,
+            "",
+            boosting_markdown(summary, pairs),
+            "",
+            boosting_counts_markdown(summary, pairs),
+            "",
+        ]
     lines += [
-        "## Ranks",
-        "",
-        rank_markdown(summary, models),
-        "",
         "## Timings",
         "",
         "Mean per fit / predict call inside the workers.",
@@ -352,6 +514,6 @@ def write_report(
     summary.to_csv(paths["summary"], index=False)
     pairs.to_csv(paths["pairs"], index=False)
     paths["markdown"].write_text(
-        benchmark_markdown(results, summary, f"Benchmark: {name}", description, paper), encoding="utf-8"
+        benchmark_markdown(results, summary, f"Benchmark: {name}", description, paper, pairs), encoding="utf-8"
     )
     return {**paths, "summary_frame": summary}

@@ -14,6 +14,15 @@ The protocol is the paper's (section 4.1):
   (``*`` product, ``†`` ambient, ``‡`` tangent, ``§`` k-NN, ``¶`` perceptron);
 - per dataset row, models are ranked by mean; top-1/top-2 counts follow.
 
+Models of the ``"boosting"`` family (product gradient boosting and its
+HistGradientBoosting baselines, which the paper did not run) stay out of all of
+this, so the paper's models keep exactly the paper's comparisons, Bonferroni
+factors, marks and ranks whatever else a run holds. Boosting is tested in a
+family of its own (comparison ``"boosting"``): product gradient boosting
+against the product random forest and against each baseline, Bonferroni over
+those comparisons of the row (:func:`boosting_pairs`). Its rows in the summary
+have no rank and no marks.
+
 All functions take the tidy frame returned by
 :func:`curvedtrees.benchmarks.run_benchmark` (rows with a non-empty ``error`` or a
 NaN value are ignored).
@@ -31,7 +40,9 @@ from scipy import stats
 from .specs import GROUP_MARKS, METRICS
 
 __all__ = [
+    "BOOSTING_FAMILY",
     "ROW_KEYS",
+    "boosting_pairs",
     "confidence_interval",
     "group_top_counts",
     "pairwise_tests",
@@ -43,6 +54,12 @@ __all__ = [
 
 #: Columns that identify one dataset row of a results table.
 ROW_KEYS = ["section", "dataset", "task", "signature"]
+
+#: The family of the models the paper did not run (see the module docstring).
+BOOSTING_FAMILY = "boosting"
+#: Within it, the group of the model under test (product gradient boosting); the
+#: others of the family are its baselines.
+_BOOSTED_GROUP = "boosting"
 
 
 def confidence_interval(values, confidence: float = 0.95) -> tuple[float, float]:
@@ -163,8 +180,12 @@ def summarize(results: pd.DataFrame, confidence: float = 0.95, alpha: float = 0.
     summary = pd.DataFrame(out)
     if summary.empty:
         return summary
-    summary["rank"] = _ranks(summary, keys)
-    marks = significance_marks(pairwise_tests(results, alpha=alpha))
+    # Ranks among the paper's models only (the paper's Table 1); boosting has its own table.
+    paper_rows = summary["family"] != BOOSTING_FAMILY
+    summary["rank"] = math.nan
+    summary.loc[paper_rows, "rank"] = _ranks(summary[paper_rows], keys)
+    pairs = pairwise_tests(results, alpha=alpha)
+    marks = significance_marks(pairs[pairs["comparison"] != BOOSTING_FAMILY])
     if marks.empty:
         summary["marks"] = ""
     else:
@@ -180,14 +201,50 @@ def _ranks(summary: pd.DataFrame, keys) -> pd.Series:
     return signed.groupby([summary[k] for k in keys], sort=False, dropna=False).rank(ascending=False, method="min")
 
 
-def _comparison_sets(models: list[str], info: pd.DataFrame) -> dict[str, list[str]]:
-    """The paper's comparison sets: trees (+ family-less models) and forests (+ family-less models)."""
+def _comparison_sets(models: list[str], info: pd.DataFrame) -> dict[str, list[tuple[str, str]]]:
+    """The pairs to test in each comparison set of one dataset row.
+
+    The paper's sets: every pair of trees (+ family-less models) and of forests
+    (+ family-less models), or of all models when none has a family. The boosting
+    set (:func:`boosting_pairs`) holds only product gradient boosting's pairs.
+    """
     families = {m: info.loc[m, "family"] for m in models}
+    paper = [m for m in models if families[m] != BOOSTING_FAMILY]
     sets = {}
     for family in ("tree", "forest"):
-        if any(families[m] == family for m in models):
-            sets[family] = [m for m in models if families[m] in (family, "")]
-    return sets or {"all": list(models)}
+        if any(families[m] == family for m in paper):
+            sets[family] = list(itertools.combinations([m for m in paper if families[m] in (family, "")], 2))
+    if not sets and paper:
+        sets["all"] = list(itertools.combinations(paper, 2))
+    boosted = boosting_pairs(models, info)
+    if boosted:
+        sets[BOOSTING_FAMILY] = boosted
+    return sets
+
+
+def boosting_pairs(models: list[str], info: pd.DataFrame) -> list[tuple[str, str]]:
+    """The boosting family's comparisons in one dataset row: (boosted model, opponent) pairs.
+
+    The boosted model (family and group ``"boosting"``, product gradient boosting)
+    meets the product random forests (group ``"product"``, family ``"forest"``)
+    and every other model of the boosting family (its HistGradientBoosting
+    baselines), in that order; an opponent the row does not hold (the Klein
+    wrapper on a signature with S components) is left out, so it does not count
+    in the Bonferroni factor.
+
+    Parameters
+    ----------
+    models : list of str
+        The row's models.
+    info : pandas.DataFrame
+        Index model, columns group and family.
+    """
+    family = {m: info.loc[m, "family"] for m in models}
+    group = {m: info.loc[m, "group"] for m in models}
+    boosted = [m for m in models if family[m] == BOOSTING_FAMILY and group[m] == _BOOSTED_GROUP]
+    forests = [m for m in models if family[m] == "forest" and group[m] == "product"]
+    baselines = [m for m in models if family[m] == BOOSTING_FAMILY and group[m] != _BOOSTED_GROUP]
+    return [(b, opponent) for b in boosted for opponent in [*forests, *baselines]]
 
 
 def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -195,7 +252,10 @@ def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 
     For each dataset row and each comparison set (``"tree"``: tree models plus
     family-less ones such as k-NN; ``"forest"``: likewise; ``"all"`` when no model
-    has a family), every pair of models is tested on the trials both completed.
+    has a family; boosting-family models take part in none of these), every pair
+    of models is tested on the trials both completed. The ``"boosting"`` set holds
+    product gradient boosting against the product random forest and against each
+    of its baselines (:func:`boosting_pairs`).
     The Bonferroni correction (statsmodels' ``multipletests``) runs over the
     ``m`` pairs of each set: a pair is significant when ``p <= alpha / m``, i.e.
     when its adjusted p-value ``min(1, m p)`` is at most ``alpha``. A pair
@@ -221,8 +281,7 @@ def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         sign = _sign(block["metric"].iloc[0])
         wide = block.pivot_table(index="trial", columns="model", values="value", aggfunc="first")
         models = [m for m in block["model"].drop_duplicates() if m in wide]
-        for comparison, members in _comparison_sets(models, info).items():
-            pairs = list(itertools.combinations(members, 2))
+        for comparison, pairs in _comparison_sets(models, info).items():
             m = len(pairs)
             tests = []
             for model_a, model_b in pairs:
