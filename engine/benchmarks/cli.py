@@ -8,6 +8,7 @@ Examples
     python -m curvedtrees.benchmarks --preset multi-curvature --trials 100 --out results/ --n-jobs 2
     python -m curvedtrees.benchmarks --preset multi-curvature --trials 100 --out results/ --n-jobs 2 --resume
     python -m curvedtrees.benchmarks --preset tiny --trials 3 --out /tmp/bench --scheduler tcp://10.0.0.5:8786
+    python -m curvedtrees.benchmarks --preset multi-curvature --out results/ --add-models product_gb --n-jobs 2
 
 Before any work, ``--out`` is created and a probe file written and removed there,
 and ``--name`` must be a plain file name stem, so no result is lost to an
@@ -18,6 +19,15 @@ interruption (Ctrl-C, a crash, a lost machine) the same command with
 ``--resume`` runs only the missing jobs and writes exactly the reports an
 uninterrupted run writes (timings aside); a resume with other parameters is
 refused. The log is removed once the reports are written.
+
+``--add-models product_gb,ambient_hgb`` adds models to the stored run
+``OUT/NAME`` without running its other models again: the command must repeat
+the stored run's preset, trials, seed, ``--n-samples`` and ``--max-depth``
+(refused otherwise, and for a model the run already holds); the new models run
+on exactly the stored trials' data, splits and seeds, their rows are appended,
+and every report is rewritten as a run of all the models at once would write
+it (timings aside). Its trial log is ``OUT/NAME.add.partial.jsonl``: an
+interrupted addition finishes with the same command plus ``--resume``.
 
 Every failure is one line on stderr, and the exit code says which kind:
 0 done; 1 the run or its reports failed; 2 bad arguments, an unusable
@@ -145,6 +155,12 @@ def _parser():
     )
     parser.add_argument("--seed", type=int, default=0, help="master random seed (default: %(default)s)")
     parser.add_argument("--models", help="comma-separated model ids or names (default: the preset's)")
+    parser.add_argument(
+        "--add-models",
+        metavar="MODELS",
+        help="comma-separated model ids to add to the stored run OUT/NAME (same arguments as that run); "
+        "runs only these models and rewrites the run's reports",
+    )
     parser.add_argument("--n-samples", type=int, help="override the number of generated points per dataset")
     parser.add_argument("--max-depth", type=int, help="override the depth of every tree and forest (paper: 5)")
     parser.add_argument("--skip-missing", action="store_true", help="drop models whose package is missing")
@@ -157,6 +173,11 @@ def _parser():
         "--update-doc",
         metavar="MARKDOWN",
         help="refresh the generated blocks of a document (BENCHMARKS.md) from the runs in --out, then exit",
+    )
+    parser.add_argument(
+        "--rewrite-reports",
+        metavar="NAME",
+        help="write the reports of the stored run OUT/NAME again from its per-trial table (runs nothing), then exit",
     )
     parser.add_argument(
         "--parse-paper",
@@ -236,7 +257,23 @@ def _dispatch(args) -> int:
         return _update_doc(args)
     if args.parse_paper:
         return _parse_paper(args)
+    if args.rewrite_reports:
+        return _rewrite_reports(args)
     return _run(args)
+
+
+def _rewrite_reports(args) -> int:
+    from .additions import AdditionError, rewrite_reports
+    from .report import check_run_name
+
+    try:
+        check_run_name(args.rewrite_reports)
+        written = rewrite_reports(args.out, args.rewrite_reports)
+    except (AdditionError, ValueError) as exc:
+        raise UsageError(f"--rewrite-reports {exc}") from None
+    for kind in ("results", "summary", "pairs", "markdown", "meta"):
+        print(f"wrote {written[kind]}")
+    return EXIT_OK
 
 
 def _update_doc(args) -> int:
@@ -303,7 +340,11 @@ def _run(args) -> int:
     connect_timeout = DEFAULT_CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
     if not connect_timeout > 0:
         raise UsageError(f"--connect-timeout must be a positive number of seconds, got {args.connect_timeout}")
+    if args.add_models is not None and args.models is not None:
+        raise UsageError("--add-models and --models cannot be combined: --add-models adds to the stored run's models")
     out = prepare_out_dir(args.out)
+    if args.add_models is not None:
+        return _add(args, preset, name, out, connect_timeout)
     log_path = out / f"{name}.partial.jsonl"
     if args.resume and not log_path.exists():
         finished = (out / f"{name}.json").exists()
@@ -391,6 +432,122 @@ def _run(args) -> int:
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"n_jobs={args.n_jobs or 1}"
     again = f", {resumed} of them read back from the trial log" if resumed else ""
     print(f"total wall time: {wall:.1f} s ({_duration(wall)}) for {n_jobs} (dataset, trial) jobs{again}, {where}")
+    return EXIT_OK
+
+
+def _add(args, preset, name, out, connect_timeout) -> int:
+    """``--add-models``: run only the new models on the stored run's trials, merge, rewrite the reports."""
+    from .additions import AdditionError, check_addition, merge_results, read_stored_run
+    from .models import get_models
+    from .paper import PAPER_TABLE5_PATH, load_paper_table5
+    from .presets import run_preset
+    from .report import write_report
+    from .runner import TrialLog, TrialLogError
+
+    log_path = out / f"{name}.add.partial.jsonl"
+    if args.resume and not log_path.exists():
+        raise UsageError(f"nothing to resume: {log_path} does not exist (no interrupted addition to {name!r})")
+    if not args.resume and log_path.exists():
+        raise UsageError(
+            f"{log_path} holds {TrialLog.count(log_path)} finished jobs of an interrupted addition: add --resume "
+            "to finish it, or delete the file to start over"
+        )
+    tree_params = {**(preset.tree_params or {}), **({"max_depth": args.max_depth} if args.max_depth else {})}
+    try:
+        models = get_models(args.add_models, tree_params=tree_params or None)
+        if not models:
+            raise ValueError("--add-models names no model")
+        datasets = preset.datasets(args.n_samples)
+        meta, stored, stored_path = read_stored_run(out, name)
+        check_addition(
+            meta,
+            stored,
+            preset.name,
+            datasets,
+            models,
+            preset.trials if args.trials is None else args.trials,
+            args.seed,
+            tree_params,
+            name=name,
+        )
+    except (AdditionError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+
+    progress = _make_progress(args.quiet)
+    started = time.perf_counter()
+    try:
+        added = run_preset(
+            preset.name,
+            n_trials=args.trials,
+            models=[m for m in args.add_models.split(",") if m.strip()],
+            n_samples=args.n_samples,
+            random_state=args.seed,
+            n_jobs=args.n_jobs,
+            scheduler=args.scheduler,
+            progress=progress,
+            on_error="record" if args.keep_going else "raise",
+            skip_unavailable=args.skip_missing,
+            tree_params={"max_depth": args.max_depth} if args.max_depth is not None else None,
+            checkpoint=log_path,
+            resume=args.resume,
+            # Recorded in the log, so that a resume is refused unless it adds the same models to the same run.
+            checkpoint_params={"preset": preset.name, "adding_to": name},
+            connect_timeout=connect_timeout,
+        )
+    except KeyboardInterrupt:
+        _close(progress)
+        if _discard_empty_log(log_path, args.resume):
+            print("interrupted before any job finished; nothing to resume", file=sys.stderr)
+        else:
+            print(
+                f"interrupted: {TrialLog.count(log_path)} finished jobs are kept in {log_path}; "
+                "run the same command with --resume to finish the addition",
+                file=sys.stderr,
+            )
+        return EXIT_INTERRUPTED
+    except (TrialLogError, ConnectionError) as exc:
+        _close(progress)
+        raise UsageError(str(exc)) from None
+    except (ImportError, ValueError, RuntimeError, OSError) as exc:
+        _close(progress)
+        _discard_empty_log(log_path, args.resume)
+        kept = TrialLog.count(log_path)
+        hint = f" ({kept} finished jobs are kept in {log_path}: fix the problem, then add --resume)" if kept else ""
+        print(f"error: {_one_line(exc)}{hint}", file=sys.stderr)
+        return EXIT_FAILED
+    _close(progress)
+    added.attrs["wall_seconds"] = time.perf_counter() - started + added.attrs.get("resumed_wall_seconds", 0.0)
+    try:
+        results = merge_results(stored, added, meta)
+    except AdditionError as exc:
+        print(f"error: {_one_line(exc)} ({log_path} is kept)", file=sys.stderr)
+        return EXIT_FAILED
+    paper = None
+    if preset.paper and not args.no_paper and PAPER_TABLE5_PATH.exists():
+        paper = load_paper_table5()
+    compress = args.gzip or stored_path.suffix == ".gz"
+    try:
+        written = write_report(results, out, name, preset.description, paper, compress=compress)
+    except OSError as exc:
+        print(
+            f"error: cannot write the reports into {out} ({exc.strerror or exc}); the added jobs are kept in "
+            f"{log_path}: fix the problem, then add --resume",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    if written["results"] != stored_path:
+        stored_path.unlink(missing_ok=True)  # the table moved to the other form (--gzip): keep one copy
+    log_path.unlink(missing_ok=True)
+    for kind in ("results", "summary", "pairs", "markdown", "meta"):
+        print(f"wrote {written[kind]}")
+    for model, reason in (added.attrs.get("skipped_models") or {}).items():
+        print(f"skipped {model}: {reason}", file=sys.stderr)
+    failures = int((added["error"] != "").sum())
+    if failures:
+        print(f"warning: {failures} fits failed; see the 'error' column of {written['results']}", file=sys.stderr)
+    new = ", ".join(m for m in results.attrs["models"] if m not in (meta.get("models") or []))
+    wall = added.attrs["wall_seconds"]
+    print(f"added {new} to {name!r}: {len(added)} fits in {wall:.1f} s ({_duration(wall)})")
     return EXIT_OK
 
 
