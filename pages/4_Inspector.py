@@ -5,10 +5,10 @@ from curvedtrees import viz
 
 from ui import state
 from ui.boosted_trees import is_boosted, tree_label
-from ui.chrome import page_setup, set_model
+from ui.chrome import lecture_mode, page_setup, set_model
 from ui.errors import friendly
 from ui.export import export_buttons
-from ui.pictures import Picture, boundary_tree
+from ui.pictures import Picture, boundary_note, boundary_tree
 from ui.training import DEFAULT_TREE, train_from_recipe
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
 
@@ -143,11 +143,20 @@ if st.session_state.get(node_key) not in kept_ids:
 
 # The picture gets the wider column: a 3-D scene's size follows its column's width.
 left, right = st.columns([2, 3])
+# The diagram is laid out for its column's narrowest width: 218 px at 1024 px with the sidebar open; in a
+# lecture (sidebar collapsed, larger text) 286 px from 800 px up. Less the chart's margins.
+diagram_size = (
+    {"width": 266, "font_size": 15}
+    if lecture_mode()
+    else {"width": viz.treeview.DIAGRAM_WIDTH, "font_size": viz.treeview.DIAGRAM_FONT}
+)
 with left:
     st.markdown("**The tree**" + (f" (first {k} of {n_splits} splits)" if k < n_splits else f" ({n_splits} splits)"))
     selected = st.session_state[node_key]
     # Around the selected node: its path and subtree open, the rest as far as it fits (click a triangle to open it).
-    fig = viz.tree_figure(pruned.estimator, class_names, styles=styles, id_map=pruned.kept, selected=int(selected))
+    fig = viz.tree_figure(
+        pruned.estimator, class_names, styles=styles, id_map=pruned.kept, selected=int(selected), **diagram_size
+    )
     st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
     # The key stays the same while the tree does, so the first pick after a page load counts.
     node = st.selectbox("Node", kept_ids, key=node_key, help="Click a node in the diagram, or pick its id here.")
@@ -168,7 +177,9 @@ with left:
         st.markdown(f"**Node {node}: leaf** predicting {prediction}{impurity} · {details['samples']} training rows")
     if "distribution" in details:
         st.plotly_chart(
-            viz.treeview.distribution_figure(details["distribution"]), key="insp_distribution", config=PLOTLY_CONFIG
+            viz.treeview.distribution_figure(details["distribution"], font_size=diagram_size["font_size"]),
+            key="insp_distribution",
+            config=PLOTLY_CONFIG,
         )
 
 with right:
@@ -195,6 +206,9 @@ with right:
         label_nodes=True,
         highlight_node=int(node),
     )
+    note = boundary_note(tree, picture.view, replay=True)
+    if note:
+        st.caption(note)
     export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="insp")
 
 if row is not None:

@@ -61,3 +61,31 @@ def test_selecting_a_node_does_not_dim_the_others():
     at = _inspector()
     nodes = next(t for t in _diagram(at)["data"] if t.get("name") == "nodes")
     assert nodes["unselected"]["marker"]["opacity"] == 1.0
+
+
+def _labels(at: AppTest) -> tuple[dict, list[str]]:
+    nodes = next(t for t in _diagram(at)["data"] if t.get("name") == "nodes")
+    return nodes, [str(s) for s in nodes.get("text") or [] if s]
+
+
+def test_picking_a_deep_node_draws_its_path_from_the_root_in_the_selection_colour():
+    at = _inspector()
+    box = next(s for s in at.selectbox if s.label == "Node")
+    leaf = max(int(v) for v in box.options)  # the last node numbered depth-first: a leaf
+    box.set_value(str(leaf)).run()
+    assert_clean(at)
+    spec = _diagram(at)
+    path = next(t for t in spec["data"] if t.get("name") == "selected path")
+    assert len(_array(path["x"])) >= 3  # at least the edge into the leaf
+    assert _ringed(at) == [leaf]
+
+
+def test_lecture_mode_writes_the_diagram_and_the_class_bars_larger():
+    plain = _inspector()
+    lecture = start("pages/4_Inspector.py", query={"lecture": "1"})
+    assert_clean(lecture)
+    (small, _), (large, texts) = _labels(plain), _labels(lecture)
+    assert small["textfont"]["size"] >= 11 and large["textfont"]["size"] > small["textfont"]["size"]
+    assert texts, "the lecture diagram still names its nodes"
+    bars = charts(lecture)[1]
+    assert bars["data"][0]["type"] == "bar" and bars["data"][0]["textfont"]["size"] == large["textfont"]["size"]

@@ -659,35 +659,49 @@ def split_geometry(estimator, node: int) -> str:
     return f"{text}; margin {float(tree.margin[node]):.3g} (geodesic distance, the units of dist)"
 
 
-def distribution_figure(distribution: dict, height: int = 200):
+def distribution_figure(distribution: dict, height: int | None = None, font_size: float = DIAGRAM_FONT):
     """Horizontal bars of a node's class fractions, each in its class colour.
 
     Parameters
     ----------
     distribution : dict of str to float
         Class name -> fraction, in the classes' order (``node_details(...)["distribution"]``).
-    height : int
-        Pixels.
+    height : int, optional
+        Pixels; by default a row per class, tall enough for ``font_size``.
+    font_size : float
+        Pixels of the class names, the axis and the percentages.
     """
     names = list(distribution)
     colors = class_colors(len(names))
+    fractions = [distribution[n] for n in names]
     fig = go.Figure(
         go.Bar(
-            x=[distribution[n] for n in names],
+            x=fractions,
             y=names,
             orientation="h",
             marker_color=colors,
             hovertemplate="%{y}: %{x:.1%}<extra></extra>",
-            texttemplate="%{x:.0%}",
-            textposition="auto",
+            # Beside the bar at the axis' font size: inside a short bar Plotly would shrink it unreadably.
+            text=[f"{v:.0%}" if v >= 0.005 else "" for v in fractions],
+            textposition="outside",
+            textfont={"size": font_size},
+            cliponaxis=False,
         )
     )
     fig.update_layout(
-        height=height,
+        height=height or int(40 + len(names) * (font_size + 10)),
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         plot_bgcolor="#FFFFFF",
-        xaxis={"range": [0, 1], "tickformat": ".0%", "title": None},
-        yaxis={"autorange": "reversed", "type": "category"},
+        font={"size": font_size},
+        # Room right of a full bar for its "100%".
+        xaxis={
+            "range": [0, 1.2],
+            "tickvals": [0, 0.5, 1],
+            "tickformat": ".0%",
+            "title": None,
+            "tickfont": {"size": font_size},
+        },
+        yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": font_size}},
         showlegend=False,
     )
     return fig
@@ -837,14 +851,14 @@ def _label_width(text: str, font: float) -> float:
     return max(len(line) for line in text.split("<br>")) * _CHAR_EM * font
 
 
-def _fit_labels(texts: list, x_px: np.ndarray, level: np.ndarray, order: list) -> list[str]:
+def _fit_labels(texts: list, x_px: np.ndarray, level: np.ndarray, order: list, font: float) -> list[str]:
     """Keep each label, in ``order``, only if it overlaps no label kept on its level before it."""
     taken: dict[int, list] = {}
     shown = [""] * len(texts)
     for node in order:
         if not texts[node]:
             continue
-        half = _label_width(texts[node], DIAGRAM_FONT) / 2.0 + _LABEL_GAP_PX / 2.0
+        half = _label_width(texts[node], font) / 2.0 + _LABEL_GAP_PX / 2.0
         span = (x_px[node] - half, x_px[node] + half)
         spans = taken.setdefault(int(level[node]), [])
         if all(span[1] <= a or b <= span[0] for a, b in spans):
@@ -861,6 +875,7 @@ def tree_figure(
     height: int | None = None,
     selected: int | None = None,
     width: int | None = DIAGRAM_WIDTH,
+    font_size: float = DIAGRAM_FONT,
 ) -> go.Figure:
     """The tree as a node-link diagram (root on top, left children to the left), legible at any depth.
 
@@ -893,6 +908,8 @@ def tree_figure(
     width : int or None
         Pixels of plot area the diagram is laid out for (the Inspector's diagram column
         at 1024 px); None draws every node, however many.
+    font_size : float
+        Pixels of the labels and the legend (larger for a lecture).
 
     Returns
     -------
@@ -1025,7 +1042,7 @@ def tree_figure(
         (0 if int(v) == chosen else 1 if int(v) in path_to_chosen else 2 if styled[k] else 3, level[k], k)
         for k, v in enumerate(drawn)
     ]
-    text = _fit_labels(texts, x_px, level, [k for *_, k in sorted(rank)])
+    text = _fit_labels(texts, x_px, level, [k for *_, k in sorted(rank)], font_size)
     fig.add_trace(
         go.Scatter(
             x=x,
@@ -1034,7 +1051,7 @@ def tree_figure(
             marker=marker,
             text=text,
             textposition="bottom center",
-            textfont={"size": DIAGRAM_FONT, "color": "#111111"},
+            textfont={"size": font_size, "color": "#111111"},
             hovertext=hover,
             hoverinfo="text",
             customdata=ids[drawn].astype(np.int64),
@@ -1084,14 +1101,15 @@ def tree_figure(
             )
         )
     max_level = int(level.max()) if len(level) else 0
-    top = 10 + _LEGEND_ROW_PX * sum(bool(t.showlegend) for t in fig.data)
+    scale = max(font_size / DIAGRAM_FONT, 1.0)  # larger labels need taller rows and levels
+    top = 10 + int(_LEGEND_ROW_PX * scale) * sum(bool(t.showlegend) for t in fig.data)
     fig.update_layout(
-        height=height or int(top + _LEVEL_PX * (max_level + 1) + 10),
+        height=height or int(top + _LEVEL_PX * scale * (max_level + 1) + 10),
         xaxis={"visible": False, "range": [float(x.min()) - 0.5, float(x.min()) - 0.5 + span], "fixedrange": False},
         # Room below the deepest level for its two-line labels.
         yaxis={"visible": False, "range": [-max_level - 0.6, 0.35]},
         plot_bgcolor="#FFFFFF",
         margin={"l": 10, "r": 10, "t": top, "b": 10},
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.0, "font": {"size": DIAGRAM_FONT}},
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0.0, "font": {"size": font_size}},
     )
     return fig
