@@ -203,7 +203,8 @@ with right:
         styles=picture_styles,
         marked_row=row,
         replay_k=k,
-        label_nodes=True,
+        # Ids of more splits than a full depth-6 tree has pile up into an unreadable heap on the picture.
+        label_nodes=n_splits <= 63,
         highlight_node=int(node),
     )
     note = boundary_note(tree, picture.view, replay=True)

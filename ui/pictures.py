@@ -302,7 +302,7 @@ def boundary_note(tree, view: viz.View, replay: bool = False) -> str | None:
         return None
     return (
         f"The tree has {total:,} splits on this picture: the {budget} that hold the most training rows are drawn "
-        "(the tree cut back from its root), so that the picture stays quick to draw."
+        "(the tree cut back from its root), and any highlighted ones, so that the picture stays quick to draw."
     )
 
 
