@@ -902,9 +902,10 @@ def tree_figure(
     height : int, optional
         Pixels; by default it grows with the number of levels drawn.
     selected : int, optional
-        The selected node (original id): ringed, its path from the root drawn in the
-        selection colour, its subtree opened first. Default: the node styled
-        "selected" in ``styles``, else none (the diagram opens from the root).
+        The selected node (original id): ringed (unless ``styles`` gives it another
+        highlight), its path from the root drawn in the selection colour, its subtree
+        opened first. Default: the node styled "selected" in ``styles``, else none (the
+        diagram opens from the root).
     width : int or None
         Pixels of plot area the diagram is laid out for (the Inspector's diagram column
         at 1024 px); None draws every node, however many.
@@ -945,8 +946,8 @@ def tree_figure(
     if classification and class_names is None:
         class_names = [str(c) for c in estimator.classes_]
     node_style = {v: styles.get(int(ids[v])) for v in range(n)}
-    if chosen is not None:
-        node_style[chosen] = "selected"
+    if chosen is not None and node_style[chosen] is None:
+        node_style[chosen] = "selected"  # a node that is also the newest split or on the explained path keeps that halo
     path_to_chosen = set()
     node = chosen
     while node is not None and node >= 0:
