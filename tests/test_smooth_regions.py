@@ -278,6 +278,16 @@ def test_bisection_costs_a_few_predict_calls_on_the_cut_edges_only():
     differ = labels[edges[:, 0]] != labels[edges[:, 1]]
     assert calls == [int(differ.sum())] * smooth.BISECTION_STEPS and 0 < differ.sum() < len(edges) // 5
     assert np.array_equal(cuts.edges, edges[differ]) and cuts.t.dtype == np.float32
+    # Each cell meets its next column, next row and diagonal neighbour once (the top row wraps only across).
+    assert len(edges) == 3 * 80 * 80 - 2 * 80 and len(np.unique(np.sort(edges, axis=1), axis=0)) == len(edges)
+    # Each triangle side names the edge between its two corners.
+    tri, sides = smooth._dual_mesh(grid)
+    _, _, ids = smooth._edge_table(grid)
+    at = np.full(3 * 80 * 80, -1)
+    at[ids] = np.arange(len(ids))
+    for s in range(3):
+        named = np.sort(edges[at[sides[:, s]]], axis=1)
+        assert np.all(at[sides[:, s]] >= 0) and np.array_equal(named, np.sort(tri[:, [s, (s + 1) % 3]], axis=1))
     assert np.all((cuts.t > 0) & (cuts.t < 1))
     # The label really changes within the bisection's tolerance on each side of every crossing.
     params = smooth._params(grid)

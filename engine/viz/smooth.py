@@ -54,14 +54,17 @@ class EdgeCuts:
     Attributes
     ----------
     edges : ndarray of int64, shape (m, 2)
-        The two cells (row-major indices of the grid) at the ends of each cut edge,
-        ``edges[:, 0] < edges[:, 1]``, sorted by ``edges[:, 0] * n_cells + edges[:, 1]``.
+        The two cells (row-major indices of the grid) at the ends of each cut edge, as
+        :func:`dual_edges` lists them.
     t : ndarray of float32, shape (m,)
         Where the label changes, as a share of the way from ``edges[:, 0]`` to ``edges[:, 1]``.
+    ids : ndarray of int64, shape (m,)
+        Each edge's id (``direction * n_cells + edges[:, 0]``, see :func:`dual_edges`), increasing.
     """
 
     edges: np.ndarray
     t: np.ndarray
+    ids: np.ndarray
 
     def __len__(self) -> int:
         return len(self.t)
@@ -97,6 +100,24 @@ def _check(grid: ViewGrid) -> None:
         raise ValueError(f"smooth region edges are drawn on the sphere and the torus, not on a {grid.view.kind}")
 
 
+def _dual_mesh(grid: ViewGrid) -> tuple[np.ndarray, np.ndarray]:
+    """(triangles (t, 3), edge id of each side (t, 3)) of the dual mesh; see :func:`dual_edges` for the ids."""
+    _check(grid)
+    rows, cols = grid.shape
+    n = rows * cols
+    # The sphere's rows stop at the polar rows; the torus's last row joins its first.
+    n_rows = rows if grid.view.kind == "torus" else rows - 1
+    r, c = np.meshgrid(np.arange(n_rows), np.arange(cols), indexing="ij")
+    r, c = r.ravel(), c.ravel()
+    r1, c1 = (r + 1) % rows, (c + 1) % cols
+    v00, v01, v10, v11 = r * cols + c, r * cols + c1, r1 * cols + c, r1 * cols + c1
+    tri = np.concatenate([np.column_stack([v00, v01, v11]), np.column_stack([v00, v11, v10])])
+    # Sides in corner order (0-1, 1-2, 2-0): right of v00, up from v01, diagonal of v00; then
+    # diagonal of v00, right of v10, up from v00.
+    sides = np.concatenate([np.column_stack([v00, n + v01, 2 * n + v00]), np.column_stack([2 * n + v00, v10, n + v00])])
+    return tri, sides
+
+
 def dual_triangles(grid: ViewGrid) -> np.ndarray:
     """Triangles between neighbouring cell centres, two per square of four.
 
@@ -111,25 +132,37 @@ def dual_triangles(grid: ViewGrid) -> np.ndarray:
         Row-major cell indices; each square ``(r, c), (r, c+1), (r+1, c+1), (r+1, c)`` is cut
         along its diagonal from ``(r, c)`` to ``(r+1, c+1)``.
     """
+    return _dual_mesh(grid)[0]
+
+
+def _edge_table(grid: ViewGrid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start cell, end cell, id) of every dual edge, by id: ``direction * n_cells + start``.
+
+    Directions: 0 to the next column (wrapping), 1 to the next row, 2 to both (the
+    squares' diagonal); the sphere's top row has only the first.
+    """
     _check(grid)
     rows, cols = grid.shape
-    # The sphere's rows stop at the polar rows; the torus's last row joins its first.
-    n_rows = rows if grid.view.kind == "torus" else rows - 1
-    r, c = np.meshgrid(np.arange(n_rows), np.arange(cols), indexing="ij")
-    r, c = r.ravel(), c.ravel()
-    r1, c1 = (r + 1) % rows, (c + 1) % cols
-    v00, v01, v10, v11 = r * cols + c, r * cols + c1, r1 * cols + c, r1 * cols + c1
-    return np.concatenate([np.column_stack([v00, v01, v11]), np.column_stack([v00, v11, v10])])
+    n = rows * cols
+    v = np.arange(n)
+    r, c = v // cols, v % cols
+    ends = [r * cols + (c + 1) % cols, ((r + 1) % rows) * cols + c, ((r + 1) % rows) * cols + (c + 1) % cols]
+    rising = np.ones(n, dtype=bool) if grid.view.kind == "torus" else r < rows - 1
+    keep = [np.ones(n, dtype=bool), rising, rising]
+    start = np.concatenate([v[k] for k in keep])
+    end = np.concatenate([e[k] for e, k in zip(ends, keep)])
+    ids = np.concatenate([d * n + v[k] for d, k in enumerate(keep)])
+    return start, end, ids
 
 
 def dual_edges(grid: ViewGrid) -> np.ndarray:
-    """Every edge of :func:`dual_triangles` once, ``(a, b)`` with ``a < b``, shape (m, 2), int64."""
-    tri = dual_triangles(grid)
-    pairs = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
-    pairs.sort(axis=1)
-    n = int(np.prod(grid.shape))
-    keys = np.unique(pairs[:, 0] * n + pairs[:, 1])
-    return np.column_stack([keys // n, keys % n])
+    """Every edge of :func:`dual_triangles` once, as (start cell, end cell), shape (m, 2), int64.
+
+    In the order of their ids (``direction * n_cells + start``; directions: to the next
+    column, to the next row, to both).
+    """
+    start, end, _ = _edge_table(grid)
+    return np.column_stack([start, end])
 
 
 # --------------------------------------------------- points along the dual mesh
@@ -210,8 +243,9 @@ def find_cuts(grid: ViewGrid, labels: np.ndarray, classify, n_steps: int = BISEC
     labels = np.asarray(labels).ravel()
     if labels.shape != (int(np.prod(grid.shape)),):
         raise ValueError(f"{len(labels)} labels for a grid of {grid.shape[0]} x {grid.shape[1]} cells")
-    edges = dual_edges(grid)
-    edges = edges[labels[edges[:, 0]] != labels[edges[:, 1]]]
+    start_cell, end_cell, ids = _edge_table(grid)
+    differ = labels[start_cell] != labels[end_cell]
+    edges, ids = np.column_stack([start_cell[differ], end_cell[differ]]), ids[differ]
     params = _params(grid)
     start, end, first = params[edges[:, 0]], params[edges[:, 1]], labels[edges[:, 0]]
     lo, hi = np.zeros(len(edges)), np.ones(len(edges))
@@ -220,7 +254,7 @@ def find_cuts(grid: ViewGrid, labels: np.ndarray, classify, n_steps: int = BISEC
         same = np.asarray(classify(_ambient(grid, _lerp(grid, start, end, mid)))).ravel() == first
         # Keep the label of the first end at lo and another one at hi: a change lies between.
         lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
-    return EdgeCuts(edges, (0.5 * (lo + hi)).astype(np.float32))
+    return EdgeCuts(edges, (0.5 * (lo + hi)).astype(np.float32), ids)
 
 
 def sink_depth(grid: ViewGrid) -> float:
@@ -242,16 +276,6 @@ def sink_depth(grid: ViewGrid) -> float:
 
 
 # ------------------------------------------------------------------ the pieces
-def _edge_lookup(cuts: EdgeCuts, n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Index into ``cuts`` of each edge (a, b), -1 where the edge is not cut."""
-    if not len(cuts):
-        return np.full(len(a), -1, dtype=np.int64)
-    keys = cuts.edges[:, 0] * n + cuts.edges[:, 1]
-    want = np.minimum(a, b) * n + np.maximum(a, b)
-    at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-    return np.where(keys[at] == want, at, -1)
-
-
 def edge_patches(grid: ViewGrid, cuts: EdgeCuts) -> Patches:
     """The dual triangles that hold a crossing, cut along straight segments between their crossings.
 
@@ -273,8 +297,10 @@ def edge_patches(grid: ViewGrid, cuts: EdgeCuts) -> Patches:
     """
     _check(grid)
     n = int(np.prod(grid.shape))
-    tri = dual_triangles(grid)
-    sides = np.stack([_edge_lookup(cuts, n, tri[:, s], tri[:, (s + 1) % 3]) for s in range(3)], axis=1)
+    tri, side_ids = _dual_mesh(grid)
+    table = np.full(3 * n, -1, dtype=np.int64)
+    table[cuts.ids] = np.arange(len(cuts))
+    sides = table[side_ids]  # (t, 3) index into cuts of each side, -1 where it is not cut
     cut = sides >= 0
     mixed = cut.any(axis=1)
     tri, sides, cut = tri[mixed], sides[mixed], cut[mixed]
