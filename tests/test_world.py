@@ -244,6 +244,21 @@ def test_default_landmass_picture_predicts_as_much_land_as_the_data_has(landmass
     assert model.metrics["accuracy"] > 0.9
 
 
+def test_landmass_globe_draws_smooth_coasts_over_the_cells(landmass):
+    data, model = landmass
+    spec, grid_regions = world_spec(data, model, GLOBE)
+    cuts = grid_regions.regions.cuts
+    assert cuts is not None and len(cuts) > 1000  # the forest's coasts and shades, cut by bisection
+    (edges,) = named(spec, "region edges")
+    assert spec["data"].index(edges) == 1 and edges["colorscale"] == spec["data"][0]["colorscale"]
+    codes = decode(edges["intensity"])
+    assert codes.dtype == np.uint8 and codes.max() < 2 * viz.palette.N_LEVELS and len(codes) > len(cuts)
+    # The pieces lie on the globe, the cells just under them (so that the pieces show), the coastlines above.
+    pieces = np.linalg.norm(np.column_stack([decode(edges[k]) for k in "xyz"]).astype(np.float64), axis=1)
+    cells = np.linalg.norm(np.column_stack([decode(spec["data"][0][k]) for k in "xyz"]).astype(np.float64), axis=1)
+    assert np.allclose(pieces, 1.0, atol=1e-5) and cells.max() < 0.999 and cells.min() > 0.99
+
+
 def test_landmass_demo_opens_without_points_or_single_tree_boundaries(landmass):
     data, model = landmass
     assert pictures.default_layers(data, model) == (False, False)
@@ -288,6 +303,8 @@ def test_temperature_globe_plays_through_the_months_in_degrees_celsius(temperatu
     assert slider["currentvalue"]["prefix"].startswith("month")
     mesh = spec["data"][0]
     assert mesh["colorbar"]["title"]["text"] == "predicted °C" and "0" in mesh["colorbar"]["ticktext"]
+    # A regression's continuous scale has no region edges to smooth: the cells alone, every month.
+    assert not named(spec, "region edges") and all(f["traces"] == [0] for f in spec["frames"])
     # Diverging and centred on 0 degrees: blue below, red above, white at the tick of 0.
     zero = mesh["colorbar"]["tickvals"][mesh["colorbar"]["ticktext"].index("0")]
     assert zero == pytest.approx(mesh["cmax"] / 2, abs=1)
