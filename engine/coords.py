@@ -3,12 +3,12 @@
 Hyperbolic space (curvature ``K < 0``, ``R = 1 / sqrt(-K)``):
 
 * hyperboloid ``x = (x0, x_s)`` with ``x0^2 - |x_s|^2 = R^2``;
-* Poincare ball of radius R: ``p = R x_s / (x0 + R)``;
+* Poincaré ball of radius R: ``p = R x_s / (x0 + R)``;
 * Klein ball of radius R: ``k = R x_s / x0``.
 
 Sphere (curvature ``K > 0``, ``R = 1 / sqrt(K)``): stereographic projection from
 the antipode of the origin ``(-R, 0, ..., 0)``, ``s = R x_s / (R + x0)`` (the
-origin maps to 0, like the Poincare map it mirrors). ``S2`` <-> (latitude,
+origin maps to 0, like the Poincaré map it mirrors). ``S2`` <-> (latitude,
 longitude) in degrees with ``x = R (cos lat cos lon, cos lat sin lon, sin lat)``;
 ``S1`` <-> angle in radians with ``x = R (cos a, sin a)``.
 
@@ -77,20 +77,20 @@ def _inside_ball(points: np.ndarray, radius: float, what: str) -> np.ndarray:
 
 # --------------------------------------------------------------------- hyperbolic
 def hyperboloid_to_poincare(X, curvature: float = -1.0) -> np.ndarray:
-    """Hyperboloid ``(..., d + 1)`` -> Poincare ball of radius R ``(..., d)``: ``R x_s / (x0 + R)``."""
+    """Hyperboloid ``(..., d + 1)`` -> Poincaré ball of radius R ``(..., d)``: ``R x_s / (x0 + R)``."""
     R = _radius(curvature, -1)
     X = _array(X, "hyperboloid points", min_width=2)
     return R * X[..., 1:] / (X[..., :1] + R)
 
 
 def poincare_to_hyperboloid(P, curvature: float = -1.0) -> np.ndarray:
-    """Poincare ball ``(..., d)`` -> hyperboloid ``(..., d + 1)``.
+    """Poincaré ball ``(..., d)`` -> hyperboloid ``(..., d + 1)``.
 
     ``x = (R (R^2 + |p|^2), 2 R^2 p) / (R^2 - |p|^2)``.
     """
     R = _radius(curvature, -1)
-    P = _array(P, "Poincare points")
-    gap = _inside_ball(P, R, "Poincare points")
+    P = _array(P, "Poincaré points")
+    gap = _inside_ball(P, R, "Poincaré points")
     x0 = R * (R * R + row_dot(P, P)) / gap
     return np.concatenate([x0[..., None], (2.0 * R * R / gap)[..., None] * P], axis=-1)
 
@@ -111,15 +111,15 @@ def klein_to_hyperboloid(K, curvature: float = -1.0) -> np.ndarray:
 
 
 def poincare_to_klein(P, curvature: float = -1.0) -> np.ndarray:
-    """Poincare ball -> Klein ball (both radius R): ``k = 2 R^2 p / (R^2 + |p|^2)``."""
+    """Poincaré ball -> Klein ball (both radius R): ``k = 2 R^2 p / (R^2 + |p|^2)``."""
     R = _radius(curvature, -1)
-    P = _array(P, "Poincare points")
-    _inside_ball(P, R, "Poincare points")
+    P = _array(P, "Poincaré points")
+    _inside_ball(P, R, "Poincaré points")
     return (2.0 * R * R / (R * R + row_dot(P, P)))[..., None] * P
 
 
 def klein_to_poincare(K, curvature: float = -1.0) -> np.ndarray:
-    """Klein ball -> Poincare ball (both radius R): ``p = R k / (R + sqrt(R^2 - |k|^2))``."""
+    """Klein ball -> Poincaré ball (both radius R): ``p = R k / (R + sqrt(R^2 - |k|^2))``."""
     R = _radius(curvature, -1)
     K = _array(K, "Klein points")
     gap = _inside_ball(K, R, "Klein points")

@@ -51,7 +51,7 @@ CASES = {
         },
         viz.View("sphere", (0,), (0, 1, 2)),
     ),
-    "100 trees of depth 10 on H2, tree #0, Poincare disk": (
+    "100 trees of depth 10 on H2, tree #0, Poincaré disk": (
         appdata.synthetic_recipe("H2", 20000, 8, seed=0, cov_scale=0.5),
         {
             "family": "product_forest",
@@ -61,7 +61,7 @@ CASES = {
         },
         viz.View("disk", (0,), (1, 2), "poincare"),
     ),
-    "16 fully grown trees on a noisy mixture on H2, tree #0, Poincare disk": (
+    "16 fully grown trees on a noisy mixture on H2, tree #0, Poincaré disk": (
         appdata.synthetic_recipe("H2", 20000, 8, seed=0, cov_scale=1.0),
         {
             "family": "product_forest",

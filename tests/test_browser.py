@@ -1,7 +1,7 @@
 """End to end in a real browser: Debian's headless Chromium driven by Python Playwright.
 
 Starts ``streamlit run app.py`` on a free localhost port, opens the home page on
-the default demo, checks that the Poincare disk, the sphere and the torus render
+the default demo, checks that the Poincaré disk, the sphere and the torus render
 non-blank (pixels of the plot area), uploads a CSV and sees the validation
 report, steps the inspector's split slider, and saves screenshots to
 ``test-artifacts/``. It records (``test-artifacts/browser-timings.json``) and prints
@@ -122,7 +122,7 @@ def test_default_demo_regions_appear_quickly(server, browser, timings, capsys):
     timings["server_start_to_default_regions_s"] = round(elapsed, 2)
     _report(capsys, f"server start -> default regions visible: {elapsed:.2f} s (information; see perf/)")
     _idle(page)
-    _assert_painted(_chart(page).locator(".main-svg").first, "Poincare disk")
+    _assert_painted(_chart(page).locator(".main-svg").first, "Poincaré disk")
     assert "Poincaré disk" in _chart(page).inner_text()
     _shot(page, "01-home-poincare-disk")
     page.close()
@@ -159,7 +159,7 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
     disk = page.locator(".gtitle", has_text="Poincaré disk").first
     disk.wait_for(state="visible")
     before = _pixels(_chart(page).locator(".main-svg").first)
-    # From the Poincare disk to the plane E2 (150 x 150 cells), then back.
+    # From the Poincaré disk to the plane E2 (150 x 150 cells), then back.
     durations = []
     for option, title in (
         ("E2 (component 3) on the plane", "on the plane"),
@@ -187,7 +187,7 @@ def test_redraw_after_changing_the_component(server, browser, timings, capsys):
     after = _pixels(_chart(page).locator(".main-svg").first)
     assert after.shape == before.shape
     changed = np.any(np.abs(after - before) > 24, axis=2).mean()
-    assert changed < 0.01, f"the Poincare disk differs after the round trip in {changed:.1%} of its pixels"
+    assert changed < 0.01, f"the Poincaré disk differs after the round trip in {changed:.1%} of its pixels"
     _shot(page, "04-regions-product")
     page.close()
 

@@ -3,7 +3,7 @@
 Debian's headless Chromium driven by Python Playwright, as in ``tests/test_browser.py``.
 A one-edge file is refused with its reason; then Zachary's karate club as an edge list
 (with a self-loop) and a labels file go through the real file inputs, the graph's size
-and repairs show, a long embedding stops on Stop, a short one draws the nodes on the Poincare disk, and the
+and repairs show, a long embedding stops on Stop, a short one draws the nodes on the Poincaré disk, and the
 embedding becomes the current dataset with a product forest trained on it. Screenshots
 at 1024 x 768 and 1400 x 900 go to ``test-artifacts/graph-*.png``.
 
@@ -112,7 +112,7 @@ def test_upload_a_graph_embed_it_and_train_a_forest(server, browser):
     _idle(page)
     assert page.get_by_text("karate.csv in").count() == 0
 
-    # A short embedding into H2, then the nodes on the Poincare disk.
+    # A short embedding into H2, then the nodes on the Poincaré disk.
     epochs.fill("100")
     epochs.press("Enter")
     _idle(page)

@@ -36,7 +36,7 @@ def test_ball_radii_match_geodesic_distance(curvature):
     R = H.radius
     d = np.array([0.0, 0.1, 1.0, 5.0]) * R
     X = H.expmap0(np.stack([np.zeros_like(d), d, np.zeros_like(d)], axis=1))
-    # A point at distance d from the origin has Poincare radius R tanh(d / 2R) and Klein radius R tanh(d / R).
+    # A point at distance d from the origin has Poincaré radius R tanh(d / 2R) and Klein radius R tanh(d / R).
     np.testing.assert_allclose(coords.hyperboloid_to_poincare(X, curvature)[:, 0], R * np.tanh(d / (2 * R)), rtol=1e-13)
     np.testing.assert_allclose(coords.hyperboloid_to_klein(X, curvature)[:, 0], R * np.tanh(d / R), rtol=1e-13)
     np.testing.assert_allclose(coords.poincare_to_hyperboloid(np.zeros((1, 2)), curvature), [[R, 0.0, 0.0]])

@@ -52,7 +52,7 @@ def test_disk_edges_are_hyperbolic_arcs_not_chords(points):
     edge = next(t for t in fig.data if t.name == "edges")
     x, y = np.asarray(edge.x, dtype=float), np.asarray(edge.y, dtype=float)
     x, y = x[np.isfinite(x)], y[np.isfinite(y)]
-    # A Poincare geodesic bows toward the origin: its inner samples lie strictly on
+    # A Poincaré geodesic bows toward the origin: its inner samples lie strictly on
     # the origin's side of the chord between its end points.
     start, end = np.array([x[0], y[0]]), np.array([x[-1], y[-1]])
     direction = end - start

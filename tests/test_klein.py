@@ -356,7 +356,7 @@ def test_bad_input(data):
     with pytest.raises(ValueError, match="row 7"):
         KleinTreeClassifier(signature=SIG).fit(bad, y)
     ball = np.column_stack([np.full(4, 0.5), np.full(4, 1.5), np.zeros(4), np.zeros(4)])  # norm 1.58 > R = 1.41
-    with pytest.raises(ValueError, match="outside the open Poincare ball"):
+    with pytest.raises(ValueError, match="outside the open Poincaré ball"):
         KleinTreeClassifier(signature="H2(-0.5) x E1 x H1(-2)", input_model="poincare").fit(ball, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="input_model"):
         KleinTreeClassifier(signature=SIG, input_model="upper_half").fit(X, y)

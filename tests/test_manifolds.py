@@ -631,7 +631,7 @@ def test_distances_agree_with_geoopt_stereographic_model(curvature):
     from curvedtrees import coords
 
     M = Hyperbolic(2, curvature) if curvature < 0 else Spherical(2, curvature)
-    # geoopt.Stereographic(k) is the kappa-stereographic model of curvature k (a Poincare ball of
+    # geoopt.Stereographic(k) is the kappa-stereographic model of curvature k (a Poincaré ball of
     # radius 1/sqrt(-k) for k < 0, the stereographic projection of the sphere for k > 0).
     G = geoopt.Stereographic(k=torch.tensor(curvature, dtype=torch.float64))
     # geoopt keeps ball points 1e-5 away from the boundary, so stay within ~10 radii of the origin.

@@ -187,7 +187,7 @@ def test_disk_boundaries_solve_the_split_equation_and_have_the_right_shape(h2_tr
         if model == "klein":  # chords: collinear points
             d = pts - pts[0]
             assert np.max(np.abs(d[:, 0] * d[-1, 1] - d[:, 1] * d[-1, 0])) < 1e-9
-        elif abs(a[0]) > 1e-9:  # Poincare arcs: circles orthogonal to the rim, |c|^2 = r^2 + R^2
+        elif abs(a[0]) > 1e-9:  # Poincaré arcs: circles orthogonal to the rim, |c|^2 = r^2 + R^2
             c = -a[1:] / a[0]
             r = np.hypot(*(pts - c).T)
             assert np.ptp(r) < 1e-9 and abs(c @ c - r[0] ** 2 - 1.0) < 1e-9

@@ -6,7 +6,7 @@ pickle renamed to ``.npy`` is refused, never executed), and size, row and
 column counts are capped before anything is converted.
 
 Each component's coordinates may be given in the model that is natural for it
-(ambient hyperboloid or sphere coordinates, the Poincare or Klein ball,
+(ambient hyperboloid or sphere coordinates, the Poincaré or Klein ball,
 latitude and longitude in degrees, an angle in radians, stereographic
 coordinates); :func:`convert_upload` turns them into ambient coordinates with
 ``curvedtrees.coords`` and writes a per-component report ("S2: 12 rows off the sphere,

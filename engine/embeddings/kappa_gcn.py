@@ -1,7 +1,7 @@
 """kappa-GCN: graph convolutions in products of constant-curvature spaces (Bachmann et al. 2020).
 
 Each component of the signature is a kappa-stereographic model (geoopt's
-``Stereographic``: a Poincare ball for kappa < 0, the projected sphere for
+``Stereographic``: a Poincaré ball for kappa < 0, the projected sphere for
 kappa > 0, flat space at kappa = 0). One layer, per component, is
 
     H' = sigma_kappa( A_hat [x]_kappa (H (x)_kappa W  (+)_kappa b) )
@@ -272,7 +272,7 @@ class KappaGCNClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_nodes, signature_.ambient_dim)
-            Poincare-ball features mapped to the hyperboloid, projected-sphere
+            Poincaré-ball features mapped to the hyperboloid, projected-sphere
             features to the sphere, Euclidean features unchanged.
         """
         from ..coords import poincare_to_hyperboloid, stereographic_to_sphere

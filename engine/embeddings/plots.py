@@ -1,10 +1,10 @@
 """Plotly figures of embeddings: training curves and embedded graphs (pure functions, no Streamlit).
 
 The embedded graph is drawn with the same pictures as the decision regions
-(:mod:`curvedtrees.viz.views`): an H component on the Poincare disk, an S2 component
+(:mod:`curvedtrees.viz.views`): an H component on the Poincaré disk, an S2 component
 on the sphere, an E component on the plane, S1 on a circle, two S1 on a torus.
 Edges are drawn as geodesics of the product (sampled along
-``exp_x(t log_x(y))``), so on the Poincare disk they are circular arcs and on the
+``exp_x(t log_x(y))``), so on the Poincaré disk they are circular arcs and on the
 sphere great-circle arcs.
 """
 

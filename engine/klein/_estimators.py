@@ -117,7 +117,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_columns)
-            H components as hyperboloid, Poincare or Klein coordinates (``input_model``),
+            H components as hyperboloid, Poincaré or Klein coordinates (``input_model``),
             E components as they are, in signature order.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
@@ -254,7 +254,7 @@ class KleinTreeClassifier(ClassifierMixin, _KleinTree):
         ``None`` means all-Euclidean of X's width.
     input_model : {"hyperboloid", "poincare", "klein"}, default="hyperboloid"
         How X gives the H components: hyperboloid points (``dim + 1`` columns,
-        timelike first) or Poincare / Klein ball coordinates of radius
+        timelike first) or Poincaré / Klein ball coordinates of radius
         ``1 / sqrt|K|`` (``dim`` columns). Any curvature.
     max_margin : bool, default=True
         Move thresholds to maximum-margin geodesic boundaries. ``False`` keeps the

@@ -9,7 +9,7 @@ coordinates ``k = R x_s / x_0``, so the feature is ``k_j / R``.) Euclidean
 components are used as they are.
 
 Input may give H components as hyperboloid points (``dim + 1`` columns, timelike
-first), Poincare ball or Klein ball coordinates (``dim`` columns each, radius
+first), Poincaré ball or Klein ball coordinates (``dim`` columns each, radius
 ``R``); they are converted with :mod:`curvedtrees.coords` so all three describe the
 same points.
 """
@@ -118,7 +118,7 @@ class KleinLayout:
         ndarray of shape (n_samples, signature.ambient_dim)
             H components with ``x_0`` recomputed from the spatial coordinates (the
             hyperboloid is the graph of ``x_0 = sqrt(R^2 + |x_s|^2)``), so hyperboloid,
-            Poincare and Klein input of the same points give the same coordinates.
+            Poincaré and Klein input of the same points give the same coordinates.
 
         Raises
         ------
@@ -150,11 +150,12 @@ class KleinLayout:
                 outside = np.flatnonzero(norms >= R)
                 if outside.size:
                     shown = ", ".join(str(r) for r in outside[:5]) + (" ..." if outside.size > 5 else "")
+                    model = "Poincaré" if self.input_model == "poincare" else "Klein"
                     raise ValueError(
                         f"{name}: {outside.size} row(s) of component {component.index + 1} ({component}, curvature "
-                        f"{component.curvature:g}) lie outside the open {self.input_model.capitalize()} ball of radius "
+                        f"{component.curvature:g}) lie outside the open {model} ball of radius "
                         f"{R:g} (rows {shown}; largest norm {norms[outside].max():.6g}). "
-                        f"{self.input_model.capitalize()} coordinates must have norm < 1/sqrt|K|"
+                        f"{model} coordinates must have norm < 1/sqrt|K|"
                     )
                 convert = (
                     coords.poincare_to_hyperboloid if self.input_model == "poincare" else coords.klein_to_hyperboloid
@@ -193,7 +194,7 @@ def klein_features(X, signature, input_model: str = "hyperboloid") -> np.ndarray
     Parameters
     ----------
     X : array-like of shape (n_samples, n_columns)
-        H components as hyperboloid (``dim + 1`` columns), Poincare or Klein ball
+        H components as hyperboloid (``dim + 1`` columns), Poincaré or Klein ball
         (``dim`` columns) coordinates; E components as they are.
     signature : str or Signature
         H and E components only.

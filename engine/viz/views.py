@@ -61,7 +61,7 @@ VIEW_KINDS = ("disk", "sphere", "map", "ortho", "circle", "torus", "plane", "lin
 SPHERE_KINDS = ("sphere", "map", "ortho")
 
 # Grid cells and curve samples stay this far (relative to R) inside the rim of a
-# Poincare or Klein disk: at the rim the hyperboloid coordinates are infinite.
+# Poincaré or Klein disk: at the rim the hyperboloid coordinates are infinite.
 RIM_MARGIN = 1e-6
 # Share of each side's data range added around a plane or line picture so that
 # the outermost points are not drawn on the frame.
