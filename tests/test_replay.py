@@ -347,3 +347,56 @@ def test_an_explained_points_path_is_drawn_split_by_split_in_the_replay():
         assert set(styles) == done
         if path[1] in done:
             assert styles[path[1]] == "selected"
+
+
+# ------------------------------------------------------------------ compact heatmap frames
+def _disk_replay_figure(model, sig="H2"):
+    view = viz.View("disk", (0,), (1, 2))
+    grid = viz.view_grid(view, sig, 40)
+    replay = viz.replay_regions(model, grid, viz.reference_point(sig))
+    styles = [{int(n): "split" for n in replay.nodes(f)} for f in range(len(replay.steps))]
+    names = [str(int(k)) for k in replay.steps]
+    return grid, replay, viz.region_figure(grid, frames=replay.frames, frame_styles=styles, frame_names=names)
+
+
+def test_flat_replays_send_one_byte_per_cell_and_keep_the_outside_clear(monkeypatch):
+    _, _, tree = _fit("H2")
+    grid, replay, fig = _disk_replay_figure(tree)
+    spec = json.loads(fig.to_json())
+    n_codes = len(tree.classes_) * viz.palette.N_LEVELS
+    outside = ~grid.mask.reshape(grid.shape)
+    for frame, regions in zip(spec["frames"], replay.frames):
+        z = decode(frame["data"][0]["z"])
+        assert z.dtype == np.uint8 and z.shape == grid.shape
+        # Inside the disk, the palette's codes; outside, one code past them, drawn transparent.
+        expected = viz.palette.encode_classes(
+            regions.class_index,
+            viz.palette.confidence_levels(
+                np.nan_to_num(regions.confidence.ravel(), nan=1.0), len(tree.classes_)
+            ).reshape(grid.shape),
+        )
+        assert np.array_equal(z[~outside], expected[~outside]) and np.all(z[outside] == n_codes)
+    heat = spec["data"][0]
+    assert decode(heat["z"]).dtype == np.uint8 and heat["zmax"] == n_codes + 0.5
+    assert heat["colorscale"][-1][1] == viz.palette.OUTSIDE and heat["colorscale"][-3][1] != viz.palette.OUTSIDE
+    # A quarter of the bytes of float32 codes with NaN outside (the regions' share of the payload).
+    monkeypatch.setattr(vf, "_outside_code", lambda regions, coloring: None)
+    wide = len(_disk_replay_figure(tree)[2].to_json())
+    assert len(fig.to_json()) < wide / 1.8, (len(fig.to_json()), wide)
+
+
+def test_a_regression_replay_on_the_disk_leaves_the_corners_clear():
+    X, y = make_regression("H2", n_samples=300, random_state=0)
+    tree = ProductDecisionTreeRegressor(signature="H2", max_depth=3).fit(X, y)
+    grid, _, fig = _disk_replay_figure(tree)
+    spec = json.loads(fig.to_json())
+    outside = ~grid.mask.reshape(grid.shape)
+    heat = spec["data"][0]
+    for frame in spec["frames"]:
+        z = decode(frame["data"][0]["z"])
+        # The corners used to take step 0 of the scale (a dark square around the disk).
+        assert (
+            z.dtype == np.uint8 and np.all(z[outside] == vf._VALUE_STEPS + 1) and z[~outside].max() <= vf._VALUE_STEPS
+        )
+    assert heat["zmax"] == vf._VALUE_STEPS + 1 and heat["colorscale"][-1][1] == viz.palette.OUTSIDE
+    assert all(v <= vf._VALUE_STEPS for v in heat["colorbar"]["tickvals"])

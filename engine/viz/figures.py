@@ -39,7 +39,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from .boundaries import BoundaryCurve
-from .palette import class_colors, confidence_levels, encode_classes, region_colorscale
+from .palette import N_LEVELS, OUTSIDE, class_colors, confidence_levels, encode_classes, region_colorscale
 from .regions import RegionGrid
 from .smooth import Patches, edge_patches, sink_depth
 from .views import TORUS_RADII, ViewGrid, ortho_project, torus_xyz
@@ -148,11 +148,33 @@ class _Coloring:
     value_range: tuple | None = None
     value_title: str = "prediction"
     quantized: bool = False  # regression values sent as uint8 steps of value_range
+    # Heatmap frames (disk, plane, line) send uint8 codes, cells off the manifold as a transparent code past
+    # the last one, instead of float32 with NaN: a quarter of a replay's bytes.
+    compact: bool = False
+
+
+def _outside_code(regions: RegionGrid, coloring: _Coloring) -> int | None:
+    """The uint8 code of cells off the manifold in compact pictures (None: NaN, as float32)."""
+    if not coloring.compact:
+        return None
+    if regions.task == "classification":
+        n_codes = max(len(regions.classes), 1) * N_LEVELS
+        return n_codes if n_codes < 255 else None  # more than 63 classes keep float32 codes
+    return _VALUE_STEPS + 1 if coloring.quantized else None
+
+
+def _with_outside(scale: str) -> list:
+    """A named continuous scale over codes 0.._VALUE_STEPS, then a transparent band for the outside code."""
+    top = _VALUE_STEPS / (_VALUE_STEPS + 1)  # where code _VALUE_STEPS sits once the axis ends at the outside code
+    stops = [[float(p) * top, c] for p, c in pc.get_colorscale(scale)]
+    edge = (_VALUE_STEPS + 0.5) / (_VALUE_STEPS + 1)
+    return [*stops, [edge, stops[-1][1]], [edge, OUTSIDE], [1.0, OUTSIDE]]
 
 
 def _color_args(regions: RegionGrid, coloring: _Coloring) -> dict:
+    outside = _outside_code(regions, coloring)
     if regions.task == "classification":
-        scale, cmin, cmax = region_colorscale(len(regions.classes), coloring.colors)
+        scale, cmin, cmax = region_colorscale(len(regions.classes), coloring.colors, outside=outside is not None)
         return {"colorscale": scale, "cmin": cmin, "cmax": cmax, "showscale": False}
     lo, hi = _finite_range(regions, coloring.value_range)
     colorbar = {"title": {"text": coloring.value_title}, "thickness": 14, "len": 0.7}
@@ -160,9 +182,9 @@ def _color_args(regions: RegionGrid, coloring: _Coloring) -> dict:
         ticks = _nice_ticks(lo, hi)
         colorbar |= {"tickvals": [float(_quantize(t, lo, hi)) for t in ticks], "ticktext": [f"{t:g}" for t in ticks]}
         return {
-            "colorscale": coloring.scale,
+            "colorscale": coloring.scale if outside is None else _with_outside(coloring.scale),
             "cmin": 0.0,
-            "cmax": float(_VALUE_STEPS),
+            "cmax": float(_VALUE_STEPS if outside is None else outside),
             "showscale": True,
             "colorbar": colorbar,
         }
@@ -191,10 +213,13 @@ def _nice_ticks(lo: float, hi: float) -> list[float]:
 
 
 def _cell_values(regions: RegionGrid, coloring: _Coloring) -> np.ndarray:
+    outside = _outside_code(regions, coloring)
     if regions.task == "classification":
-        return _codes(regions)
+        codes = _codes(regions)
+        return codes if outside is None else np.where(np.isnan(codes), outside, codes).astype(np.uint8)
     if coloring.quantized:
-        return _quantize(regions.values, *_finite_range(regions, coloring.value_range))
+        steps = _quantize(regions.values, *_finite_range(regions, coloring.value_range))
+        return steps if outside is None else np.where(np.isnan(regions.values), outside, steps).astype(np.uint8)
     return regions.values.astype(np.float32)
 
 
@@ -528,6 +553,7 @@ def region_figure(
         value_range,
         value_title or "prediction",
         quantized=bool(frames) or kind == "ortho",
+        compact=bool(frames) and kind in ("disk", "plane", "line"),
     )
     if kind == "ortho":
         return _ortho_figure(

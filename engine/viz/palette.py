@@ -15,6 +15,7 @@ import plotly.colors as pc
 
 __all__ = [
     "N_LEVELS",
+    "OUTSIDE",
     "class_colors",
     "confidence_levels",
     "encode_classes",
@@ -28,6 +29,8 @@ __all__ = [
 N_LEVELS = 4
 # Opacity of each shade over a white background (least to most confident).
 _LEVEL_ALPHA = (0.30, 0.50, 0.72, 0.95)
+# Cells off the manifold (a disk's square corners) when codes travel as uint8 rather than NaN.
+OUTSIDE = "rgba(255, 255, 255, 0)"
 
 
 def class_colors(n_classes: int) -> list[str]:
@@ -138,7 +141,9 @@ def encode_classes(class_index: np.ndarray, levels: np.ndarray | None = None) ->
     return np.where(class_index < 0, np.float32(np.nan), code).astype(np.float32)
 
 
-def region_colorscale(n_classes: int, colors: list[str] | None = None) -> tuple[list[list], float, float]:
+def region_colorscale(
+    n_classes: int, colors: list[str] | None = None, outside: bool = False
+) -> tuple[list[list], float, float]:
     """Stepped colour scale for :func:`encode_classes` codes.
 
     Parameters
@@ -146,19 +151,23 @@ def region_colorscale(n_classes: int, colors: list[str] | None = None) -> tuple[
     n_classes : int
     colors : list of str, optional
         One hex colour per class (default :func:`class_colors`).
+    outside : bool
+        Add one transparent band after the last code, for :data:`OUTSIDE` cells sent as
+        ``n_classes * N_LEVELS`` (uint8 codes have no NaN).
 
     Returns
     -------
     colorscale : list of [position, colour]
-        One flat band per code, ``n_classes * N_LEVELS`` bands.
+        One flat band per code, ``n_classes * N_LEVELS`` bands (one more with ``outside``).
     cmin, cmax : float
         Colour-axis limits that put every integer code in the middle of its band.
     """
     colors = list(colors) if colors is not None else class_colors(n_classes)
-    n_bins = max(int(n_classes), 1) * N_LEVELS
+    n_codes = max(int(n_classes), 1) * N_LEVELS
+    n_bins = n_codes + (1 if outside else 0)
     scale = []
     for code in range(n_bins):
-        color = _blend_white(colors[code // N_LEVELS], _LEVEL_ALPHA[code % N_LEVELS])
+        color = OUTSIDE if code == n_codes else _blend_white(colors[code // N_LEVELS], _LEVEL_ALPHA[code % N_LEVELS])
         scale.append([code / n_bins, color])
         scale.append([(code + 1) / n_bins, color])
     return scale, -0.5, n_bins - 0.5
