@@ -400,3 +400,17 @@ def test_a_regression_replay_on_the_disk_leaves_the_corners_clear():
         )
     assert heat["zmax"] == vf._VALUE_STEPS + 1 and heat["colorscale"][-1][1] == viz.palette.OUTSIDE
     assert all(v <= vf._VALUE_STEPS for v in heat["colorbar"]["tickvals"])
+
+
+def test_an_animated_disk_gives_its_legend_and_slider_their_own_room():
+    # In the Inspector's 1024 px column the legend above and the slider below took the disk down to 269 px
+    # across (285 px plot); with their own room and a compact legend it fills the column (292 px).
+    _, _, tree = _fit("H2")
+    _, _, fig = _disk_replay_figure(tree)
+    layout = json.loads(fig.to_json())["layout"]
+    assert layout["height"] == vf._HEIGHT["disk"] + vf._ANIMATED_ROOM["disk"]
+    assert layout["legend"]["font"]["size"] == 11 and layout["legend"]["itemwidth"] == 30
+    assert layout["yaxis"]["constraintoward"] == "top"  # the disk right under the legend
+    grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), "H2", 20)
+    still = json.loads(viz.region_figure(grid, viz.predict_regions(tree, grid, viz.reference_point("H2"))).to_json())
+    assert still["layout"]["height"] == vf._HEIGHT["disk"] and "constraintoward" not in still["layout"]["yaxis"]

@@ -70,6 +70,10 @@ _TORUS_EYE_SLOPE = 0.71
 # A sphere's camera looks at a split's boundary from a point tilted this far toward its pole, so
 # the great circle reads as a curve crossing the face rather than a rim or a straight line.
 _SPLIT_TILT = 0.3
+# Pixels an animated picture adds to its height for the legend above and the slider with its buttons
+# below (about 130 px), so that the disk or the 3-D scene keeps most of its room. Measured at 1400 x 900 in
+# the Inspector (a 556 px column): the disk was 324 px across at 560 px, 427 px at 660 with the compact legend.
+_ANIMATED_ROOM = {"sphere": 120, "torus": 120, "disk": 100, "plane": 100}
 # Animated regression pictures send one byte per cell and frame: values are rounded to this
 # many steps of the colour range (finer than the eye tells apart on a continuous scale).
 _VALUE_STEPS = 250
@@ -399,7 +403,8 @@ def _place_legend(fig, animated: bool):
     Plotly makes room for it in the margin.
     """
     if animated:
-        where = {"y": 1.0, "yanchor": "bottom"}
+        # Small entries packed close: in a narrow column every row of legend is a row less of picture.
+        where = {"y": 1.0, "yanchor": "bottom", "font": {"size": 11}, "itemwidth": 30, "tracegroupgap": 0}
         title = fig.layout.title.text
         if title:
             # A title in the margin would overlap a legend that Plotly grows into it: the legend
@@ -512,8 +517,8 @@ def region_figure(
     """
     kind = grid.view.kind
     frames = list(frames) if frames else []
-    # An animated 3-D picture gives a legend above and a slider below their room on top of its scene's.
-    height = height or _HEIGHT[kind] + (120 if frames and kind in ("sphere", "torus") else 0)
+    # An animated picture gives a legend above and a slider below their room on top of its picture's.
+    height = height or _HEIGHT[kind] + (_ANIMATED_ROOM.get(kind, 0) if frames else 0)
     if frames:
         active_frame = int(np.clip(active_frame, 0, len(frames) - 1))
         regions = regions if regions is not None else frames[active_frame]
@@ -615,6 +620,10 @@ def region_figure(
         _add_month_frames(fig, grid, frames, coloring, moving, patcher)
         _add_animation(fig, frame_names, active_frame, frame_label, duration=700 if moving is None else 450)
     _place_legend(fig, animated)
+    if animated and kind in ("disk", "plane"):
+        # A column narrower than the picture is tall: the square plot sits right under the legend,
+        # and whatever height is left goes above the slider, not between legend and picture.
+        fig.update_yaxes(constraintoward="top")
     return fig
 
 
