@@ -198,3 +198,13 @@ def test_klein_models_apply_to_hyperbolic_and_euclidean_components_only():
     assert get_models("ambient_hgb")[0].applies_to("regression", "S2 x S2")
     with pytest.raises(ValueError, match="kinds"):
         type(klein)("x", klein.factory, kinds=("Q",))
+
+
+def test_document_blocks_show_the_boosting_table_and_the_addition(runs):
+    from curvedtrees.benchmarks.document import fill_document
+
+    text = "<!-- begin boosting tiny -->\n<!-- end boosting tiny -->\n<!-- begin run tiny -->\n<!-- end run tiny -->\n"
+    filled = fill_document(text, runs[0], paper=pd.DataFrame(columns=["section", "dataset", "task", "signature"]))
+    assert "| C | H2 |" in filled and "Product GB vs Klein HGB" in filled
+    assert "Product GB, Ambient HGB, Klein HGB added later in" in filled
+    assert "added later" not in fill_document(text, runs[1], paper=pd.DataFrame())

@@ -131,6 +131,9 @@ def _run_line(stem, directory):
     parts = [f"{meta.get('n_trials', '?')} trials", f"seed {meta.get('random_state', '?')}"]
     if meta.get("wall_seconds"):
         parts.append(f"{meta['wall_seconds']:.0f} s wall time ({meta.get('backend', '?')})")
+    for addition in meta.get("added_models") or []:
+        # Added later with --add-models: its time is in the total, named apart so the first run's stays readable.
+        parts.append(f"{', '.join(addition.get('models', []))} added later in {addition.get('wall_seconds', 0):.0f} s")
     return f"`{stem}`: " + ", ".join(parts) + "."
 
 
