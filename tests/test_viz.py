@@ -294,17 +294,20 @@ def test_disk_figure_is_a_crisp_heatmap_with_rim_boundaries_points_and_legend(h2
     assert np.isfinite(np.asarray(decode(boundary["x"]), dtype=float)).sum() > 100
 
 
-def test_sphere_and_torus_figures_are_cell_coloured_meshes(product_tree):
+def test_sphere_and_torus_figures_are_cell_coloured_meshes_with_smooth_edges(product_tree):
     sig, _X, _y, tree = product_tree
     for view in (viz.View("sphere", (1,), (0, 1, 2)), viz.View("torus", (2, 3))):
         grid = viz.view_grid(view, sig, resolution=24)
         regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
         spec = figure_json(viz.region_figure(grid, regions))
-        mesh = traces(spec, "mesh3d")
-        assert len(mesh) == 1 and mesh[0]["intensitymode"] == "cell"
-        intensity = decode(mesh[0]["intensity"])
+        cells, edges = traces(spec, "mesh3d")  # the cell mesh, then the region-edge patches over it
+        assert cells["intensitymode"] == "cell" and edges["intensitymode"] == "cell"
+        assert edges["name"] == "region edges" and spec["data"].index(edges) == 1
+        intensity = decode(cells["intensity"])
         assert intensity.dtype == np.uint8 and len(intensity) == 2 * 24 * 24
-        assert decode(mesh[0]["x"]).dtype == np.float32 and len(decode(mesh[0]["i"])) == 2 * 24 * 24
+        assert decode(cells["x"]).dtype == np.float32 and len(decode(cells["i"])) == 2 * 24 * 24
+        colours = decode(edges["intensity"])
+        assert colours.dtype == np.uint8 and len(colours) == len(decode(edges["i"])) > 0
         assert spec["layout"]["scene"]["xaxis"]["visible"] is False
 
 

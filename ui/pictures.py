@@ -241,7 +241,9 @@ def replay_for(tree, data, picture: Picture) -> viz.Replay:
     """The regions of ``tree`` after each number of its splits over one picture (one pass over the grid)."""
     bounds = viz.data_bounds(picture.view, data.signature, data.X) or None
     grid = viz.view_grid(picture.view, data.signature, picture.resolution, bounds)
-    return viz.replay_regions(tree, grid, picture.reference(data))
+    reference = picture.reference(data)
+    # Sphere and torus replays share one set of smooth edge pieces, recoloured per frame.
+    return viz.smooth_replay(tree, viz.replay_regions(tree, grid, reference), reference)
 
 
 def replay_styles(replay: viz.Replay, styles: dict | None = None) -> list[dict]:
