@@ -14,8 +14,8 @@ import pytest
 from curvedtrees import io
 from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 from curvedtrees.boosting._binning import PlaneBins, circular_cut
-from curvedtrees.boosting._grower import partition_rows, place_boundary
-from curvedtrees.boosting._histogram import brute_force_split, build_histograms, find_split
+from curvedtrees.boosting._grower import code_minimum, partition_rows, split_node
+from curvedtrees.boosting._histogram import HistogramCodes, brute_force_split, build_histograms, find_split
 from curvedtrees.manifolds import ProductManifold
 from curvedtrees.sampling import make_classification
 from curvedtrees.trees._features import CIRCULAR, LIFT, TIMELIKE, SplitFeatures
@@ -122,7 +122,10 @@ def test_histogram_split_search_equals_brute_force():
         gradients[np.isin(codes[1], [8, 9, 0, 1])] -= 1.5 * (trial % 2)
         rows = np.sort(rng.choice(n, 300, replace=False)).astype(np.int64)
         hist = np.empty((offsets[-1], 3))
-        build_histograms(codes, rows, 0, rows.size, gradients, hessians, False, offsets, hist)
+        gh = np.column_stack([gradients, hessians])
+        build_histograms(
+            HistogramCodes(codes, kinds, half), rows, 0, rows.size, gh, offsets, hist, np.empty((n, 2), np.float32)
+        )
         sum_g = float(gradients[rows].astype(np.float64).sum())
         sum_h = float(hessians[rows].astype(np.float64).sum())
         fast = find_split(hist, kinds, half, offsets, sum_g, sum_h, rows.size, 0.5, 10, 1e-3)
@@ -130,6 +133,41 @@ def test_histogram_split_search_equals_brute_force():
         assert fast[1:3] == slow[1:3]
         assert_allclose(fast[0], slow[0], rtol=1e-6)
         assert fast[5] == slow[5]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_histograms_sum_each_bin_in_row_order_from_one_byte_codes(threads):
+    # HistogramCodes stores a circular code a + B h as a byte and a bit, the origin's 2 B
+    # as a = B, h = 1; with B = 255 every byte value is used. The sums must be those of
+    # adding each row's float32 gradient and hessian to its bin in row order.
+    rng = np.random.default_rng(3)
+    n = 5000
+    kinds = np.array([CIRCULAR, LIFT, CIRCULAR, TIMELIKE], dtype=np.int8)
+    half = np.array([255, 255, 6, 2], dtype=np.int64)
+    n_codes = np.where(kinds == CIRCULAR, 2 * half + 1, half)
+    codes = np.stack([rng.integers(0, k, n) for k in n_codes]).astype(np.uint16)
+    codes[0, :40] = 2 * 255  # rows at the origin of the circular planes
+    codes[2, 40:60] = 2 * 6
+    codes[0, 60:80] = 2 * 255 - 1  # the last code of the second half-turn
+    offsets = np.concatenate([[0], np.cumsum(n_codes)]).astype(np.int64)
+    gh = rng.normal(size=(n, 2)).astype(np.float32)
+    packed = HistogramCodes(codes, kinds, half)
+    scratch = np.empty((n, 2), np.float32)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(threads)
+        for rows, in_order in ((np.arange(n), True), (np.sort(rng.choice(n, 3000, replace=False)), False)):
+            got = np.empty((offsets[-1], 3))
+            build_histograms(packed, rows, 0, rows.size, gh, offsets, got, scratch, in_order=in_order)
+            want = np.zeros((offsets[-1], 3))
+            bins = codes[:, rows].astype(np.int64) + offsets[:-1, None]
+            for f in range(kinds.size):
+                np.add.at(want[:, 0], bins[f], gh[rows, 0].astype(np.float64))  # in row order, as the kernel
+                np.add.at(want[:, 1], bins[f], gh[rows, 1].astype(np.float64))
+                np.add.at(want[:, 2], bins[f], 1.0)
+            assert_array_equal(got, want)
+    finally:
+        numba.set_num_threads(before)
 
 
 def test_circular_bins_are_half_turn_symmetric_and_turn_with_the_data():
@@ -226,10 +264,42 @@ def test_maximum_margin_thresholds_do_not_depend_on_bin_edges(signature):
         assert stumps["bins", 255][2] < 1e-12
 
 
+def _split(X, V, codes, counts, rows, f, features, bins, position, plane_radius=None, code_min_radius=None):
+    """split_node on a copy of ``rows`` (it partitions them in place): ``(rows after, mid, boundary)``."""
+    rows = rows.copy()
+    empty = np.empty(0)
+    out = split_node(
+        X,
+        V,
+        codes,
+        counts,
+        rows,
+        0,
+        rows.size,
+        f,
+        int(features.kind[f]),
+        int(features.col_i[f]),
+        int(features.col_j[f]),
+        float(bins.cut[f]),
+        int(bins.half[f]),
+        position,
+        bins.thresholds,
+        int(bins.thr_offsets[f]),
+        float(features.radius[f]),
+        empty if plane_radius is None else plane_radius,
+        empty if code_min_radius is None else code_min_radius,
+        True,
+        np.empty(rows.size, dtype=np.int64),
+        np.empty(rows.size, dtype=np.int64),
+    )
+    return rows, out[0], out[1:]
+
+
 @pytest.mark.parametrize("scale", [0.5, 3.0])
 def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
-    # place_boundary reads only the rows of the bins that can hold the nearest rows;
-    # the boundary must be the one found from all of the node's rows.
+    # split_node lists only the rows of the bins that can hold the nearest rows, in the
+    # partition's pass; the boundary must be the one found from all of the node's rows,
+    # and the partition the plain one.
     signature = "H2(-0.5) x E1"
     X = ProductManifold(signature).random_normal(3000, std=scale, random_state=0)
     features = SplitFeatures.from_signature(signature)
@@ -241,33 +311,15 @@ def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
         for _ in range(5):
             rows = np.sort(rng.choice(X.shape[0], 800, replace=False)).astype(np.int64)
             position = int(np.median(codes[f, rows]))
-            mid = partition_rows(
-                codes, rows, 0, rows.size, f, False, int(bins.half[f]), position, np.empty(rows.size, dtype=np.int64)
-            )
             counts = np.bincount(codes[f, rows], minlength=int(bins.half[f])).astype(float)
-            got = place_boundary(
-                X,
-                V,
-                codes,
-                counts,
-                rows,
-                0,
-                mid,
-                rows.size,
-                f,
-                int(features.kind[f]),
-                int(features.col_i[f]),
-                int(features.col_j[f]),
-                0.0,
-                int(bins.half[f]),
-                position,
-                bins.thresholds,
-                int(bins.thr_offsets[f]),
-                float(features.radius[f]),
-                np.empty(0),
-                True,
+            got_rows, mid, got = _split(X, V, codes, counts, rows, f, features, bins, position)
+            plain = rows.copy()
+            plain_mid = partition_rows(
+                codes, plain, 0, rows.size, f, False, int(bins.half[f]), position, np.empty(rows.size, dtype=np.int64)
             )
-            left, right = rows[:mid], rows[mid:]
+            assert mid == plain_mid and np.array_equal(got_rows, plain)
+            left, right = plain[:mid], plain[mid:]
+            assert np.all(codes[f, left] <= position) and np.all(codes[f, right] > position)
             if features.kind[f] == TIMELIKE:
                 go_left = np.isin(rows, left)
                 want = hyperbolic_threshold(X[rows, features.col_i[f]], X[rows, features.col_j[f]], go_left)
@@ -278,7 +330,8 @@ def test_pruned_boundary_search_equals_the_search_on_every_row(scale):
 
 @pytest.mark.parametrize("signature", ["S2", "S2(4)", "E2", "H3"])
 def test_pruned_circular_boundary_equals_the_search_on_every_row(signature):
-    # Circular planes: only rows whose distance bound reaches the best margin are read.
+    # Circular planes: only rows whose distance bound reaches the best margin are read,
+    # and of those only the codes whose smallest radius can reach it.
     X = ProductManifold(signature).random_normal(3000, random_state=1)
     features = SplitFeatures.from_signature(signature, "all")
     V = features.values(X)
@@ -288,38 +341,24 @@ def test_pruned_circular_boundary_equals_the_search_on_every_row(signature):
     n_checked = 0
     for f in np.flatnonzero(features.kind == CIRCULAR):
         half = int(bins.half[f])
-        ci, cj = int(features.col_i[f]), int(features.col_j[f])
-        radius = np.hypot(X[:, ci], X[:, cj])
+        radius = np.hypot(X[:, features.col_i[f]], X[:, features.col_j[f]])
+        min_radius = code_minimum(codes[f], radius, 2 * half + 1)
         for trial in range(6):
             rows = np.sort(rng.choice(X.shape[0], 200 if trial % 2 else 2000, replace=False)).astype(np.int64)
             position = int(rng.integers(0, half))
-            mid = partition_rows(codes, rows, 0, rows.size, f, True, half, position, np.empty(rows.size, np.int64))
+            plain = rows.copy()
+            mid = partition_rows(codes, plain, 0, rows.size, f, True, half, position, np.empty(rows.size, np.int64))
             if mid in (0, rows.size):
                 continue
+            # The plain partition: the half-turn window position .. position + half - 1 goes right.
+            window = (codes[f, rows].astype(int) - position) % (2 * half) < half
+            assert np.array_equal(plain[mid:], rows[window & (codes[f, rows] != 2 * half)])
             counts = np.bincount(codes[f, rows], minlength=2 * half + 1).astype(float)
-            args = (
-                X,
-                V,
-                codes,
-                counts,
-                rows,
-                0,
-                mid,
-                rows.size,
-                f,
-                CIRCULAR,
-                ci,
-                cj,
-                float(bins.cut[f]),
-                half,
-                position,
-                bins.thresholds,
-                int(bins.thr_offsets[f]),
-                float(features.radius[f]),
-            )
-            got = place_boundary(*args, radius, True)
+            got_rows, got_mid, got = _split(X, V, codes, counts, rows, f, features, bins, position, radius, min_radius)
+            assert got_mid == mid and np.array_equal(got_rows, plain)
             # The same search with every row kept (a zero radius bounds nothing away).
-            want = place_boundary(*args, np.zeros_like(radius), True)
+            zero = np.zeros_like(radius)
+            _, _, want = _split(X, V, codes, counts, rows, f, features, bins, position, zero, np.zeros_like(min_radius))
             assert got[1:] == want[1:]
             n_checked += 1
     assert n_checked >= 6

@@ -278,8 +278,7 @@ class BaseProductGradientBoosting(BaseEstimator):
         self.n_trees_per_iteration_ = n_trees
         self.baseline_ = loss.baseline(y_train, w_train)
         raw = np.repeat(self.baseline_[:, None], X_train.shape[0], axis=1)
-        gradients = np.empty((n_trees, X_train.shape[0]), dtype=np.float32)
-        hessians = np.empty_like(gradients)
+        gh = np.empty((n_trees, X_train.shape[0], 2), dtype=np.float32)  # gradient and hessian side by side
         constant_hessian = loss.constant_hessian and w_train is None
         self.trees_ = []
         train_scores, val_scores = [], []
@@ -292,10 +291,10 @@ class BaseProductGradientBoosting(BaseEstimator):
             train_scores.append(-loss(y_train, raw, w_train))
 
         for _ in range(self.max_iter):
-            loss.gradients(y_train, raw, w_train, gradients, hessians)
+            loss.gradients(y_train, raw, w_train, gh)
             iteration = []
             for k in range(n_trees):
-                tree, leaves = grow_tree(data, gradients[k], hessians[k], constant_hessian, options)
+                tree, leaves = grow_tree(data, gh[k], constant_hessian, options)
                 if loss.needs_leaf_update:
                     for start, end, node in leaves:
                         median = loss.leaf_update(y_train, raw[k], data.rows[start:end], w_train)

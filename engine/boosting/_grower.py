@@ -7,10 +7,11 @@ leaves reach ``max_depth`` or hold fewer than ``2 * min_samples_leaf`` rows. Of 
 new children only the smaller one's histogram is built from its rows; the larger
 one's is the parent's minus the smaller's.
 
-A split chosen on bins is then given its geometric boundary
-(:func:`place_boundary`): by default the maximum-margin boundary between the node's
-nearest training rows on the two sides (``curvedtrees.trees._margin``, the product
-trees' rule), so predictions do not depend on where bin edges fell; or, with
+A split chosen on bins is then given its geometric boundary (:func:`split_node`,
+which partitions the node's rows and lists the ones that can be nearest to the
+boundary in the same pass): by default the maximum-margin boundary between the
+node's nearest training rows on the two sides (``curvedtrees.trees._margin``, the
+product trees' rule), so predictions do not depend on where bin edges fell; or, with
 ``thresholds="bins"``, the bin edge itself (scikit-learn's threshold). Both send
 every training row of the node to the side its code says.
 
@@ -37,9 +38,9 @@ from ..trees.kernels import (
     lift_threshold,
 )
 from ._binning import rotated_axial
-from ._histogram import build_histograms, find_split, node_value, subtract_histograms
+from ._histogram import HistogramCodes, build_histograms, find_split, node_value, subtract_histograms
 
-__all__ = ["GrowerOptions", "grow_tree"]
+__all__ = ["GrowerOptions", "GrowthData", "grow_tree", "partition_rows", "split_node"]
 
 # scikit-learn's min_hessian_to_split: a child whose hessians sum to less is not
 # created (with log loss, a nearly pure child would get a huge Newton step).
@@ -48,32 +49,78 @@ MIN_HESSIAN_TO_SPLIT = 1e-3
 
 @njit(cache=True, nogil=True, inline="always")
 def _code_goes_left(code, circular, half, position):
-    """Side of a code: ordered ``code <= position``; circular: outside the half-turn window."""
+    """Side of a code: ordered ``code <= position``; circular: outside the half-turn window.
+
+    The window ``position .. position + half - 1`` never wraps past the last code
+    (``position < half``), so two comparisons decide (a remainder per row cost more
+    than the rest of the partition); the origin code ``2 half`` lies outside it: the
+    plane's origin lies on every line through it and goes left.
+    """
     if circular:
-        if code == 2 * half:
-            return True  # the plane's origin lies on every line through it
-        return (code + 2 * half - position) % (2 * half) >= half
+        return not (position <= code < position + half)
     return code <= position
 
 
 @njit(cache=True, nogil=True)
 def partition_rows(codes, rows, start, end, f, circular, half, position, buffer):
     """Stable partition of ``rows[start:end]`` by a split on bins; returns the first right position."""
+    nothing = np.full(2 * half + 1, np.inf)  # no code's floor is below 0: no row is listed
+    mid, _ = _partition_listing(
+        codes[f], rows, start, end, circular, half, position, buffer, nothing, nothing, np.empty(0), 0.0, buffer
+    )
+    return mid
+
+
+@njit(cache=True, nogil=True)
+def _partition_listing(
+    code, rows, start, end, circular, half, position, buffer, code_floor, code_bound, radius, upper, listed
+):
+    """Stable partition of ``rows[start:end]`` that also lists the rows that may be nearest to the boundary.
+
+    Parameters
+    ----------
+    code : ndarray of shape (n_samples,), uint16
+        The split plane's codes.
+    rows : ndarray of shape (n_samples,), int64
+        Partitioned in place: left rows first, each side in its previous order.
+    buffer : ndarray of shape (>= end - start,), int64
+        Scratch for the right rows.
+    code_floor, code_bound, radius, upper
+        Row ``r`` with code ``c`` is listed when ``code_floor[c] <= upper`` and, unless
+        ``radius`` is empty, ``radius[r] * code_bound[c] <= upper``. ``code_floor[c]``
+        must be at most every ``radius[r] * code_bound[c]`` of the code's rows (then
+        the radius is read only for the codes that can pass). NaN is never listed.
+    listed : ndarray of shape (>= end - start,), int64
+        Output: the listed row ids, in the rows' order before the partition.
+
+    Returns
+    -------
+    mid : int
+        The first right position.
+    n_listed : int
+    """
     n_left = 0
     n_right = 0
-    code = codes[f]
+    n_listed = 0
+    weighted = radius.shape[0] > 0
     for i in range(start, end):
         r = rows[i]
+        c = code[r]
         # Written to both places, kept by one counter: no branch to mispredict on the
         # coin-flip side of each row. rows[start + n_left] is never ahead of i.
-        left = _code_goes_left(code[r], circular, half, position)
+        left = _code_goes_left(c, circular, half, position)
         rows[start + n_left] = r
         buffer[n_right] = r
         n_left += left
         n_right += 1 - left
+        # The listing shares the pass (the rows of a node are read once per split, not
+        # once for the partition and again for the boundary); its branch is rarely taken.
+        if code_floor[c] <= upper and (not weighted or radius[r] * code_bound[c] <= upper):
+            listed[n_listed] = r
+            n_listed += 1
     for k in range(n_right):
         rows[start + n_left + k] = buffer[k]
-    return start + n_left
+    return start + n_left, n_listed
 
 
 # Only rows with x0 >= this fraction of the radius R are assumed; on the hyperboloid
@@ -83,39 +130,31 @@ _X0_FLOOR = 0.5
 
 
 @njit(cache=True, nogil=True)
-def _timelike_bins(
-    X, code, rows, start, mid, end, col_i, col_j, last_left, first_right, thresholds, thr_lo, half, radius
-):
+def _timelike_bins(X, code, near, last_left, col_i, col_j, first_right, thresholds, thr_lo, half, radius):
     """Codes whose rows may be nearest to a timelike boundary: ``(keep_left, keep_right)``.
 
-    ``hyperbolic_threshold`` keeps a left row only if its value at ``t_lo``,
-    ``x0 (t_lo - rho)``, is at most the smallest left value at ``t_hi``; rows of the
-    bins next to the split bound that smallest value above (``U``), and a row in a bin
-    whose upper edge is ``e`` has a value of at least ``x0_min (t_lo - e)``. So only left
-    codes whose edge reaches ``t_lo - U / x0_min`` can hold candidates (mirrored on the
-    right). The pruned rows could not be nearest anywhere: the result is unchanged.
+    ``near`` lists the rows of the two bins next to the split (``last_left``, left, and
+    ``first_right``, right). ``hyperbolic_threshold`` keeps a left row only if its value
+    at ``t_lo``, ``x0 (t_lo - rho)``, is at most the smallest left value at ``t_hi``;
+    rows of the bins next to the split bound that smallest value above (``U``), and a
+    row in a bin whose upper edge is ``e`` has a value of at least ``x0_min (t_lo - e)``.
+    So only left codes whose edge reaches ``t_lo - U / x0_min`` can hold candidates
+    (mirrored on the right). The pruned rows could not be nearest anywhere: the result
+    is unchanged.
     """
     t_lo = -np.inf
     t_hi = np.inf
-    near = np.empty(end - start, dtype=np.int64)  # positions of the two bins' rows
-    n_near = 0
-    for i in range(start, end):
-        r = rows[i]
-        c = code[r]
-        if i < mid and c == last_left:
+    for q in range(near.shape[0]):
+        r = near[q]
+        if code[r] == last_left:
             t_lo = max(t_lo, X[r, col_j] / X[r, col_i])
-            near[n_near] = i
-            n_near += 1
-        elif i >= mid and c == first_right:
+        else:
             t_hi = min(t_hi, X[r, col_j] / X[r, col_i])
-            near[n_near] = i
-            n_near += 1
     upper_left = np.inf
     upper_right = np.inf
-    for q in range(n_near):
-        i = near[q]
-        r = rows[i]
-        if i < mid:
+    for q in range(near.shape[0]):
+        r = near[q]
+        if code[r] == last_left:
             upper_left = min(upper_left, t_hi * X[r, col_i] - X[r, col_j])
         else:
             upper_right = min(upper_right, X[r, col_j] - t_lo * X[r, col_i])
@@ -132,14 +171,13 @@ def _timelike_bins(
 
 
 @njit(cache=True, nogil=True)
-def place_boundary(
+def split_node(
     X,
     V,
     codes,
     counts,
     rows,
     start,
-    mid,
     end,
     f,
     kind,
@@ -152,9 +190,17 @@ def place_boundary(
     thr_lo,
     radius,
     plane_radius,
+    code_min_radius,
     max_margin,
+    buffer,
+    listed,
 ):
-    """Boundary of a split whose left rows are ``rows[start:mid]`` and right rows ``rows[mid:end]``.
+    """Partition a node's rows by a split on bins, and place the split's boundary.
+
+    The boundary is found from the rows that can be nearest to it, listed in the same
+    pass as the partition (lift and timelike planes: the rows of the two bins next to
+    the split; circular planes: the rows whose distance bound reaches the best margin,
+    which needs one pass before the partition).
 
     Parameters
     ----------
@@ -164,6 +210,9 @@ def place_boundary(
     codes : ndarray of shape (n_features, n_samples), uint16
     counts : ndarray of shape (n_bins,)
         The node's row count per bin of plane ``f`` (its histogram's count column).
+    rows : ndarray of shape (n_samples,), int64
+        ``rows[start:end]`` are the node's rows; partitioned in place (left rows first,
+        each side in its previous order).
     f, kind, col_i, col_j : int
         The plane and its kind and ambient columns.
     cut : float
@@ -176,35 +225,88 @@ def place_boundary(
         ``1 / sqrt|K|`` of the plane's component (bounds ``x_0`` below on H).
     plane_radius : ndarray of shape (n_samples,)
         Circular planes: each row's distance ``hypot(x_i, x_j)`` from the plane's origin.
+    code_min_radius : ndarray of shape (2 * half + 1,)
+        Circular planes: the smallest ``plane_radius`` of the rows of each code (over
+        every row that ``rows`` can hold; infinity for a code without rows).
     max_margin : bool
         Maximum-margin boundary (True) or the bin edge (False).
+    buffer, listed : ndarray of shape (>= end - start,), int64
+        Scratch.
 
     Returns
     -------
+    mid : int
+        The first right position: the left child's rows are ``rows[start:mid]``.
     threshold, normal_i, normal_j, plane_margin : float
         As the product trees store them: ``threshold`` on ``x_j`` (lift) or ``x_j / x_0``
         (timelike), NaN for circular planes; the unit normal of the line in the plane;
         the smallest ``|<x, n>|`` over the node's rows (see ``_margin.geodesic_margin``).
     """
-    m = end - start
-    if kind != CIRCULAR:
-        # The extreme values of each side lie in its occupied bin nearest the split (the
-        # node's histogram says which): read only the rows of those two bins.
-        last_left = position
-        while last_left > 0 and counts[last_left] == 0.0:
-            last_left -= 1
-        first_right = position + 1
-        while first_right < half - 1 and counts[first_right] == 0.0:
-            first_right += 1
+    code = codes[f]
+    if kind == CIRCULAR:
+        if max_margin:
+            return _split_circular(
+                X,
+                V[f],
+                code,
+                counts,
+                rows,
+                start,
+                end,
+                col_i,
+                col_j,
+                cut,
+                half,
+                position,
+                thresholds,
+                thr_lo,
+                plane_radius,
+                code_min_radius,
+                buffer,
+                listed,
+            )
+        mid = partition_rows(codes, rows, start, end, f, True, half, position, buffer)
+        phi = cut + (0.0 if position == 0 else thresholds[thr_lo + position - 1])
+        n_i = -math.sin(phi)
+        n_j = math.cos(phi)
+        margin = np.inf
+        for i in range(start, end):
+            r = rows[i]
+            if X[r, col_i] != 0.0 or X[r, col_j] != 0.0:
+                margin = min(margin, abs(n_i * X[r, col_i] + n_j * X[r, col_j]))
+        return mid, np.nan, n_i, n_j, margin
+    # The extreme values of each side lie in its occupied bin nearest the split (the
+    # node's histogram says which): list only the rows of those two bins.
+    last_left = position
+    while last_left > 0 and counts[last_left] == 0.0:
+        last_left -= 1
+    first_right = position + 1
+    while first_right < half - 1 and counts[first_right] == 0.0:
+        first_right += 1
+    if kind == TIMELIKE and not max_margin:
+        mid = partition_rows(codes, rows, start, end, f, False, half, position, buffer)
+        t = thresholds[thr_lo + position]
+        smallest = np.inf
+        for i in range(start, end):  # every row counts towards the margin
+            r = rows[i]
+            smallest = min(smallest, abs(X[r, col_j] - t * X[r, col_i]))
+        scale = math.hypot(t, 1.0)
+        return mid, t, -t / scale, 1.0 / scale, smallest / math.sqrt(1.0 - t * t)
+    code_floor = np.full(half, np.inf)
+    code_floor[last_left] = 0.0
+    code_floor[first_right] = 0.0
+    mid, n_near = _partition_listing(
+        code, rows, start, end, False, half, position, buffer, code_floor, code_floor, np.empty(0), 0.0, listed
+    )
+    near = listed[:n_near]
     if kind == LIFT:
         lo = -np.inf
         hi = np.inf
-        for i in range(start, end):
-            r = rows[i]
-            c = codes[f, r]
-            if i < mid and c == last_left:
+        for q in range(n_near):
+            r = near[q]
+            if code[r] == last_left:
                 lo = max(lo, V[f, r])
-            elif i >= mid and c == first_right:
+            else:
                 hi = min(hi, V[f, r])
         if max_margin:
             t, margin = lift_threshold(lo, hi)
@@ -212,54 +314,73 @@ def place_boundary(
             t = thresholds[thr_lo + position]
             margin = min(t - lo, hi - t)
         scale = math.hypot(t, 1.0)
-        return t, -t / scale, 1.0 / scale, margin
-    if kind == TIMELIKE:
-        if max_margin:
-            keep_left, keep_right = _timelike_bins(
-                X,
-                codes[f],
-                rows,
-                start,
-                mid,
-                end,
-                col_i,
-                col_j,
-                last_left,
-                first_right,
-                thresholds,
-                thr_lo,
-                half,
-                radius,
-            )
-        else:
-            keep_left, keep_right = 0, half  # every row counts towards the margin
-        x0 = np.empty(m)
-        xj = np.empty(m)
-        go_left = np.empty(m, dtype=np.bool_)
+        return mid, t, -t / scale, 1.0 / scale, margin
+    keep_left, keep_right = _timelike_bins(
+        X, code, near, last_left, col_i, col_j, first_right, thresholds, thr_lo, half, radius
+    )
+    # The candidates, left rows first, each side in row order (the order of the rows
+    # after the partition).
+    if keep_left == last_left and keep_right == first_right:
+        k = n_near  # only the two bins' rows, already listed
+        x0 = np.empty(k)
+        xj = np.empty(k)
+        go_left = np.empty(k, dtype=np.bool_)
+        q = 0
+        for side in (True, False):
+            for p in range(n_near):
+                r = near[p]
+                if (code[r] == last_left) == side:
+                    x0[q] = X[r, col_i]
+                    xj[q] = X[r, col_j]
+                    go_left[q] = side
+                    q += 1
+    else:
+        x0 = np.empty(end - start)
+        xj = np.empty(end - start)
+        go_left = np.empty(end - start, dtype=np.bool_)
         k = 0
         for i in range(start, end):
             r = rows[i]
-            c = codes[f, r]
+            c = code[r]
             if (i < mid and c >= keep_left) or (i >= mid and c <= keep_right):
                 x0[k] = X[r, col_i]
                 xj[k] = X[r, col_j]
                 go_left[k] = i < mid
                 k += 1
-        if max_margin:
-            t, margin = hyperbolic_threshold(x0[:k], xj[:k], go_left[:k])
-        else:
-            t = thresholds[thr_lo + position]
-            smallest = np.inf
-            for q in range(k):
-                smallest = min(smallest, abs(xj[q] - t * x0[q]))
-            margin = smallest / math.sqrt(1.0 - t * t)
-        scale = math.hypot(t, 1.0)
-        return t, -t / scale, 1.0 / scale, margin
-    # Circular: the feasible directions lie between the largest axial key below the
-    # split's boundary and the smallest one above it (across the cut if a side is empty).
-    # Those keys sit in the occupied axial bins next to the boundary: find the bins from
-    # the codes, then read the keys of their rows only.
-    code = codes[f]
+    t, margin = hyperbolic_threshold(x0[:k], xj[:k], go_left[:k])
+    scale = math.hypot(t, 1.0)
+    return mid, t, -t / scale, 1.0 / scale, margin
+
+
+@njit(cache=True, nogil=True)
+def _split_circular(
+    X,
+    angle,
+    code,
+    counts,
+    rows,
+    start,
+    end,
+    col_i,
+    col_j,
+    cut,
+    half,
+    position,
+    thresholds,
+    thr_lo,
+    plane_radius,
+    code_min_radius,
+    buffer,
+    listed,
+):
+    """:func:`split_node` for a circular plane with the maximum-margin boundary.
+
+    The feasible directions lie between the largest axial key below the split's
+    boundary and the smallest one above it (across the cut if a side is empty). Those
+    keys sit in the occupied axial bins next to the boundary: a first pass finds them
+    and the rows of those bins, which bound the best margin above; the partition then
+    lists the rows whose distance bound reaches it (see :func:`_circular_bounds`).
+    """
     a_below, a_above, a_min, a_max = -1, half, half, -1
     for a in range(half):
         if counts[a] + counts[a + half] > 0.0:  # rows at the origin (code 2 half) never count
@@ -269,73 +390,60 @@ def place_boundary(
                 a_below = max(a_below, a)
             else:
                 a_above = min(a_above, a)
-    below = -np.inf
-    above = np.inf
-    smallest = np.inf
-    largest = -np.inf
-    near = np.empty(end - start, dtype=np.int64)  # rows of the bins next to the boundary
+    # The rows of those bins, listed without a branch per row (each row is written at
+    # the end of the list, which grows only for the listed ones).
     n_near = 0
     for i in range(start, end):
         r = rows[i]
         c = np.int64(code[r])
-        if c == 2 * half:
-            continue
         a = c - half if c >= half else c
-        if a == a_below or a == a_above or a == a_min or a == a_max:
-            near[n_near] = r
-            n_near += 1
-            v = rotated_axial(V[f, r], cut)[1]
-            if a == a_below:
-                below = max(below, v)
-            if a == a_above:
-                above = min(above, v)
-            if a == a_min:
-                smallest = min(smallest, v)
-            if a == a_max:
-                largest = max(largest, v)
+        in_bins = (a == a_below) | (a == a_above) | (a == a_min) | (a == a_max)
+        buffer[n_near] = r
+        n_near += in_bins & (c != 2 * half)  # rows at the origin (code 2 half) never count
+    below = -np.inf
+    above = np.inf
+    smallest = np.inf
+    largest = -np.inf
+    for q in range(n_near):
+        r = buffer[q]
+        c = np.int64(code[r])
+        a = c - half if c >= half else c
+        v = rotated_axial(angle[r], cut)[1]
+        if a == a_below:
+            below = max(below, v)
+        if a == a_above:
+            above = min(above, v)
+        if a == a_min:
+            smallest = min(smallest, v)
+        if a == a_max:
+            largest = max(largest, v)
     if a_below < 0:
         below = largest - math.pi
     if a_above >= half:
         above = smallest + math.pi
-    if max_margin:
-        keep = _circular_candidates(
-            X,
-            V[f],
-            code,
-            rows,
-            start,
-            end,
-            col_i,
-            col_j,
-            half,
-            near[:n_near],
-            below,
-            above,
-            cut,
-            thresholds,
-            thr_lo,
-            plane_radius,
-        )
-        k = keep.shape[0]
-        xi = np.empty(k)
-        xj = np.empty(k)
-        go_left = np.empty(k, dtype=np.bool_)
-        for q in range(k):
-            r = rows[keep[q]]
-            xi[q] = X[r, col_i]
-            xj[q] = X[r, col_j]
-            go_left[q] = keep[q] < mid
-        phi, margin = circular_direction(xi, xj, go_left, below + cut, above + cut)
-    else:
-        phi = cut + (0.0 if position == 0 else thresholds[thr_lo + position - 1])
-        n_i = -math.sin(phi)
-        n_j = math.cos(phi)
-        margin = np.inf
-        for i in range(start, end):
-            r = rows[i]
-            if X[r, col_i] != 0.0 or X[r, col_j] != 0.0:
-                margin = min(margin, abs(n_i * X[r, col_i] + n_j * X[r, col_j]))
-    return np.nan, -math.sin(phi), math.cos(phi), margin
+    upper, code_bound = _circular_bounds(
+        X, angle, col_i, col_j, half, buffer[:n_near], below, above, cut, thresholds, thr_lo
+    )
+    # The smallest radius of each code's rows in the whole fit bounds every row's test
+    # from below: about 99% of a node's rows are then passed without reading their radius.
+    code_floor = code_min_radius * code_bound
+    mid, k = _partition_listing(
+        code, rows, start, end, True, half, position, buffer, code_floor, code_bound, plane_radius, upper, listed
+    )
+    xi = np.empty(k)
+    xj = np.empty(k)
+    go_left = np.empty(k, dtype=np.bool_)
+    q = 0
+    for side in (True, False):  # left rows first, each side in row order
+        for p in range(k):
+            r = listed[p]
+            if _code_goes_left(code[r], True, half, position) == side:
+                xi[q] = X[r, col_i]
+                xj[q] = X[r, col_j]
+                go_left[q] = side
+                q += 1
+    phi, margin = circular_direction(xi, xj, go_left, below + cut, above + cut)
+    return mid, np.nan, -math.sin(phi), math.cos(phi), margin
 
 
 # A row's distance bound is computed from rounded angles and radii; shrinking it by
@@ -358,18 +466,17 @@ def _axial_gap(lo, hi, arc_lo, arc_hi):
 
 
 @njit(cache=True, nogil=True)
-def _circular_candidates(
-    X, angle, code, rows, start, end, col_i, col_j, half, near, below, above, cut, thresholds, thr_lo, plane_radius
-):
-    """Positions in ``rows`` of the rows that may be nearest to a circular boundary.
+def _circular_bounds(X, angle, col_i, col_j, half, near, below, above, cut, thresholds, thr_lo):
+    """Which rows may be nearest to a circular boundary: ``(upper, code_bound)``.
 
     A row at distance ``r`` from the plane's origin, whose direction is at least
     ``delta`` (mod pi) from every direction of the feasible arc, is at least
     ``r sin(delta)`` from every line in it; the rows of the bins next to the boundary
-    bound the best margin above (``U``: the smallest of their largest distances over
-    the arc). A row whose bound exceeds ``U`` is never the nearest, so
-    ``circular_direction`` gives the same line without it. ``near`` holds the row ids
-    of the bins next to the boundary.
+    (``near``, row ids) bound the best margin above (``upper``: the smallest of their
+    largest distances over the arc). A row whose bound exceeds ``upper`` is never the
+    nearest, so ``circular_direction`` gives the same line without it. ``code_bound[c]``
+    is ``sin(delta)`` of code ``c``'s axial bin, and NaN (never listed) for the rows at
+    the plane's origin.
     """
     arc_a = below + cut
     arc_b = above + cut
@@ -386,23 +493,24 @@ def _circular_candidates(
             upper = min(upper, math.hypot(x, y))
         else:
             upper = min(upper, max(da, db))
-    bound = np.empty(half)
+    code_bound = np.empty(2 * half + 1)
     for a in range(half):
         lo = 0.0 if a == 0 else thresholds[thr_lo + a - 1]
         hi = math.pi if a == half - 1 else thresholds[thr_lo + a]
-        bound[a] = math.sin(_axial_gap(lo, hi, below, above)) * _BOUND_SLACK
-    keep = np.empty(end - start, dtype=np.int64)
-    k = 0
-    for i in range(start, end):
-        r = rows[i]
-        c = np.int64(code[r])
-        if c == 2 * half:
-            continue
-        a = c - half if c >= half else c
-        if plane_radius[r] * bound[a] <= upper:
-            keep[k] = i
-            k += 1
-    return keep[:k]
+        code_bound[a] = math.sin(_axial_gap(lo, hi, below, above)) * _BOUND_SLACK
+        code_bound[a + half] = code_bound[a]
+    code_bound[2 * half] = np.nan
+    return upper, code_bound
+
+
+@njit(cache=True, nogil=True)
+def code_minimum(code, values, n_codes):
+    """Smallest of ``values`` over the rows of each code, shape (n_codes,); infinity for a code without rows."""
+    out = np.full(n_codes, np.inf)
+    for r in range(code.shape[0]):
+        c = code[r]
+        out[c] = min(out[c], values[r])
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -433,6 +541,8 @@ class GrowthData:
     X : ndarray of shape (n_samples, ambient_dim), float64
     V : ndarray of shape (n_features, n_samples), float64
     codes : ndarray of shape (n_features, n_samples), uint16
+        Feature-major: a split reads one plane's codes. The histograms read them one
+        byte per row and plane (``hist_codes``, :class:`HistogramCodes`).
     features : SplitFeatures
     bins : PlaneBins
     """
@@ -441,14 +551,25 @@ class GrowthData:
         self.X = X
         self.V = V
         self.codes = codes
+        self.hist_codes = HistogramCodes(codes, bins.kind, bins.half)
         self.features = features
         self.bins = bins
         self.rows = np.arange(X.shape[0], dtype=np.int64)
+        # Scratch of the partitions (allocated once per fit: a fresh array per split
+        # paid its page faults again at every large node).
         self.buffer = np.empty(X.shape[0], dtype=np.int64)
+        self.listed = np.empty(X.shape[0], dtype=np.int64)
+        self.ordered = np.empty((X.shape[0], 2), dtype=np.float32)
         # Each row's distance from the origin of every circular plane (bounds its distance
         # from a line through that origin); linear planes get an empty placeholder.
         self.plane_radius = [
             np.hypot(X[:, features.col_i[f]], X[:, features.col_j[f]]) if features.kind[f] == CIRCULAR else np.empty(0)
+            for f in range(features.n_features)
+        ]
+        self.code_min_radius = [
+            code_minimum(codes[f], self.plane_radius[f], 2 * int(bins.half[f]) + 1)
+            if features.kind[f] == CIRCULAR
+            else np.empty(0)
             for f in range(features.n_features)
         ]
 
@@ -469,17 +590,16 @@ class _Node:
         self.gain = -1.0
 
 
-def grow_tree(
-    data: GrowthData, gradients: np.ndarray, hessians: np.ndarray, constant_hessian: bool, options: GrowerOptions
-):
+def grow_tree(data: GrowthData, gh: np.ndarray, constant_hessian: bool, options: GrowerOptions):
     """Grow one tree on the gradients and hessians of every row.
 
     Parameters
     ----------
     data : GrowthData
-    gradients, hessians : ndarray of shape (n_samples,), float32
+    gh : ndarray of shape (n_samples, 2), float32
+        Each row's gradient and hessian.
     constant_hessian : bool
-        Every hessian is 1 (``hessians`` is not read).
+        Every hessian is 1: the root's hessian sum is its row count.
     options : GrowerOptions
 
     Returns
@@ -544,7 +664,7 @@ def grow_tree(
             splittable.append(node)
 
     hist = np.empty((n_bins, 3))
-    build_histograms(codes, rows, 0, n, gradients, hessians, constant_hessian, bins.bin_offsets, hist)
+    build_histograms(data.hist_codes, rows, 0, n, gh, bins.bin_offsets, hist, data.ordered, in_order=True)
     first = slice(bins.bin_offsets[0], bins.bin_offsets[1])
     sum_g = float(hist[first, 0].sum())
     sum_h = float(n if constant_hessian else hist[first, 1].sum())
@@ -560,18 +680,15 @@ def grow_tree(
         k = max(range(len(splittable)), key=lambda i: splittable[i].gain)  # first of equal gains
         node = splittable.pop(k)
         gain, f, position, g_left, h_left, _n_left = node.split
-        circular = bins.kind[f] == CIRCULAR
         half = int(bins.half[f])
-        mid = partition_rows(codes, rows, node.start, node.end, f, circular, half, position, data.buffer)
         lo_bin, hi_bin = bins.bin_offsets[f], bins.bin_offsets[f + 1]
-        threshold, normal_i, normal_j, plane_margin = place_boundary(
+        mid, threshold, normal_i, normal_j, plane_margin = split_node(
             data.X,
             data.V,
             codes,
             node.hist[lo_bin:hi_bin, 2],
             rows,
             node.start,
-            mid,
             node.end,
             f,
             int(features.kind[f]),
@@ -584,7 +701,10 @@ def grow_tree(
             int(bins.thr_offsets[f]),
             float(features.radius[f]),
             data.plane_radius[f],
+            data.code_min_radius[f],
             options.max_margin,
+            data.buffer,
+            data.listed,
         )
         depth = node.depth + 1
         left = new_node(node.start, mid, depth, g_left, h_left, node_value(g_left, h_left, l2))
@@ -617,7 +737,7 @@ def grow_tree(
             small, large = (left, right) if left.end - left.start < right.end - right.start else (right, left)
             small_hist = np.empty((n_bins, 3))
             build_histograms(
-                codes, rows, small.start, small.end, gradients, hessians, constant_hessian, bins.bin_offsets, small_hist
+                data.hist_codes, rows, small.start, small.end, gh, bins.bin_offsets, small_hist, data.ordered
             )
             subtract_histograms(parent_hist, small_hist, parent_hist)  # the parent's buffer becomes the sibling's
             hists = {small.id: small_hist, large.id: parent_hist}

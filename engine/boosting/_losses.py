@@ -14,8 +14,10 @@ absolute error            1         ``sign(f - y)``             1, then each lea
 ========================  ========  ==========================  ===========================
 
 Gradients and hessians are float32 (half the memory traffic of the histogram pass,
-as in scikit-learn); they are multiplied by the sample weights when there are any.
-Raw predictions are float64 of shape (n_trees_per_iteration, n_samples).
+as in scikit-learn), stored side by side (``gh[k, i] = (g, h)``): a histogram of a
+node whose rows lie scattered through the data reads both from one cache line. They
+are multiplied by the sample weights when there are any. Raw predictions are float64
+of shape (n_trees_per_iteration, n_samples).
 """
 
 from __future__ import annotations
@@ -43,16 +45,16 @@ def weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _binomial_gradients(y, raw, weights, use_weights, gradients, hessians):
+def _binomial_gradients(y, raw, weights, use_weights, gh):
     for i in prange(y.shape[0]):
         p = 1.0 / (1.0 + math.exp(-raw[0, i]))
         w = weights[i] if use_weights else 1.0
-        gradients[0, i] = w * (p - y[i])
-        hessians[0, i] = w * p * (1.0 - p)
+        gh[0, i, 0] = w * (p - y[i])
+        gh[0, i, 1] = w * p * (1.0 - p)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _multinomial_gradients(y, raw, weights, use_weights, gradients, hessians):
+def _multinomial_gradients(y, raw, weights, use_weights, gh):
     n_classes = raw.shape[0]
     for i in prange(y.shape[0]):
         # Softmax with the largest score subtracted, so exp never overflows.
@@ -65,24 +67,24 @@ def _multinomial_gradients(y, raw, weights, use_weights, gradients, hessians):
         w = weights[i] if use_weights else 1.0
         for k in range(n_classes):
             p = math.exp(raw[k, i] - top) / total
-            gradients[k, i] = w * (p - (1.0 if y[i] == k else 0.0))
-            hessians[k, i] = w * p * (1.0 - p)
+            gh[k, i, 0] = w * (p - (1.0 if y[i] == k else 0.0))
+            gh[k, i, 1] = w * p * (1.0 - p)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _squared_gradients(y, raw, weights, use_weights, gradients, hessians):
+def _squared_gradients(y, raw, weights, use_weights, gh):
     for i in prange(y.shape[0]):
         w = weights[i] if use_weights else 1.0
-        gradients[0, i] = w * (raw[0, i] - y[i])
-        hessians[0, i] = w
+        gh[0, i, 0] = w * (raw[0, i] - y[i])
+        gh[0, i, 1] = w
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _absolute_gradients(y, raw, weights, use_weights, gradients, hessians):
+def _absolute_gradients(y, raw, weights, use_weights, gh):
     for i in prange(y.shape[0]):
         w = weights[i] if use_weights else 1.0
-        gradients[0, i] = w if raw[0, i] > y[i] else -w
-        hessians[0, i] = w
+        gh[0, i, 0] = w if raw[0, i] > y[i] else -w
+        gh[0, i, 1] = w
 
 
 class Loss:
@@ -119,8 +121,8 @@ class Loss:
             return np.array([float(np.average(y, weights=weights))])
         return np.array([weighted_median(y, weights)])
 
-    def gradients(self, y, raw, weights, gradients, hessians) -> None:
-        """Fill ``gradients`` and ``hessians`` (float32, shape (n_trees_per_iteration, n_samples))."""
+    def gradients(self, y, raw, weights, gh) -> None:
+        """Fill ``gh`` (float32, shape (n_trees_per_iteration, n_samples, 2)) with each row's gradient and hessian."""
         use_weights = weights is not None
         w = weights if use_weights else np.empty(0)
         kernel = {
@@ -128,7 +130,7 @@ class Loss:
             "squared_error": _squared_gradients,
             "absolute_error": _absolute_gradients,
         }[self.name]
-        kernel(y, raw, w, use_weights, gradients, hessians)
+        kernel(y, raw, w, use_weights, gh)
 
     def __call__(self, y, raw, weights) -> float:
         """Mean (weighted) half loss of raw predictions of shape (n_trees_per_iteration, n_samples)."""
