@@ -51,10 +51,9 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
-from ..manifolds import ProductManifold, Signature
-from ..trees.kernels import SplitFeatures, next_node, pack_nodes, validate_points
+from ..trees.kernels import SplitFeatures, next_node, pack_nodes, validate_fit_input, validate_points
 from ._binning import PlaneBins
 from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree
 from ._losses import Loss
@@ -215,20 +214,8 @@ class BaseProductGradientBoosting(BaseEstimator):
         -------
         self
         """
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         self._check_params()
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            order="C",
-            y_numeric=not is_classifier(self),
-        )
-        self.signature_ = Signature.resolve(self.signature, X.shape[1])
-        X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
+        X, y = validate_fit_input(self, X, y, check_input=check_input)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
             if np.any(sample_weight < 0):

@@ -17,13 +17,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
-from ..manifolds import ProductManifold, Signature
 from ._builder import CRITERIA, build_tree
 from ._features import SplitFeatures
 from ._interrupt import clear_fitted
 from ._tree import Tree
+from .kernels import validate_fit_input, validate_points
 
 __all__ = ["ProductDecisionTreeClassifier", "ProductDecisionTreeRegressor"]
 
@@ -44,22 +44,6 @@ _WEIGHT_SPAN = 2.0**-300
 # Regression targets: the squared-error criterion sums w y^2 over a node; with the
 # weight sums above (< 2**262) targets up to 1e100 (2**333) keep that below 2**1000.
 _MAX_TARGET = 1e100
-
-
-def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> np.ndarray:
-    """Validate ``X`` as points of the estimator's signature; returns float64 rows.
-
-    scikit-learn's checks run first (2-D, numeric, non-empty, ``n_features_in_``);
-    then the geometry layer checks the width against the signature, finiteness
-    (naming the row, column and component) and, unless ``check_input`` is False,
-    that every row lies on the manifold.
-    """
-    X = validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite=False, order="C")
-    if reset:
-        signature = Signature.resolve(estimator.signature, X.shape[1])
-    else:
-        signature = estimator.signature_
-    return ProductManifold(signature).validate(X, name="X", check_manifold=check_input)
 
 
 def check_sample_weight(sample_weight, X) -> np.ndarray:
@@ -203,19 +187,7 @@ class BaseProductTree(BaseEstimator):
     def _prepare_fit(self, X, y, sample_weight, check_input):
         """Validate inputs and set the data-derived attributes shared with forests."""
         self._validate_params()
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            order="C",
-            y_numeric=not is_classifier(self),
-        )
-        self.signature_ = Signature.resolve(self.signature, X.shape[1])
-        X = ProductManifold(self.signature_).validate(X, name="X", check_manifold=check_input)
+        X, y = validate_fit_input(self, X, y, check_input=check_input)
         if is_classifier(self):
             check_class_labels(y)
             self.classes_, y_code = np.unique(y, return_inverse=True)
