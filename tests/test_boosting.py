@@ -416,19 +416,25 @@ def test_results_do_not_depend_on_the_number_of_threads():
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        (dict(loss="squared_error"), "loss must be one of"),
-        (dict(max_bins=256), "max_bins"),
-        (dict(max_leaf_nodes=1), "max_leaf_nodes"),
-        (dict(thresholds="edges"), "thresholds must be"),
-        (dict(validation_fraction=1.5), "validation_fraction"),
-        (dict(pairs="some"), "pairs must be"),
-        (dict(early_stopping="yes"), "early_stopping"),
+        (dict(loss="squared_error"), r"'loss' parameter of \w+ must be a str among \{'log_loss'\}"),
+        (dict(max_bins=256), r"'max_bins' parameter .* in the range \[2, 255\]. Got 256"),
+        (dict(max_leaf_nodes=1), r"'max_leaf_nodes' parameter .* in the range \[2, inf\) or None"),
+        (dict(thresholds="edges"), r"'thresholds' parameter .* among \{('bins', 'margin'|'margin', 'bins')\}"),
+        (dict(validation_fraction=1.5), "'validation_fraction' parameter"),
+        (dict(pairs="some"), r"'pairs' parameter .* among \{('all', 'base'|'base', 'all')\}"),
+        (dict(early_stopping="yes"), r"'early_stopping' parameter .* among \{'auto'\} or an instance of 'bool'"),
+        (dict(learning_rate=float("nan")), "'learning_rate' parameter .* Got nan"),
+        (dict(max_iter=0), "'max_iter' parameter"),
+        (dict(tol=-1.0), "'tol' parameter"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
     X, y = _euclidean_data(n=100)
     with pytest.raises(ValueError, match=message):
         ProductGradientBoostingClassifier(**params).fit(X, y)
+    # The regressor has its own losses (a set: either order).
+    with pytest.raises(ValueError, match=r"'loss' parameter of \w+ must be a str among \{'(absolute|squared)_error'"):
+        ProductGradientBoostingRegressor(loss="log_loss").fit(X, y * 1.0)
 
 
 def test_off_manifold_rows_and_single_class_are_refused():

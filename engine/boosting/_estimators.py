@@ -44,12 +44,14 @@ within the gaps between the training rows.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.model_selection import train_test_split
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
@@ -105,18 +107,34 @@ def _pack_trees(trees, features):
     )
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 class BaseProductGradientBoosting(BaseEstimator):
     """Shared machinery of the boosted product trees (not public)."""
 
-    _losses: tuple = ()
+    # scikit-learn's declarative parameter checks (``_validate_params`` at the start of
+    # fit), HistGradientBoosting's own where the parameter is the same: NaN and infinity
+    # fall outside every Interval, so they are refused by name. Each estimator adds its
+    # ``loss`` options.
+    _parameter_constraints: ClassVar[dict] = {
+        "signature": "no_validation",  # resolved, with its own messages, by Signature.resolve
+        "pairs": [StrOptions({"base", "all"})],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "l2_regularization": [Interval(Real, 0, None, closed="left")],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],  # codes of 2 * 255 + 1 values fit in uint16
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "validation_fraction": [
+            Interval(RealNotInt, 0, 1, closed="neither"),
+            Interval(Integral, 1, None, closed="left"),
+            None,
+        ],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "thresholds": [StrOptions({"margin", "bins"})],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -155,42 +173,6 @@ class BaseProductGradientBoosting(BaseEstimator):
         self.thresholds = thresholds
         self.random_state = random_state
 
-    # --------------------------------------------------------------- checks
-    def _check_params(self):
-        if self.loss not in self._losses:
-            raise ValueError(f"loss must be one of {self._losses}, got {self.loss!r}")
-        if not _is_real(self.learning_rate) or not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be a float > 0, got {self.learning_rate!r}")
-        if not _is_int(self.max_iter) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        if self.max_leaf_nodes is not None and (not _is_int(self.max_leaf_nodes) or self.max_leaf_nodes < 2):
-            raise ValueError(f"max_leaf_nodes must be None or an integer >= 2, got {self.max_leaf_nodes!r}")
-        if self.max_depth is not None and (not _is_int(self.max_depth) or self.max_depth < 1):
-            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
-        if not _is_int(self.min_samples_leaf) or self.min_samples_leaf < 1:
-            raise ValueError(f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}")
-        if not _is_real(self.l2_regularization) or not self.l2_regularization >= 0:
-            raise ValueError(f"l2_regularization must be a float >= 0, got {self.l2_regularization!r}")
-        if not _is_int(self.max_bins) or not 2 <= self.max_bins <= 255:
-            raise ValueError(f"max_bins must be an integer in [2, 255], got {self.max_bins!r}")
-        if self.early_stopping not in ("auto", True, False):
-            raise ValueError(f"early_stopping must be 'auto', True or False, got {self.early_stopping!r}")
-        fraction = self.validation_fraction
-        if fraction is not None and not (
-            (_is_int(fraction) and fraction >= 1) or (_is_real(fraction) and not _is_int(fraction) and 0 < fraction < 1)
-        ):
-            raise ValueError(
-                f"validation_fraction must be None, an integer >= 1 or a float in (0, 1), got {fraction!r}"
-            )
-        if not _is_int(self.n_iter_no_change) or self.n_iter_no_change < 1:
-            raise ValueError(f"n_iter_no_change must be an integer >= 1, got {self.n_iter_no_change!r}")
-        if not _is_real(self.tol) or not self.tol >= 0:
-            raise ValueError(f"tol must be a float >= 0, got {self.tol!r}")
-        if self.thresholds not in ("margin", "bins"):
-            raise ValueError(f"thresholds must be 'margin' or 'bins', got {self.thresholds!r}")
-        if self.pairs not in ("base", "all"):
-            raise ValueError(f"pairs must be 'base' or 'all', got {self.pairs!r}")
-
     def _encode_y(self, y):
         return np.ascontiguousarray(y, dtype=np.float64), 1
 
@@ -214,7 +196,7 @@ class BaseProductGradientBoosting(BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_fit_input(self, X, y, check_input=check_input)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
@@ -448,7 +430,10 @@ class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoos
     20
     """
 
-    _losses = ("log_loss",)
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseProductGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"log_loss"})],
+    }
 
     def _encode_y(self, y):
         check_classification_targets(y)
@@ -510,7 +495,10 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
     as scikit-learn does); ``thresholds``, ``signature`` and ``pairs`` as there.
     """
 
-    _losses = ("squared_error", "absolute_error")
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseProductGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"squared_error", "absolute_error"})],
+    }
 
     def __init__(
         self,
