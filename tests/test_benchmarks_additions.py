@@ -177,6 +177,10 @@ def test_boosting_leaves_the_papers_statistics_alone():
     # The paper's tables keep the paper's columns; the boosting table has its own.
     assert table5_markdown(summary_both) == table5_markdown(summary_alone)
     assert rank_markdown(summary_both) == rank_markdown(summary_alone)
+    # A boosting model listed by the run but with no row at all (Klein HGB where every signature has an S
+    # component) does not become an empty column of the paper's table either.
+    listed = [*dict.fromkeys(summary_alone["model"]), "Klein HGB"]
+    assert table5_markdown(summary_alone, listed) == table5_markdown(summary_alone)
     boosted = pairs_both[pairs_both["comparison"] == "boosting"]
     assert list(zip(boosted["model_a"], boosted["model_b"])) == [
         ("Product GB", "Product RF"),

@@ -108,7 +108,12 @@ def _models(summary, models):
 
 def _paper_models(summary, models):
     """``models`` (default: the summary's) without the boosting family: the columns of the paper's tables."""
+    from .models import MODELS
+
     boosting = set(summary.loc[summary["family"] == BOOSTING_FAMILY, "model"]) if "family" in summary else set()
+    # A boosting model with no row at all (the Klein wrapper on a preset whose every signature has an
+    # S component) is known by its registry entry.
+    boosting |= {spec.name for spec in MODELS.values() if spec.family == BOOSTING_FAMILY}
     return [m for m in _models(summary, models) if m not in boosting]
 
 
