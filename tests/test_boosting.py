@@ -518,6 +518,11 @@ HOSTILE = [
     ("huge array", (*TREE, "margin", "shape"), [10**9], "exceed the limit"),
     ("signature", ("fitted", "signature"), "H2 x Q3", "fitted"),
     ("early flag", ("fitted", "do_early_stopping"), "yes", "do_early_stopping must be"),
+    # Stored parameters are validated at load, as fit would validate them.
+    ("max_bins", ("params", "max_bins"), 100_000, "max_bins.*range"),
+    ("learning rate", ("params", "learning_rate"), -1.0, "learning_rate"),
+    ("loss", ("params", "loss"), "hinge", "loss"),
+    ("params signature", ("params", "signature"), "H2 x Q3", "invalid parameters"),
 ]
 
 

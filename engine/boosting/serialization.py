@@ -8,6 +8,7 @@ arrays (``children_left``, ``feature``, ``threshold``, ``normal``, ``margin``,
 ``value``: the leaf's raw-score contribution, ...). Documents are untrusted: every
 array is rebuilt through :class:`curvedtrees.trees.Tree`'s structural checks, leaf
 values and the baseline must be finite, and every count must agree with the others.
+The parameters are validated as ``fit`` validates them before the estimator is built.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sklearn.base import is_classifier
 
 from ..io import MAX_ESTIMATORS, decode_array, encode_array, register
 from ..trees.kernels import Tree
-from ..trees.serialization import _TREE_ARRAYS, _dump_common, _load_common
+from ..trees.serialization import _TREE_ARRAYS, _dump_common, _load_common, _params_loader
 from ._binning import PlaneBins
 from ._estimators import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 
@@ -127,4 +128,6 @@ def _load(model, state: dict) -> None:
 
 
 for _cls in (ProductGradientBoostingClassifier, ProductGradientBoostingRegressor):
-    register(_cls, _dump, _load)
+    # Stored parameters are checked like fit checks them (the signature parsed, every value against
+    # the class's constraints), so a tampered document fails at load, naming the parameter.
+    register(_cls, _dump, _load, None, _params_loader(_cls))
