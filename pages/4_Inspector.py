@@ -203,8 +203,8 @@ with right:
         styles=picture_styles,
         marked_row=row,
         replay_k=k,
-        # Ids of more splits than a full depth-6 tree has pile up into an unreadable heap on the picture.
-        label_nodes=n_splits <= 63,
+        # A big tree's ids would pile up into an unreadable heap: only its largest splits' and the highlighted ones.
+        label_nodes=True,
         highlight_node=int(node),
     )
     note = boundary_note(tree, picture.view, replay=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import numpy as np
 from conftest import assert_clean, charts, start
@@ -89,3 +90,59 @@ def test_lecture_mode_writes_the_diagram_and_the_class_bars_larger():
     assert texts, "the lecture diagram still names its nodes"
     bars = charts(lecture)[1]
     assert bars["data"][0]["type"] == "bar" and bars["data"][0]["textfont"]["size"] == large["textfont"]["size"]
+
+
+def _big_tree_inspector() -> AppTest:
+    """The Inspector on a depth-9 tree of a noisy mixture on H2: far more splits than ids a picture can hold."""
+    data = {
+        "cov_scale": 1.0,
+        "n_classes": 6,
+        "n_clusters": 12,
+        "n_samples": 1500,
+        "seed": 0,
+        "signature": "H2",
+        "source": "synthetic",
+        "task": "classification",
+        "title": "Noisy H2",
+    }
+    model = {
+        "family": "product_tree",
+        "params": {"criterion": "gini", "max_depth": 9, "min_samples_leaf": 1, "pairs": "base"},
+        "seed": 0,
+        "test_size": 0.25,
+    }
+    at = start(query={"data": json.dumps(data), "model": json.dumps(model)}, timeout=180)
+    at.switch_page("pages/4_Inspector.py").run()
+    assert_clean(at)
+    return at
+
+
+def test_a_big_tree_writes_the_ids_of_its_largest_splits_and_the_highlighted_ones():
+    from curvedtrees import viz
+
+    from ui.pictures import MAX_NODE_LABELS
+
+    at = _big_tree_inspector()
+    box = next(s for s in at.selectbox if s.label == "Node")
+    deep = max(int(v) for v in box.options)  # the last node numbered depth-first: deep in the tree
+    box.set_value(str(deep)).run()
+    assert_clean(at)
+    tree = at.session_state["ct:model"].estimator  # the page's tree (ui.state keeps it under this key)
+    ranked = [int(v) for v in viz.boundaries.ranked_splits(tree)]
+    assert len(ranked) > 3 * MAX_NODE_LABELS
+    largest = set(ranked[:MAX_NODE_LABELS])
+    picture = charts(at)[-1]
+    (labels,) = [t for t in picture["data"] if t.get("name") == "node ids"]
+    written = {int(s) for s in labels["text"] if s}
+    # Of the splits the picture draws, the largest ones and the selected node's (a leaf here: no curve).
+    assert 10 <= len(written) <= MAX_NODE_LABELS + 1
+    assert written <= largest | {deep}
+    # Each replay frame restyles that trace: it writes, of the splits it draws, only those ids too.
+    index = picture["data"].index(labels)
+    per_frame = []
+    for frame in picture["frames"]:
+        at_labels = [t for i, t in zip(frame["traces"], frame["data"]) if i == index]
+        assert len(at_labels) == 1
+        per_frame.append({int(s) for s in at_labels[0]["text"] if s})
+    assert all(ids <= largest | {deep} for ids in per_frame)
+    assert max(len(ids) for ids in per_frame) == len(written)

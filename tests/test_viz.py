@@ -499,3 +499,50 @@ def test_a_wide_tree_hides_subtrees_behind_clickable_nodes_and_a_small_one_is_dr
     _, _, small = h2_tree
     whole = next(t for t in figure_json(viz.tree_figure(small, width=None))["data"] if t.get("name") == "nodes")
     assert len(decode(whole["x"])) == small.tree_.node_count
+
+
+# ------------------------------------------------------------------ wide framing and node ids
+def _node_id_texts(spec) -> list[str]:
+    labels = [t for t in spec["data"] if t.get("name") == "node ids"]
+    assert len(labels) <= 1
+    return [str(s) for s in (labels[0]["text"] if labels else []) if s]
+
+
+def test_label_nodes_writes_every_drawn_id_or_only_the_listed_ones(h2_tree):
+    _X, _y, tree = h2_tree
+    grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), "H2", resolution=24)
+    curves = viz.boundary_curves(tree, "H2", grid.view, viz.reference_point("H2"), grid)
+    drawn = {c.node for c in curves}
+    assert len(drawn) >= 6
+    every = _node_id_texts(figure_json(viz.region_figure(grid, boundaries=curves, label_nodes=True)))
+    assert sorted(map(int, every)) == sorted(drawn)
+    assert _node_id_texts(figure_json(viz.region_figure(grid, boundaries=curves))) == []
+    chosen = set(sorted(drawn)[:3]) | {10**6}  # an id that draws no curve is ignored
+    some = _node_id_texts(figure_json(viz.region_figure(grid, boundaries=curves, label_nodes=chosen)))
+    assert sorted(map(int, some)) == sorted(drawn)[:3]
+
+
+def test_a_replay_writes_only_the_listed_ids_in_every_frame(h2_tree):
+    _X, _y, tree = h2_tree
+    grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), "H2", resolution=24)
+    curves = viz.boundary_curves(tree, "H2", grid.view, viz.reference_point("H2"), grid)
+    order = [c.node for c in curves]
+    frame_styles = [dict.fromkeys(order[:k], "split") for k in range(1, len(order) + 1)]
+    regions = viz.predict_regions(tree, grid, viz.reference_point("H2"))
+    chosen = set(order[1::2])
+    spec = figure_json(
+        viz.region_figure(
+            grid,
+            boundaries=curves,
+            frames=[regions] * len(frame_styles),
+            frame_styles=frame_styles,
+            active_frame=len(frame_styles) - 1,
+            label_nodes=chosen,
+        )
+    )
+    assert sorted(map(int, _node_id_texts(spec))) == sorted(chosen)
+    for styles, frame in zip(frame_styles, spec["frames"]):
+        written = [t for t in frame["data"] if t.get("text") is not None]
+        assert len(written) == 1
+        ids = {int(s) for s in written[0]["text"] if s}
+        assert ids == chosen & set(styles)

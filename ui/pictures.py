@@ -24,6 +24,7 @@ from curvedtrees import coords, viz
 from ui.boosted_trees import is_boosted, iteration_tree
 
 __all__ = [
+    "MAX_NODE_LABELS",
     "MAX_POINTS",
     "MAX_STEPS",
     "FrameSteps",
@@ -35,6 +36,7 @@ __all__ = [
     "frame_steps",
     "globe_components",
     "is_world",
+    "labelled_nodes",
     "picture_figure",
     "reference_note",
     "regions_for",
@@ -60,6 +62,9 @@ MANY_POINTS = 5000
 # curve, 20 MB in 3 s with 300 curves of 400 samples, 9.8 MB (4.9 MB of it the regions) in 2.5 s with these.
 REPLAY_MAX_CURVES = 120
 REPLAY_CURVE_POINTS = 200
+# Node ids a picture writes at most, besides highlighted nodes': past about 30, ids overlap into an
+# unreadable heap (a depth-7 tree's 120 ids did); the largest splits are the ones a class talks about.
+MAX_NODE_LABELS = 30
 
 
 @dataclass(frozen=True)
@@ -308,6 +313,30 @@ def boundary_note(tree, view: viz.View, replay: bool = False) -> str | None:
     )
 
 
+def labelled_nodes(tree, view: viz.View, keep=(), limit: int = MAX_NODE_LABELS) -> set[int] | bool:
+    """Which split ids a picture of ``tree`` writes: all (True) when at most ``limit``, else the largest.
+
+    Parameters
+    ----------
+    tree : fitted tree estimator or its ``tree_``
+    view : viz.View
+        Only splits on its components count (the others draw no curve).
+    keep : iterable of int
+        Highlighted nodes (selected, a point's path): always labelled.
+    limit : int
+        Labels besides those of ``keep``.
+
+    Returns
+    -------
+    True, or a set of node ids: the ``limit`` splits that hold the most training rows
+    (:func:`viz.boundaries.ranked_splits`) and ``keep``.
+    """
+    ranked = viz.boundaries.ranked_splits(tree, view.components)
+    if len(ranked) <= limit:
+        return True
+    return {int(v) for v in ranked[:limit]} | {int(v) for v in keep}
+
+
 def _count_in_legend(fig, curves, tree, view: viz.View, keep, budget: int) -> None:
     """Name the plain boundaries' legend entry "n of N splits drawn" when the budget left some out."""
     total = len(viz.boundaries.ranked_splits(tree, view.components))
@@ -415,7 +444,9 @@ def picture_figure(
     replay_frame : int, optional
         Frame shown first (default: the last, the whole tree).
     label_nodes : bool
-        Write node ids next to the boundaries.
+        Write node ids next to the boundaries: every split's when the picture has at
+        most ``MAX_NODE_LABELS``, else the largest splits' and the highlighted ones'
+        (:func:`labelled_nodes`).
     highlight_node : int, optional
         A node of ``tree`` whose region stays bright (every other cell pale), with its
         two sides labelled with the rule (a split) or its prediction (a leaf).
@@ -538,7 +569,7 @@ def picture_figure(
         title=title,
         height=height,
         value_title=f"predicted {unit}" if unit else None,
-        label_nodes=label_nodes,
+        label_nodes=labelled_nodes(tree, view, keep) if label_nodes and curves else False,
         **world_kwargs,
     )
     if curves:

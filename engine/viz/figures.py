@@ -32,6 +32,7 @@ ones get a dark underlay so they read on every class colour.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -448,7 +449,7 @@ def region_figure(
     diverging: bool = False,
     facing: np.ndarray | None = None,
     frame_styles: list[dict] | None = None,
-    label_nodes: bool = False,
+    label_nodes: bool | Iterable[int] = False,
     highlight=None,
 ) -> go.Figure:
     """Decision regions (or the bare manifold), points and boundaries of one view.
@@ -503,8 +504,9 @@ def region_figure(
         each frame draws, node -> style; a node missing from a frame's dict is not
         drawn in it. Each frame then restyles the boundary traces as well as the
         regions, in the browser.
-    label_nodes : bool
-        Write each drawn boundary's node id next to it.
+    label_nodes : bool or iterable of int
+        Write node ids next to drawn boundaries: True for every drawn one, or the ids of
+        the nodes to label (a big tree's largest splits; ids not drawn are ignored).
     highlight : NodeRegion, optional
         From :func:`curvedtrees.viz.treeview.node_region`: the selected node's region
         keeps its colours and every other cell is drawn in its class's palest shade
@@ -581,13 +583,14 @@ def region_figure(
         _add_world_lines(fig, kind, coastlines)
 
     curves = _picture_curves(kind, boundaries) if boundaries else []
+    labelled = _labelled(curves, label_nodes)
     moving = None  # (trace indices, data per frame) of boundaries that a replay's frames restyle
     if curves and frames and frame_styles is not None:
-        moving = _add_frame_boundaries(fig, curves, frame_styles, active_frame, kind, label_nodes)
+        moving = _add_frame_boundaries(fig, curves, frame_styles, active_frame, kind, labelled)
     elif curves:
         _boundary_traces(fig, curves, styles, three_d, polar=kind == "circle")
-        if label_nodes:
-            fig.add_trace(_node_labels(curves, {c.node for c in curves}, kind, first=True))
+        if labelled:
+            fig.add_trace(_node_labels(curves, labelled, kind, first=True))
 
     parts = _split_points(points)
     for part, test in parts:
@@ -661,6 +664,15 @@ def _middle(curve: BoundaryCurve) -> dict | None:
     return {k: float(np.asarray(curve.coords[k])[at]) for k in keys}
 
 
+def _labelled(curves, label_nodes) -> set[int]:
+    """Node ids to write on the picture: every drawn curve's (True), none (False), or those listed."""
+    if label_nodes is True:
+        return {c.node for c in curves}
+    if label_nodes is False or label_nodes is None:
+        return set()
+    return {int(v) for v in label_nodes}
+
+
 def _node_labels(curves, nodes, kind: str, first: bool):
     """Node ids written at the middle of each drawn boundary (one text trace)."""
     places = [(c.node, _middle(c)) for c in curves if c.node in nodes]
@@ -704,21 +716,24 @@ def _frame_boundary_data(curves, styles: dict, kind: str, first: bool, listed=()
     return out
 
 
-def _add_frame_boundaries(fig, curves, frame_styles, active: int, kind: str, label_nodes: bool):
-    """Boundary traces a replay restyles frame by frame; returns (their trace indices, data per frame)."""
+def _add_frame_boundaries(fig, curves, frame_styles, active: int, kind: str, labelled: set):
+    """Boundary traces a replay restyles frame by frame; returns (their trace indices, data per frame).
+
+    Each frame writes the ids of ``labelled`` nodes among the boundaries it draws.
+    """
     start = len(fig.data)
     # The legend lists the styles some frame uses (a replay without an explained point has no path).
     listed = {style for styles in frame_styles for style in styles.values()}
     for trace in _frame_boundary_data(curves, frame_styles[active], kind, first=True, listed=listed):
         fig.add_trace(trace)
-    if label_nodes:
-        fig.add_trace(_node_labels(curves, set(frame_styles[active]), kind, first=True))
+    if labelled:
+        fig.add_trace(_node_labels(curves, set(frame_styles[active]) & labelled, kind, first=True))
     indices = list(range(start, len(fig.data)))
     per_frame = []
     for styles in frame_styles:
         data = _frame_boundary_data(curves, styles, kind, first=False)
-        if label_nodes:
-            data.append(_node_labels(curves, set(styles), kind, first=False))
+        if labelled:
+            data.append(_node_labels(curves, set(styles) & labelled, kind, first=False))
         per_frame.append(data)
     return indices, per_frame
 
