@@ -37,15 +37,18 @@ def go(lesson_key: str | None, step: int = 0, lecture: bool | None = None) -> No
         st.query_params["lecture"] = "1"
 
 
-def picture(data, models: dict, view_key: str, model_name: str, splits, chart_key: str) -> None:
-    """One lesson picture: the model's regions after ``splits`` splits, the newest one highlighted."""
+def picture(data, models: dict, view_key: str, model_name: str, splits, chart_key: str, wide: bool = False) -> None:
+    """One lesson picture: the model's regions after ``splits`` splits, the newest one highlighted.
+
+    ``wide``: the picture has the page's whole width in lecture mode (a taller chart, a closer 3-D camera).
+    """
     model = models[model_name]
     view = resolve_view(data.signature, view_key)
     shown = Picture(view, "origin", 0, LESSON_RESOLUTION)
     tree = boundary_tree(model)
     title, _ = viz.describe_view(view, data.signature)
     if splits == 0:
-        fig = show_picture(data, shown, None, chart_key=chart_key, caption=False)
+        fig = show_picture(data, shown, None, chart_key=chart_key, caption=False, wide=wide)
     elif tree is not None and splits is not None:
         pruned = viz.first_splits(tree, splits)
         styles = pruned.restyle({pruned.newest: "newest"}) if pruned.newest is not None else {}
@@ -59,9 +62,10 @@ def picture(data, models: dict, view_key: str, model_name: str, splits, chart_ke
             caption=False,
             tree=pruned.estimator,
             styles=styles,
+            wide=wide,
         )
     else:
-        fig = show_picture(data, shown, model, chart_key=chart_key, caption=False)
+        fig = show_picture(data, shown, model, chart_key=chart_key, caption=False, wide=wide)
     caption = f"{title} · {model.title}" + ("" if splits is None else f" · first {splits} split(s)")
     st.caption(caption)
     export_buttons(fig, caption, key=chart_key)
@@ -95,7 +99,8 @@ st.progress((index + 1) / n_steps, text=f"Step {index + 1} of {n_steps}: **{step
 st.markdown(step.text)
 
 if step.compare is None:
-    picture(data, models, step.view, step.model, step.splits, "lesson_picture")
+    # One picture across the page: in lecture mode (sidebar folded) its column is at least 736 px wide.
+    picture(data, models, step.view, step.model, step.splits, "lesson_picture", wide=lecture_mode())
 else:
     left, right = st.columns(2)
     with left:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 import pytest
+from conftest import ARTIFACTS
 
 from tests.test_browser import _idle, _page  # the browser and server fixtures are in conftest.py
 
@@ -51,5 +55,57 @@ def test_a_lesson_opens_from_its_link_in_lecture_mode(browser, server):
         sidebar = page.locator("[data-testid='stSidebar']")
         width = sidebar.evaluate("element => element.getBoundingClientRect().width")
         assert width < 10
+    finally:
+        page.close()
+
+
+def _drawn_box(page, chart) -> tuple[tuple[int, int, int, int], dict]:
+    """(left, top, right, bottom) painted pixels of the WebGL drawing alone in ``chart``, and the scene's box.
+
+    The scene's box is Plotly's plot area (``_fullLayout._size``: the chart less its margins, title and
+    legend); WebGL draws nothing outside it, so a shape that reaches its edge is cut there.
+    """
+    from PIL import Image
+
+    chart.locator(".gl-container canvas").first.wait_for(state="visible")
+    page.wait_for_timeout(3000)  # software WebGL draws a few seconds after the canvas appears
+    chart.scroll_into_view_if_needed()
+    # Only what WebGL drew: hide the SVG layers (legend, title) and the app's header, which floats over a
+    # chart scrolled to the top of a short window.
+    page.add_style_tag(content="[data-testid='stHeader'], [data-testid='stSidebarCollapsedControl'] {display: none}")
+    chart.evaluate("el => el.querySelectorAll('.main-svg').forEach(s => s.style.visibility = 'hidden')")
+    page.wait_for_timeout(300)
+    rgb = np.asarray(Image.open(io.BytesIO(chart.screenshot())).convert("RGB")).astype(np.int16)
+    painted = np.any(np.abs(rgb - 255) > 24, axis=2)
+    columns, rows = np.flatnonzero(painted.any(axis=0)), np.flatnonzero(painted.any(axis=1))
+    assert len(columns), "nothing drawn"
+    scene = chart.locator(".js-plotly-plot").evaluate("el => el._fullLayout._size")
+    return (int(columns[0]), int(rows[0]), int(columns[-1]), int(rows[-1])), scene
+
+
+# Lecture mode promises one big picture: at 1024 px the sphere took 262 px and the torus 248 px before
+# the wide framing; now about 480 and 610 px.
+@pytest.mark.parametrize("size", [(800, 600), (1024, 768)])
+@pytest.mark.parametrize(
+    "link, smallest", [("lesson=sphere-great-circles&step=3", 400), ("lesson=torus-wrap&step=2", 500)]
+)
+def test_a_lecture_picture_is_big_and_whole(browser, server, size, link, smallest):
+    page = _page(browser, *size)
+    try:
+        page.goto(f"{server}/Lessons?{link}&lecture=1")
+        _idle(page)
+        chart = page.locator("[data-testid='stPlotlyChart']").first
+        chart.locator(".js-plotly-plot").wait_for()
+        (left, top, right, bottom), scene = _drawn_box(page, chart)
+        page.screenshot(path=str(ARTIFACTS / f"lecture-{link.split('&')[0][7:]}-{size[0]}.png"), full_page=True)
+        inside = (
+            left >= scene["l"] + 3,
+            top >= scene["t"] + 3,
+            right <= scene["l"] + scene["w"] - 4,
+            bottom <= scene["t"] + scene["h"] - 4,
+        )
+        where = f"{link} at {size}: drawn {left}-{right} x {top}-{bottom} in a scene {scene}"
+        assert all(inside), f"clipped: {where}"
+        assert right - left >= smallest, f"small: {where}"
     finally:
         page.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from conftest import assert_clean, charts, start
 from streamlit.testing.v1 import AppTest
@@ -63,3 +65,24 @@ def test_lecture_mode_is_part_of_the_link_and_survives_the_steps():
     assert any("font-size: 1.35rem" in str(m.value) for m in at.markdown)
     at.button(key="lesson_next").click().run()
     assert at.query_params["lecture"] in ("1", ["1"]) and at.query_params["step"] in ("2", ["2"])
+
+
+def _camera_distance(spec: dict) -> float:
+    eye = spec["layout"]["scene"]["camera"]["eye"]
+    return math.hypot(eye["x"], eye["y"], eye["z"])
+
+
+def test_lecture_mode_draws_a_single_picture_big_and_keeps_two_pictures_framed_for_their_column():
+    from curvedtrees.viz import figures
+
+    height, zoom, _lift = figures.WIDE_FRAMING["sphere"]
+    (plain,) = charts(_lesson_page({"lesson": "sphere-great-circles", "step": "3"}))
+    (big,) = charts(_lesson_page({"lesson": "sphere-great-circles", "step": "3", "lecture": "1"}))
+    assert plain["layout"]["height"] < big["layout"]["height"] == height
+    assert _camera_distance(plain) == pytest.approx(figures.SPHERE_EYE_DISTANCE)
+    assert _camera_distance(big) == pytest.approx(figures.SPHERE_EYE_DISTANCE / zoom)
+    # A step with two pictures side by side: each keeps the narrow-column framing, even in lecture mode.
+    disk, sphere = charts(_lesson_page({"lesson": "product-components", "step": "2", "lecture": "1"}))
+    assert disk["layout"]["height"] < figures.WIDE_FRAMING["disk"][0]
+    assert sphere["layout"]["height"] < height
+    assert _camera_distance(sphere) == pytest.approx(figures.SPHERE_EYE_DISTANCE)

@@ -502,6 +502,39 @@ def test_a_wide_tree_hides_subtrees_behind_clickable_nodes_and_a_small_one_is_dr
 
 
 # ------------------------------------------------------------------ wide framing and node ids
+def _eye_length(spec) -> float:
+    eye = spec["layout"]["scene"]["camera"]["eye"]
+    return float(np.linalg.norm([eye["x"], eye["y"], eye["z"]]))
+
+
+def test_a_wide_picture_is_taller_and_its_3d_camera_closer(product_tree, h2_tree):
+    sig, _X, _y, tree = product_tree
+    for view, distance in (
+        (viz.View("sphere", (1,), (0, 1, 2)), viz.figures.SPHERE_EYE_DISTANCE),
+        (viz.View("torus", (2, 3)), viz.figures.TORUS_EYE_DISTANCE),
+    ):
+        grid = viz.view_grid(view, sig, resolution=16)
+        regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
+        narrow = figure_json(viz.region_figure(grid, regions))
+        wide = figure_json(viz.region_figure(grid, regions, wide=True))
+        height, zoom, lift = viz.figures.WIDE_FRAMING[view.kind]
+        assert wide["layout"]["height"] == height > narrow["layout"]["height"]
+        assert zoom > 1.2
+        assert _eye_length(narrow) == pytest.approx(distance)
+        assert _eye_length(wide) == pytest.approx(distance / zoom)
+        # Narrow pictures look at the scene's centre (Plotly's default); a wide torus looks below it.
+        assert "center" not in narrow["layout"]["scene"]["camera"]
+        centre = wide["layout"]["scene"]["camera"].get("center", {"z": 0.0})
+        assert centre["z"] == pytest.approx(lift)
+    assert viz.figures.WIDE_FRAMING["torus"][2] < 0  # the near rim is drawn lower: the camera looks down to it
+    # The disk keeps its camera-free square plot and only gets the taller chart.
+    _X, _y, h2 = h2_tree
+    grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), "H2", resolution=16)
+    regions = viz.predict_regions(h2, grid, viz.reference_point("H2"))
+    assert figure_json(viz.region_figure(grid, regions, wide=True))["layout"]["height"] == 640
+    assert figure_json(viz.region_figure(grid, regions))["layout"]["height"] == 560
+
+
 def _node_id_texts(spec) -> list[str]:
     labels = [t for t in spec["data"] if t.get("name") == "node ids"]
     assert len(labels) <= 1

@@ -415,6 +415,7 @@ def picture_figure(
     replay_frame: int | None = None,
     label_nodes: bool = False,
     highlight_node: int | None = None,
+    wide: bool = False,
 ):
     """The figure of one picture.
 
@@ -450,6 +451,9 @@ def picture_figure(
     highlight_node : int, optional
         A node of ``tree`` whose region stays bright (every other cell pale), with its
         two sides labelled with the rule (a split) or its prediction (a leaf).
+    wide : bool
+        The picture has a wide column to itself (lecture mode, one picture): a taller
+        chart and a closer 3-D camera (``viz.region_figure``'s ``wide``).
 
     Returns
     -------
@@ -570,6 +574,7 @@ def picture_figure(
         height=height,
         value_title=f"predicted {unit}" if unit else None,
         label_nodes=labelled_nodes(tree, view, keep) if label_nodes and curves else False,
+        wide=wide,
         **world_kwargs,
     )
     if curves:

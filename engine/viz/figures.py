@@ -66,6 +66,20 @@ _HEIGHT = {"disk": 560, "plane": 560, "sphere": 520, "map": 520, "ortho": 600, "
 # heights above) without clipping left and right.
 SPHERE_EYE_DISTANCE = 2.05
 TORUS_EYE_DISTANCE = 2.85
+# A picture that has a wide column to itself (``wide=True``: lecture mode, sidebar folded, one column,
+# so at least 736 px from an 800 px window) is taller and its 3-D camera closer: the eye distance is
+# divided by ``zoom``. So close to a torus, perspective draws its near rim larger and lower than its far
+# rim: the camera looks ``lift`` (scene units) below the centre to bring the drawing back to the middle.
+# Measured at 736 px (800 x 600 in lecture mode): the sphere 480 px across in a 560 px high scene
+# (38 px to spare above and below), the torus 610 x 445 px in a 736 x 501 px scene (64 px to spare on
+# each side, 24 above and 32 below). The disk and the plane keep their square plot and grow with the height.
+WIDE_FRAMING = {
+    "disk": (640, 1.0, 0.0),
+    "plane": (640, 1.0, 0.0),
+    "circle": (600, 1.0, 0.0),
+    "sphere": (640, 1.45, 0.0),
+    "torus": (580, 1.9, -0.2),
+}
 # Camera elevation over a torus (height over horizontal distance): both angles stay readable.
 _TORUS_EYE_SLOPE = 0.71
 # A sphere's camera looks at a split's boundary from a point tilted this far toward its pole, so
@@ -451,6 +465,7 @@ def region_figure(
     frame_styles: list[dict] | None = None,
     label_nodes: bool | Iterable[int] = False,
     highlight=None,
+    wide: bool = False,
 ) -> go.Figure:
     """Decision regions (or the bare manifold), points and boundaries of one view.
 
@@ -512,6 +527,10 @@ def region_figure(
         keeps its colours and every other cell is drawn in its class's palest shade
         (classification, every frame); its labels (the sides of a split with the rule,
         or a leaf's prediction) are written on the picture.
+    wide : bool
+        The picture has a column of at least 736 px to itself (lecture mode: sidebar
+        folded, one picture): a taller chart and, for the sphere and the torus, a closer
+        camera, from :data:`WIDE_FRAMING`. Off, the framing fits a 340 px column.
 
     Returns
     -------
@@ -519,8 +538,9 @@ def region_figure(
     """
     kind = grid.view.kind
     frames = list(frames) if frames else []
+    base_height, zoom, lift = WIDE_FRAMING.get(kind, (_HEIGHT[kind], 1.0, 0.0)) if wide else (_HEIGHT[kind], 1.0, 0.0)
     # An animated picture gives a legend above and a slider below their room on top of its picture's.
-    height = height or _HEIGHT[kind] + (_ANIMATED_ROOM.get(kind, 0) if frames else 0)
+    height = height or base_height + (_ANIMATED_ROOM.get(kind, 0) if frames else 0)
     if frames:
         active_frame = int(np.clip(active_frame, 0, len(frames) - 1))
         regions = regions if regions is not None else frames[active_frame]
@@ -617,7 +637,9 @@ def region_figure(
         bool(parts),
     )
     look = _look_at(kind, marked, curves, styles, highlight) if three_d else None
-    _finish_layout(fig, grid, height, title, facing=facing, globe=coastlines is not None, look=look)
+    _finish_layout(
+        fig, grid, height, title, facing=facing, globe=coastlines is not None, look=look, zoom=zoom, lift=lift
+    )
     animated = bool(frames) and regions is not None
     if animated:
         _add_month_frames(fig, grid, frames, coloring, moving, patcher)
@@ -872,8 +894,8 @@ def _look_at(kind: str, marked: dict | None, curves, styles, highlight=None) -> 
     return None
 
 
-def _eye(kind: str, look: dict) -> dict:
-    """Camera position facing ``look`` from the kind's fitting distance."""
+def _eye(kind: str, look: dict, zoom: float = 1.0) -> dict:
+    """Camera position facing ``look`` from the kind's fitting distance divided by ``zoom``."""
     point = np.asarray(look["point"], dtype=np.float64)
     if kind == "torus":
         horizontal = np.hypot(point[0], point[1])
@@ -891,7 +913,7 @@ def _eye(kind: str, look: dict) -> dict:
         direction = np.array([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
         distance = SPHERE_EYE_DISTANCE
     direction = direction / np.linalg.norm(direction)
-    return {k: float(v) for k, v in zip("xyz", distance * direction)}
+    return {k: float(v) for k, v in zip("xyz", distance / zoom * direction)}
 
 
 def _radial_segments(theta: np.ndarray) -> dict:
@@ -1366,7 +1388,15 @@ def _facing_latlon(facing) -> tuple[float, float]:
 
 
 def _finish_layout(
-    fig, grid: ViewGrid, height: int, title: str | None, facing=None, globe: bool = False, look: dict | None = None
+    fig,
+    grid: ViewGrid,
+    height: int,
+    title: str | None,
+    facing=None,
+    globe: bool = False,
+    look: dict | None = None,
+    zoom: float = 1.0,
+    lift: float = 0.0,
 ):
     kind = grid.view.kind
     if kind == "disk":
@@ -1403,24 +1433,24 @@ def _finish_layout(
     else:
         hidden = {"visible": False, "showbackground": False}
         if look is not None:
-            eye = _eye(kind, look)
+            eye = _eye(kind, look, zoom)
         elif kind == "sphere" and (facing is not None or globe):
             # Open facing the data (a globe without a mean direction: Africa and Europe), from a
             # little above its equator so that the poles do not fill the view.
             lat, lon = _facing_latlon(facing)
             lat = float(np.clip(lat, -35.0, 35.0))
-            eye = {k: SPHERE_EYE_DISTANCE * float(v[0]) for k, v in latlon_xyz([lat], [lon]).items()}
+            eye = {k: SPHERE_EYE_DISTANCE / zoom * float(v[0]) for k, v in latlon_xyz([lat], [lon]).items()}
         elif kind == "sphere":
-            eye = _eye(kind, {"point": np.array([1.1, 1.1, 0.75]), "pole": None})
+            eye = _eye(kind, {"point": np.array([1.1, 1.1, 0.75]), "pole": None}, zoom)
         else:
-            eye = _eye(kind, {"point": np.array([0.0, -1.0, 0.0]), "pole": None})
+            eye = _eye(kind, {"point": np.array([0.0, -1.0, 0.0]), "pole": None}, zoom)
         fig.update_layout(
             scene={
                 "xaxis": hidden,
                 "yaxis": hidden,
                 "zaxis": hidden,
                 "aspectmode": "data",
-                "camera": {"eye": eye},
+                "camera": {"eye": eye, "center": {"x": 0.0, "y": 0.0, "z": lift}} if lift else {"eye": eye},
                 "dragmode": "turntable",
             },
             height=height,
