@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -107,5 +108,51 @@ def test_a_lecture_picture_is_big_and_whole(browser, server, size, link, smalles
         where = f"{link} at {size}: drawn {left}-{right} x {top}-{bottom} in a scene {scene}"
         assert all(inside), f"clipped: {where}"
         assert right - left >= smallest, f"small: {where}"
+    finally:
+        page.close()
+
+
+def _demo_link(signature: str, n_classes: int, seed: int, view: str) -> str:
+    """The link of a home-page demo (its data, a depth-6 tree and its picture), in lecture mode."""
+    from urllib.parse import urlencode
+
+    data = {
+        "cov_scale": 0.3,
+        "n_classes": n_classes,
+        "n_clusters": 2 * n_classes,
+        "n_samples": 600,
+        "seed": seed,
+        "signature": signature,
+        "source": "synthetic",
+        "task": "classification",
+        "title": signature,
+    }
+    model = {"family": "product_tree", "params": {"max_depth": 6, "pairs": "base"}, "seed": 0, "test_size": 0.25}
+    return urlencode({"data": json.dumps(data), "model": json.dumps(model), "view": view, "res": 40, "lecture": 1})
+
+
+# The Inspector's picture shares the page with the diagram: in lecture mode its camera comes closer
+# (ui.pictures.LECTURE_COLUMN_ZOOM) and must still fit its 3/5 column from 800 px.
+@pytest.mark.parametrize("size", [(800, 600), (1024, 768)])
+@pytest.mark.parametrize(
+    "demo, link",
+    [
+        ("sphere", _demo_link("S2", 5, 1, "sphere:0:0-1-2:poincare")),
+        ("torus", _demo_link("S1 x S1", 4, 2, "torus:0-1::poincare")),
+    ],
+)
+def test_the_inspector_picture_in_lecture_mode_is_whole(browser, server, size, demo, link):
+    page = _page(browser, *size)
+    try:
+        page.goto(f"{server}/Inspector?{link}")
+        _idle(page)
+        chart = page.locator("[data-testid='stPlotlyChart']").last
+        chart.locator(".js-plotly-plot").wait_for()
+        (left, top, right, bottom), scene = _drawn_box(page, chart)
+        page.screenshot(path=str(ARTIFACTS / f"lecture-inspector-{demo}-{size[0]}.png"), full_page=True)
+        where = f"{demo} at {size}: drawn {left}-{right} x {top}-{bottom} in a scene {scene}"
+        assert left >= scene["l"] + 3 and right <= scene["l"] + scene["w"] - 4, f"clipped: {where}"
+        assert top >= scene["t"] + 3 and bottom <= scene["t"] + scene["h"] - 4, f"clipped: {where}"
+        assert right - left >= 300, f"small: {where}"
     finally:
         page.close()

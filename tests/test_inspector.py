@@ -6,6 +6,7 @@ import base64
 import json
 
 import numpy as np
+import pytest
 from conftest import assert_clean, charts, start
 from streamlit.testing.v1 import AppTest
 
@@ -90,6 +91,42 @@ def test_lecture_mode_writes_the_diagram_and_the_class_bars_larger():
     assert texts, "the lecture diagram still names its nodes"
     bars = charts(lecture)[1]
     assert bars["data"][0]["type"] == "bar" and bars["data"][0]["textfont"]["size"] == large["textfont"]["size"]
+
+
+def _sphere_inspector(lecture: bool) -> AppTest:
+    """The Inspector on the sphere demo's data and tree (state carried by the link), in lecture mode or not."""
+    data = {
+        "cov_scale": 0.25,
+        "n_classes": 5,
+        "n_clusters": 10,
+        "n_samples": 600,
+        "seed": 1,
+        "signature": "S2",
+        "source": "synthetic",
+        "task": "classification",
+        "title": "Mixture on the sphere",
+    }
+    model = {"family": "product_tree", "params": {"max_depth": 6, "pairs": "base"}, "seed": 0, "test_size": 0.25}
+    query = {"data": json.dumps(data), "model": json.dumps(model), "view": "sphere:0:0-1-2:poincare"}
+    at = start(query=query | ({"lecture": "1"} if lecture else {}), timeout=180)
+    at.switch_page("pages/4_Inspector.py").run()
+    assert_clean(at)
+    return at
+
+
+def test_lecture_mode_brings_the_inspector_sphere_closer():
+    from curvedtrees.viz import figures
+
+    from ui.pictures import LECTURE_COLUMN_ZOOM
+
+    distances = []
+    for lecture in (False, True):
+        scene = charts(_sphere_inspector(lecture))[-1]["layout"]["scene"]
+        eye = scene["camera"]["eye"]
+        distances.append(float(np.linalg.norm([eye["x"], eye["y"], eye["z"]])))
+    assert distances[0] == pytest.approx(figures.SPHERE_EYE_DISTANCE)
+    assert distances[1] == pytest.approx(figures.SPHERE_EYE_DISTANCE / LECTURE_COLUMN_ZOOM)
+    assert LECTURE_COLUMN_ZOOM > 1.2
 
 
 def _big_tree_inspector() -> AppTest:

@@ -535,6 +535,18 @@ def test_a_wide_picture_is_taller_and_its_3d_camera_closer(product_tree, h2_tree
     assert figure_json(viz.region_figure(grid, regions))["layout"]["height"] == 560
 
 
+def test_a_3d_picture_can_be_zoomed_by_the_page_and_a_bad_zoom_is_refused(product_tree):
+    sig, _X, _y, tree = product_tree
+    grid = viz.view_grid(viz.View("sphere", (1,), (0, 1, 2)), sig, resolution=12)
+    regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
+    spec = figure_json(viz.region_figure(grid, regions, zoom=1.4))
+    assert _eye_length(spec) == pytest.approx(viz.figures.SPHERE_EYE_DISTANCE / 1.4)
+    assert spec["layout"]["height"] == figure_json(viz.region_figure(grid, regions))["layout"]["height"]
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="zoom must be a positive number"):
+            viz.region_figure(grid, regions, zoom=bad)
+
+
 def _node_id_texts(spec) -> list[str]:
     labels = [t for t in spec["data"] if t.get("name") == "node ids"]
     assert len(labels) <= 1

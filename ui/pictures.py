@@ -24,6 +24,7 @@ from curvedtrees import coords, viz
 from ui.boosted_trees import is_boosted, iteration_tree
 
 __all__ = [
+    "LECTURE_COLUMN_ZOOM",
     "MAX_NODE_LABELS",
     "MAX_POINTS",
     "MAX_STEPS",
@@ -65,6 +66,9 @@ REPLAY_CURVE_POINTS = 200
 # Node ids a picture writes at most, besides highlighted nodes': past about 30, ids overlap into an
 # unreadable heap (a depth-7 tree's 120 ids did); the largest splits are the ones a class talks about.
 MAX_NODE_LABELS = 30
+# Camera zoom of the Inspector's 3-D picture in lecture mode: its column (3/5 of the page, sidebar
+# folded) is at least 432 px from an 800 px window, against the 340 px the default framing fits.
+LECTURE_COLUMN_ZOOM = 1.4
 
 
 @dataclass(frozen=True)
@@ -416,6 +420,7 @@ def picture_figure(
     label_nodes: bool = False,
     highlight_node: int | None = None,
     wide: bool = False,
+    zoom: float | None = None,
 ):
     """The figure of one picture.
 
@@ -454,6 +459,9 @@ def picture_figure(
     wide : bool
         The picture has a wide column to itself (lecture mode, one picture): a taller
         chart and a closer 3-D camera (``viz.region_figure``'s ``wide``).
+    zoom : float, optional
+        A 3-D camera's zoom (``viz.region_figure``'s ``zoom``), for a column wider than
+        the default framing's 340 px that is not the page's whole width.
 
     Returns
     -------
@@ -575,6 +583,7 @@ def picture_figure(
         value_title=f"predicted {unit}" if unit else None,
         label_nodes=labelled_nodes(tree, view, keep) if label_nodes and curves else False,
         wide=wide,
+        zoom=zoom,
         **world_kwargs,
     )
     if curves:

@@ -466,6 +466,7 @@ def region_figure(
     label_nodes: bool | Iterable[int] = False,
     highlight=None,
     wide: bool = False,
+    zoom: float | None = None,
 ) -> go.Figure:
     """Decision regions (or the bare manifold), points and boundaries of one view.
 
@@ -531,6 +532,9 @@ def region_figure(
         The picture has a column of at least 736 px to itself (lecture mode: sidebar
         folded, one picture): a taller chart and, for the sphere and the torus, a closer
         camera, from :data:`WIDE_FRAMING`. Off, the framing fits a 340 px column.
+    zoom : float, optional
+        A sphere's or torus's camera distance is divided by this instead (the page knows
+        its column is wider than 340 px but shares the page: the Inspector in lecture mode).
 
     Returns
     -------
@@ -538,7 +542,12 @@ def region_figure(
     """
     kind = grid.view.kind
     frames = list(frames) if frames else []
-    base_height, zoom, lift = WIDE_FRAMING.get(kind, (_HEIGHT[kind], 1.0, 0.0)) if wide else (_HEIGHT[kind], 1.0, 0.0)
+    base_height, wide_zoom, lift = (_HEIGHT[kind], 1.0, 0.0)
+    if wide:
+        base_height, wide_zoom, lift = WIDE_FRAMING.get(kind, (base_height, wide_zoom, lift))
+    zoom = float(zoom) if zoom is not None else wide_zoom
+    if not zoom > 0:
+        raise ValueError(f"zoom must be a positive number, got {zoom!r}")
     # An animated picture gives a legend above and a slider below their room on top of its picture's.
     height = height or base_height + (_ANIMATED_ROOM.get(kind, 0) if frames else 0)
     if frames:
