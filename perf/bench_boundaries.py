@@ -37,18 +37,8 @@ from ui import pictures, training  # noqa: E402
 
 CASES = {
     "Landmasses demo, tree #0, globe": (
-        {
-            "source": "builtin",
-            "name": "landmasses",
-            "params": {"n_samples": 20000, "random_state": 0},
-            "title": "Landmasses",
-        },
-        {
-            "family": "product_forest",
-            "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
-            "test_size": 0.25,
-            "seed": 0,
-        },
+        appdata.DEMOS["landmass"].data,
+        appdata.DEMOS["landmass"].model,
         viz.View("sphere", (0,), (0, 1, 2)),
     ),
     "100 trees of depth 10 on H2, tree #0, Poincaré disk": (

@@ -34,32 +34,8 @@ from curvedtrees import viz  # noqa: E402
 from ui import data as appdata  # noqa: E402
 from ui import pictures, training  # noqa: E402
 
-# The recipes proposed for ui/data.py's Landmasses and Temperatures demos.
-DEMOS = {
-    "Landmasses": (
-        {
-            "source": "builtin",
-            "name": "landmasses",
-            "params": {"n_samples": 20000, "random_state": 0},
-            "title": "Landmasses",
-        },
-        {
-            "family": "product_forest",
-            "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
-            "test_size": 0.25,
-            "seed": 0,
-        },
-    ),
-    "City temperatures": (
-        {"source": "builtin", "name": "city_temperatures", "params": {}, "title": "City temperatures"},
-        {
-            "family": "product_forest",
-            "params": {"n_estimators": 50, "pairs": "all", "min_samples_leaf": 2},
-            "test_size": 0.25,
-            "seed": 0,
-        },
-    ),
-}
+# The app's own world demos, as the home page opens them.
+DEMOS = {demo.title: (demo.data, demo.model) for demo in (appdata.DEMOS["landmass"], appdata.DEMOS["temperatures"])}
 
 
 def timed(function, *args):
