@@ -113,7 +113,7 @@ if stored is not None:
             f"{len(failed)} fits failed and are left out: "
             + "; ".join(sorted({f"{r.model}: {r.error}" for r in failed.itertuples()})[:3])
         )
-    summary = summarize(results)
+    summary = summarize(results, rank_all=True)  # the user's own pick of models, all ranked
     if summary.empty:
         st.error("No model finished a trial.")
     else:

@@ -11,8 +11,14 @@ from curvedtrees.benchmarks.reference import (
     load_reference,
     reference_markdown,
 )
-from curvedtrees.benchmarks.report import comparison_markdown, rank_markdown, table5_markdown
-from curvedtrees.benchmarks.statistics import ROW_KEYS
+from curvedtrees.benchmarks.report import (
+    boosting_counts_markdown,
+    boosting_markdown,
+    comparison_markdown,
+    rank_markdown,
+    table5_markdown,
+)
+from curvedtrees.benchmarks.statistics import BOOSTING_FAMILY, ROW_KEYS, pairwise_tests
 from curvedtrees.benchmarks.stored import list_runs, load_run
 
 from ui import state
@@ -64,10 +70,12 @@ def _run(stem: str, modified: float):
     return load_run(stem)
 
 
-def _show(summary, paper, models, key):
-    """Table 5 layout, the paper comparison, a chart per dataset row, ranks and timings."""
+def _show(summary, paper, models, key, pairs=None):
+    """Table 5 layout, the paper comparison, a chart per dataset row, ranks and timings; boosting's own tests."""
     # The tables are generated here from numbers and registry names only (no user text), so HTML is safe.
-    tabs = st.tabs(["Table", "Compared with the paper", "Chart", "Ranks and timings"])
+    boosting = pairs is not None and (summary["family"] == BOOSTING_FAMILY).any()
+    names = ["Table", "Compared with the paper", "Chart", "Ranks and timings"] + (["Boosting"] if boosting else [])
+    tabs = st.tabs(names)
     with tabs[0]:
         st.markdown(table5_markdown(summary, models), unsafe_allow_html=True)
         st.caption(
@@ -97,6 +105,15 @@ def _show(summary, paper, models, key):
     with tabs[3]:
         st.markdown(rank_markdown(summary, models))
         st.plotly_chart(timing_figure(summary), key=f"{key}_times", config=PLOTLY_CONFIG)
+    if boosting:
+        with tabs[4]:
+            st.markdown(boosting_markdown(summary, pairs))
+            st.caption(
+                "Product GB minus each model, Wilcoxon p Bonferroni-adjusted over the row's comparisons; ▲/▼ "
+                "significantly better/worse; n/a: the Klein wrapper has no model of a sphere. The paper's models "
+                "keep their own tests, marks and ranks in the other tabs."
+            )
+            st.markdown(boosting_counts_markdown(summary, pairs))
 
 
 def _show_reference(summary):
@@ -150,7 +167,7 @@ else:
             f"{meta.get('test_size', '?')}, backend {meta.get('backend', '?')}"
             + (f", {meta['wall_seconds']:.0f} s wall time" if meta.get("wall_seconds") else "")
         )
-        _show(run["summary"], paper, meta.get("models"), "stored")
+        _show(run["summary"], paper, meta.get("models"), "stored", run.get("pairs"))
         _show_reference(run["summary"])
 
 st.header("Rerun a small preset")
@@ -185,4 +202,4 @@ if rerun is not None:
         st.warning(f"{failed} fits failed and are left out.")
     summary = summarize(results)
     if not summary.empty:
-        _show(summary, paper, results.attrs.get("models"), "rerun")
+        _show(summary, paper, results.attrs.get("models"), "rerun", pairwise_tests(results))

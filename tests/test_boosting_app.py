@@ -17,12 +17,14 @@ from curvedtrees.benchmarks import MODELS, PRESETS, get_models, get_preset, run_
 from curvedtrees.benchmarks.datasets import gaussian_mixture
 from curvedtrees.benchmarks.paper import load_paper_table5
 from curvedtrees.benchmarks.report import (
+    boosting_markdown,
     comparison_markdown,
     rank_markdown,
     table5_markdown,
     timing_markdown,
     write_report,
 )
+from curvedtrees.benchmarks.statistics import pairwise_tests
 from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 from curvedtrees.sampling import make_classification, make_regression
 from curvedtrees.trees import ProductDecisionTreeRegressor
@@ -297,7 +299,8 @@ def test_a_model_file_loads_in_a_fresh_interpreter_that_never_imported_boosting(
 # ----------------------------------------------------------------------- benchmarks
 def test_every_preset_but_the_sklearn_one_runs_boosting_beside_the_forests():
     spec = MODELS["product_gb"]
-    assert (spec.name, spec.group, spec.family) == ("Product GB", "boosting", "forest")
+    # Boosting is its own family: outside the paper's tree and forest sets, tested in its own table.
+    assert (spec.name, spec.group, spec.family) == ("Product GB", "boosting", "boosting")
     for name, preset in PRESETS.items():
         assert ("product_gb" in preset.models) == (name != "tiny-sklearn"), name
     built = spec.build("classification", "H2 x S2", 3)
@@ -305,7 +308,8 @@ def test_every_preset_but_the_sklearn_one_runs_boosting_beside_the_forests():
     assert (built.pairs, built.max_iter, built.max_depth, built.random_state) == ("all", 100, None, 3)
     assert isinstance(spec.build("regression", "H2", 0), ProductGradientBoostingRegressor)
     # A depth override (the depth-3 presets, --max-depth) reaches boosting; forest-only settings do not.
-    depth3 = get_preset("multi-curvature-notebook-depth3").model_specs()[-1].build("classification", "H2", 0)
+    specs = {spec.name: spec for spec in get_preset("multi-curvature-notebook-depth3").model_specs()}
+    depth3 = specs["Product GB"].build("classification", "H2", 0)
     assert depth3.max_depth == 3 and depth3.min_samples_leaf == 20
 
 
@@ -317,11 +321,20 @@ def test_a_small_run_puts_boosting_in_every_table():
     rows = summary[summary["model"] == "Product GB"]
     assert len(rows) == 4 and rows["mean"].notna().all()
     models = list(dict.fromkeys(summary["model"]))
-    assert models[-1] == "Product GB"
-    assert table5_markdown(summary, models).splitlines()[0].endswith("| Product GB |")
-    assert "Product GB" in comparison_markdown(summary, load_paper_table5(), models).splitlines()[0]
-    assert "| Product GB |" in rank_markdown(summary, models)
+    assert models[-3:] == ["Product GB", "Ambient HGB", "Klein HGB"]
+    # The paper's tables keep the paper's models; boosting has its own table with its own tests.
+    assert table5_markdown(summary, models).splitlines()[0].endswith("| Product DT | Product RF |")
+    assert "Product GB" not in comparison_markdown(summary, load_paper_table5(), models)
+    assert "Product GB" not in rank_markdown(summary, models)
     assert "| Product GB |" in timing_markdown(summary, models)
+    table = boosting_markdown(summary, pairwise_tests(results)).splitlines()
+    assert table[0].startswith(
+        "| Task | Signature | Product GB | Product RF | Ambient HGB | Klein HGB | − Product RF |"
+    )
+    assert len(table) == 2 + 4  # header, alignment, one row per (task, signature) of the tiny preset
+    # Ranks: the paper's models among themselves; the Compare page ranks every model the user picked.
+    assert summary.loc[summary["family"] == "boosting", "rank"].isna().all()
+    assert summarize(results, rank_all=True)["rank"].notna().all()
 
 
 def test_the_benchmarks_page_shows_a_stored_run_with_boosting_and_reruns_it(tmp_path, monkeypatch):
@@ -332,8 +345,8 @@ def test_the_benchmarks_page_shows_a_stored_run_with_boosting_and_reruns_it(tmp_
     monkeypatch.setattr(stored, "RESULTS_DIR", tmp_path)
     at = start("pages/8_Benchmarks.py")
     text = "\n".join(m.value for m in at.markdown)
-    assert "| Section | Dataset | Task | Signature | k-NN | Product RF | Product GB |" in text
-    assert "| Product GB |" in text  # the ranks table
+    assert "| Section | Dataset | Task | Signature | k-NN | Product RF |" in text
+    assert "| Task | Signature | Product GB | Product RF | − Product RF |" in text  # the Boosting tab
     at.selectbox(key="bench_preset").set_value("tiny").run()
     at.slider(key="bench_trials").set_value(1)
     at.button[0].click().run()

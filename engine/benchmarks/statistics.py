@@ -141,8 +141,23 @@ def _row_groups(frame: pd.DataFrame):
     return frame.groupby(keys, sort=False, dropna=False), keys
 
 
-def summarize(results: pd.DataFrame, confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+def summarize(
+    results: pd.DataFrame, confidence: float = 0.95, alpha: float = 0.05, rank_all: bool = False
+) -> pd.DataFrame:
     """Per (dataset row, model): mean, confidence interval, timings, rank and marks.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Per-trial rows, as :func:`run_benchmark` returns them.
+    confidence : float
+        Level of the confidence intervals.
+    alpha : float
+        Significance level of the marks (Bonferroni-corrected).
+    rank_all : bool
+        Rank every model of a row. By default only the paper's models are ranked
+        (its Table 1) and the boosting family's ranks are NaN; a comparison of the
+        models a user picked ranks them all.
 
     Returns
     -------
@@ -181,7 +196,7 @@ def summarize(results: pd.DataFrame, confidence: float = 0.95, alpha: float = 0.
     if summary.empty:
         return summary
     # Ranks among the paper's models only (the paper's Table 1); boosting has its own table.
-    paper_rows = summary["family"] != BOOSTING_FAMILY
+    paper_rows = (summary["family"] != BOOSTING_FAMILY) | rank_all
     summary["rank"] = math.nan
     summary.loc[paper_rows, "rank"] = _ranks(summary[paper_rows], keys)
     pairs = pairwise_tests(results, alpha=alpha)
