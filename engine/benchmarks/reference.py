@@ -181,7 +181,8 @@ def compare_with_reference(summary: pd.DataFrame, reference: pd.DataFrame, z_lim
         ``diff`` (ours - theirs), ``z`` (``diff / sqrt(se^2 + ref_se^2)``) and
         ``agree`` (``|z| <= z_limit``). ``attrs["only_ours"]`` and
         ``attrs["only_reference"]`` list the keys of cells found on one side only
-        (the reference's cells only in the sections the summary has).
+        (the reference's cells only in the sections the summary has; ours only
+        of the models the reference has).
 
     Raises
     ------
@@ -201,7 +202,9 @@ def compare_with_reference(summary: pd.DataFrame, reference: pd.DataFrame, z_lim
     )
     # Cells of the reference's other sections are not "missing": a run covers one section.
     theirs_here = theirs[theirs["section"].isin(set(ours["section"]))]
-    joined = ours.merge(theirs_here, on=CELL_KEYS, how="outer", indicator=True, sort=False)
+    # Nor are our cells of models the authors never ran (the boosting family): there is nothing to match.
+    ours_matchable = ours[ours["model"].isin(set(theirs["model"]))]
+    joined = ours_matchable.merge(theirs_here, on=CELL_KEYS, how="outer", indicator=True, sort=False)
     only_ours = joined.loc[joined["_merge"] == "left_only", CELL_KEYS]
     only_reference = joined.loc[joined["_merge"] == "right_only", CELL_KEYS]
     table = ours.merge(theirs, on=CELL_KEYS, how="inner", sort=False)
