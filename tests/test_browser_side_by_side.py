@@ -44,6 +44,8 @@ def test_side_by_side_retrains_one_side_and_exports_its_picture(server, browser,
     page.goto(server + "/")
     _idle(page)
     sidebar = page.locator('[data-testid="stSidebar"]')
+    # The app draws its own page list after the page's first elements: wait for it before reading it.
+    sidebar.get_by_role("link", name="Side by side").wait_for(state="visible")
     links = sidebar.get_by_role("link").all_inner_texts()
     assert links[0].split()[-1] == "Home" and not any(text.split()[-1] == "app" for text in links)
     sidebar.get_by_role("link", name="Side by side").click()
