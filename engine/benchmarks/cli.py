@@ -320,7 +320,7 @@ def _make_progress(quiet: bool):
 
 def _run(args) -> int:
     from .report import check_run_name
-    from .runner import DEFAULT_CONNECT_TIMEOUT, TrialLog, TrialLogError
+    from .runner import DEFAULT_CONNECT_TIMEOUT, TrialLog
 
     if not args.preset:
         raise UsageError("--preset is required (see --list)")
@@ -359,51 +359,15 @@ def _run(args) -> int:
         )
 
     from .paper import PAPER_TABLE5_PATH, load_paper_table5
-    from .presets import run_preset
     from .report import write_report
 
     progress = _make_progress(args.quiet)
     started = time.perf_counter()
-    try:
-        results = run_preset(
-            preset.name,
-            n_trials=args.trials,
-            models=args.models,
-            n_samples=args.n_samples,
-            random_state=args.seed,
-            n_jobs=args.n_jobs,
-            scheduler=args.scheduler,
-            progress=progress,
-            on_error="record" if args.keep_going else "raise",
-            skip_unavailable=args.skip_missing,
-            tree_params={"max_depth": args.max_depth} if args.max_depth is not None else None,
-            checkpoint=log_path,
-            resume=args.resume,
-            checkpoint_params={"preset": preset.name},
-            connect_timeout=connect_timeout,
-        )
-    except KeyboardInterrupt:
-        _close(progress)
-        if _discard_empty_log(log_path, args.resume):
-            print("interrupted before any job finished; nothing to resume", file=sys.stderr)
-        else:
-            print(
-                f"interrupted: {TrialLog.count(log_path)} finished jobs are kept in {log_path}; "
-                "run the same command with --resume to finish",
-                file=sys.stderr,
-            )
-        return EXIT_INTERRUPTED
-    except (TrialLogError, ConnectionError) as exc:
-        _close(progress)
-        raise UsageError(str(exc)) from None
-    except (ImportError, ValueError, RuntimeError, OSError) as exc:
-        _close(progress)
-        _discard_empty_log(log_path, args.resume)
-        kept = TrialLog.count(log_path)
-        hint = f" ({kept} finished jobs are kept in {log_path}: fix the problem, then add --resume)" if kept else ""
-        print(f"error: {_one_line(exc)}{hint}", file=sys.stderr)
-        return EXIT_FAILED
-    _close(progress)
+    results, failed = _run_logged(
+        args, preset, log_path, progress, args.models, {"preset": preset.name}, connect_timeout, "finish"
+    )
+    if failed is not None:
+        return failed
     resumed = results.attrs.get("resumed_jobs", 0)
     wall = time.perf_counter() - started + results.attrs.get("resumed_wall_seconds", 0.0)
     results.attrs["wall_seconds"] = wall
@@ -440,9 +404,8 @@ def _add(args, preset, name, out, connect_timeout) -> int:
     from .additions import AdditionError, check_addition, merge_results, read_stored_run
     from .models import get_models
     from .paper import PAPER_TABLE5_PATH, load_paper_table5
-    from .presets import run_preset
     from .report import write_report
-    from .runner import TrialLog, TrialLogError
+    from .runner import TrialLog
 
     log_path = out / f"{name}.add.partial.jsonl"
     if args.resume and not log_path.exists():
@@ -475,47 +438,20 @@ def _add(args, preset, name, out, connect_timeout) -> int:
 
     progress = _make_progress(args.quiet)
     started = time.perf_counter()
-    try:
-        added = run_preset(
-            preset.name,
-            n_trials=args.trials,
-            models=[m for m in args.add_models.split(",") if m.strip()],
-            n_samples=args.n_samples,
-            random_state=args.seed,
-            n_jobs=args.n_jobs,
-            scheduler=args.scheduler,
-            progress=progress,
-            on_error="record" if args.keep_going else "raise",
-            skip_unavailable=args.skip_missing,
-            tree_params={"max_depth": args.max_depth} if args.max_depth is not None else None,
-            checkpoint=log_path,
-            resume=args.resume,
-            # Recorded in the log, so that a resume is refused unless it adds the same models to the same run.
-            checkpoint_params={"preset": preset.name, "adding_to": name},
-            connect_timeout=connect_timeout,
-        )
-    except KeyboardInterrupt:
-        _close(progress)
-        if _discard_empty_log(log_path, args.resume):
-            print("interrupted before any job finished; nothing to resume", file=sys.stderr)
-        else:
-            print(
-                f"interrupted: {TrialLog.count(log_path)} finished jobs are kept in {log_path}; "
-                "run the same command with --resume to finish the addition",
-                file=sys.stderr,
-            )
-        return EXIT_INTERRUPTED
-    except (TrialLogError, ConnectionError) as exc:
-        _close(progress)
-        raise UsageError(str(exc)) from None
-    except (ImportError, ValueError, RuntimeError, OSError) as exc:
-        _close(progress)
-        _discard_empty_log(log_path, args.resume)
-        kept = TrialLog.count(log_path)
-        hint = f" ({kept} finished jobs are kept in {log_path}: fix the problem, then add --resume)" if kept else ""
-        print(f"error: {_one_line(exc)}{hint}", file=sys.stderr)
-        return EXIT_FAILED
-    _close(progress)
+    # The log records what is being added to which run, so a resume is refused unless it adds the same
+    # models to the same run.
+    added, failed = _run_logged(
+        args,
+        preset,
+        log_path,
+        progress,
+        [m for m in args.add_models.split(",") if m.strip()],
+        {"preset": preset.name, "adding_to": name},
+        connect_timeout,
+        "finish the addition",
+    )
+    if failed is not None:
+        return failed
     added.attrs["wall_seconds"] = time.perf_counter() - started + added.attrs.get("resumed_wall_seconds", 0.0)
     try:
         results = merge_results(stored, added, meta)
@@ -549,6 +485,58 @@ def _add(args, preset, name, out, connect_timeout) -> int:
     wall = added.attrs["wall_seconds"]
     print(f"added {new} to {name!r}: {len(added)} fits in {wall:.1f} s ({_duration(wall)})")
     return EXIT_OK
+
+
+def _run_logged(args, preset, log_path: Path, progress, models, checkpoint_params: dict, connect_timeout, finish: str):
+    """``run_preset`` writing the trial log: ``(results, None)``, or ``(None, exit code)`` after Ctrl-C or a failure.
+
+    ``finish`` completes the interrupted-run hint ("run the same command with --resume to ...").
+    Log and scheduler problems are the user's to fix and raise :class:`UsageError`.
+    """
+    from .presets import run_preset
+    from .runner import TrialLog, TrialLogError
+
+    try:
+        results = run_preset(
+            preset.name,
+            n_trials=args.trials,
+            models=models,
+            n_samples=args.n_samples,
+            random_state=args.seed,
+            n_jobs=args.n_jobs,
+            scheduler=args.scheduler,
+            progress=progress,
+            on_error="record" if args.keep_going else "raise",
+            skip_unavailable=args.skip_missing,
+            tree_params={"max_depth": args.max_depth} if args.max_depth is not None else None,
+            checkpoint=log_path,
+            resume=args.resume,
+            checkpoint_params=checkpoint_params,
+            connect_timeout=connect_timeout,
+        )
+    except KeyboardInterrupt:
+        _close(progress)
+        if _discard_empty_log(log_path, args.resume):
+            print("interrupted before any job finished; nothing to resume", file=sys.stderr)
+        else:
+            print(
+                f"interrupted: {TrialLog.count(log_path)} finished jobs are kept in {log_path}; "
+                f"run the same command with --resume to {finish}",
+                file=sys.stderr,
+            )
+        return None, EXIT_INTERRUPTED
+    except (TrialLogError, ConnectionError) as exc:
+        _close(progress)
+        raise UsageError(str(exc)) from None
+    except (ImportError, ValueError, RuntimeError, OSError) as exc:
+        _close(progress)
+        _discard_empty_log(log_path, args.resume)
+        kept = TrialLog.count(log_path)
+        hint = f" ({kept} finished jobs are kept in {log_path}: fix the problem, then add --resume)" if kept else ""
+        print(f"error: {_one_line(exc)}{hint}", file=sys.stderr)
+        return None, EXIT_FAILED
+    _close(progress)
+    return results, None
 
 
 def _discard_empty_log(log_path: Path, resumed: bool) -> bool:
