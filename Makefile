@@ -50,3 +50,16 @@ bench: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The documentation site (docs/: Sphinx, sphinx-gallery, numpydoc, PyData theme). Installs
+# requirements-docs.txt once, runs every gallery script, and fails on any warning; the
+# site lands in docs/_build/html (open docs/_build/html/index.html). Nothing is fetched
+# from the network while building.
+DOCS_BUILD ?= docs/_build
+.PHONY: docs
+$(VENV)/.docs-installed: $(VENV)/.installed requirements-docs.txt
+	$(BIN)/python -m pip install --quiet -r requirements-docs.txt
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	$(BIN)/sphinx-build -W --keep-going -b html -d $(DOCS_BUILD)/doctrees docs $(DOCS_BUILD)/html
