@@ -46,7 +46,6 @@ default_role = "code"  # `x` in prose is inline code, as in Markdown, never a si
 # ----------------------------------------------------------------- API reference
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False, "inherited-members": False}
 autodoc_typehints = "none"  # numpydoc docstrings carry the types and shapes
 # numpydoc renders the Parameters / Attributes sections; the class templates list the
 # methods themselves, so numpydoc's own member tables (and their toctree) stay off.
@@ -172,10 +171,14 @@ def _escape_attribute_names_in_types(app, what, name, obj, options, lines):
             lines[i] = match.group(1) + _ATTRIBUTE_NAME.sub(r"\1\\_", match.group(2))
 
 
-def _skip_metadata_request_methods(app, what, name, obj, skip, options):
-    # scikit-learn adds set_fit_request / set_score_request / ... to every estimator
-    # class; their docstrings point into scikit-learn's own user guide.
+def _skip_scikit_learn_members(app, what, name, obj, skip, options):
+    # Members inherited from scikit-learn (get_params, score, set_output, the generated
+    # set_fit_request, ...) are documented by scikit-learn; their docstrings point into
+    # scikit-learn's own user guide, which this site does not hold.
     if name.startswith("set_") and name.endswith("_request"):
+        return True
+    defined_in = getattr(getattr(obj, "fget", obj), "__module__", None) or ""
+    if defined_in.startswith("sklearn."):
         return True
     return None
 
@@ -183,7 +186,7 @@ def _skip_metadata_request_methods(app, what, name, obj, skip, options):
 def setup(app):
     # numpydoc handles the same event at the default priority (500): run first.
     app.connect("autodoc-process-docstring", _escape_attribute_names_in_types, priority=400)
-    app.connect("autodoc-skip-member", _skip_metadata_request_methods)
+    app.connect("autodoc-skip-member", _skip_scikit_learn_members)
 
 
 # -------------------------------------------------------------------------- HTML
