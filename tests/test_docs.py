@@ -14,6 +14,7 @@ from pathlib import Path
 
 import curvedtrees
 import pytest
+from sklearn.base import BaseEstimator
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 API = DOCS / "api"
@@ -128,7 +129,7 @@ def prepared_examples() -> dict[str, str]:
     """
     if not PREPARED_EXAMPLES.is_file():
         return {}
-    parts = re.split(r"\n(curvedtrees\.\w+)\n-+\n", PREPARED_EXAMPLES.read_text(encoding="utf-8"))
+    parts = re.split(r"\n(curvedtrees\.[\w.]+)\n-+\n", PREPARED_EXAMPLES.read_text(encoding="utf-8"))
     return {name.removeprefix("curvedtrees."): body for name, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
@@ -145,17 +146,51 @@ def test_prepared_docstring_examples_run(name):
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples for curvedtrees.{name} failed"
 
 
-@pytest.mark.parametrize("name", sorted(curvedtrees._EXPORTS))
-def test_every_top_level_name_has_examples(name):
-    docstring = getattr(curvedtrees, name).__doc__ or ""
-    in_docstring = re.search(r"^\s*Examples\n\s*--------", docstring, flags=re.MULTILINE) is not None
-    assert in_docstring or name in PREPARED, (
-        f"curvedtrees.{name} has no Examples section in its docstring nor in docs/{PREPARED_EXAMPLES.name}"
+def has_examples_section(obj) -> bool:
+    return re.search(r"^\s*Examples\n\s*--------", obj.__doc__ or "", flags=re.MULTILINE) is not None
+
+
+def check_examples(obj, names: list[str]) -> None:
+    """``obj`` has an Examples section in its docstring or under one of ``names`` in the file, not both."""
+    prepared = [name for name in names if name in PREPARED]
+    assert has_examples_section(obj) or prepared, (
+        f"curvedtrees.{names[0]} has no Examples section in its docstring nor in docs/{PREPARED_EXAMPLES.name}"
     )
-    assert not (in_docstring and name in PREPARED), (
-        f"curvedtrees.{name} now has an Examples section in its docstring: remove its block from "
+    assert not (has_examples_section(obj) and prepared), (
+        f"curvedtrees.{names[0]} now has an Examples section in its docstring: remove its block from "
         f"docs/{PREPARED_EXAMPLES.name}"
     )
+
+
+@pytest.mark.parametrize("name", sorted(curvedtrees._EXPORTS))
+def test_every_top_level_name_has_examples(name):
+    check_examples(getattr(curvedtrees, name), [name])
+
+
+def public_estimators() -> list[str]:
+    """``module.Name`` of every scikit-learn estimator class that a public module exports."""
+    found = []
+    for module in MODULES:
+        for name in importlib.import_module(f"curvedtrees.{module}").__all__:
+            obj = getattr(importlib.import_module(f"curvedtrees.{module}"), name)
+            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
+                found.append(f"{module}.{name}")
+    return sorted(found)
+
+
+ESTIMATORS = public_estimators()
+
+
+def test_the_public_estimators_are_found():
+    assert {"trees.ProductRandomForestClassifier", "embeddings.KappaGCNClassifier"} <= set(ESTIMATORS)
+
+
+@pytest.mark.parametrize("dotted", ESTIMATORS)
+def test_every_public_estimator_has_examples(dotted):
+    module, name = dotted.split(".")
+    obj = getattr(importlib.import_module(f"curvedtrees.{module}"), name)
+    aliases = [dotted] + [name for exported in (curvedtrees._EXPORTS.get(name),) if exported == f"curvedtrees.{module}"]
+    check_examples(obj, aliases)
 
 
 def test_the_gallery_has_at_least_twelve_examples():
