@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import curvedtrees
+from numpydoc.xref import DEFAULT_LINKS
 from sphinx_gallery.sorting import ExplicitOrder
 
 DOCS_DIR = Path(__file__).resolve().parent
@@ -79,12 +80,10 @@ numpydoc_xref_aliases = {
     }.items()
     for name in names
 }
-# numpydoc's default aliases point at the Python and NumPy inventories, which an offline
-# build does not load (no intersphinx): these words stay plain code.
-numpydoc_xref_aliases.update(
-    {word: word for word in ("bool", "boolean", "iterable", "sequence", "generator", "array-like", "array_like")}
-)
-numpydoc_xref_aliases["scalar"] = "float"
+# numpydoc's default aliases (int, None, array-like, ...) point at the Python and NumPy
+# inventories, which an offline build does not load (no intersphinx): those words stay
+# plain text instead of rendering as unresolved "python:int".
+numpydoc_xref_aliases.update({word: word for word in DEFAULT_LINKS})
 # Words of a type description that name nothing to link to.
 numpydoc_xref_ignore = {
     "of",
@@ -124,7 +123,7 @@ numpydoc_xref_ignore = {
     "sparse",
     "matrix",
     "set",
-}
+} | set(DEFAULT_LINKS)
 
 # ----------------------------------------------------------------------- gallery
 sphinx_gallery_conf = {
