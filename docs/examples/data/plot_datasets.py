@@ -14,6 +14,7 @@ random split would leak).
 import curvedtrees as ct
 import matplotlib.pyplot as plt
 import pandas as pd
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 pd.DataFrame(
     [
@@ -30,8 +31,6 @@ pd.DataFrame(
 # %%
 # Three of them, each with a product forest and a scikit-learn forest on the same
 # ambient coordinates, scored on the dataset's own split.
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # noqa: E402
-
 rows = []
 for name, params in [
     ("landmasses", {"n_samples": 2000, "random_state": 0}),
