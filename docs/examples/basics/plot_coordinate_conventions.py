@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from curvedtrees import coords
 from curvedtrees.manifolds import Hyperbolic, Spherical
+from geoopt.manifolds.lorentz import math as lorentz_math
 
 K = -0.5
 H = Hyperbolic(2, curvature=K)
@@ -49,6 +50,14 @@ for name, manifold in [("PoincareBall(c=|K|)", ball), ("Stereographic(k=K)", ste
     print(f"geoopt.{name}: same distances: {np.allclose(distances, H.dist(X, Y))}")
     assert np.allclose(distances, H.dist(X, Y))
 assert np.allclose(coords.poincare_to_hyperboloid(P, K), X)
+
+# %%
+# One pitfall: geoopt's function ``lorentz_to_poincare(x, k)`` divides by
+# ``x0 + sqrt(k)`` without the factor ``sqrt(k)``, so it returns unit-ball coordinates
+# ``p / R``, not points of ``PoincareBall(c=1/k)``. Multiply by ``R`` to get ours.
+unit_ball = lorentz_math.lorentz_to_poincare(torch.from_numpy(X), k=torch.tensor(R**2, dtype=torch.float64)).numpy()
+print("lorentz_to_poincare(x, k) * R == hyperboloid_to_poincare(x, K):", np.allclose(unit_ball * R, P))
+assert np.allclose(unit_ball * R, P)
 
 # %%
 # geoopt's ``Sphere`` is the unit sphere. A sphere of curvature ``K`` is
