@@ -7,6 +7,8 @@ Layers (one module each, as in scikit-learn's tree module):
 * ``_sort`` and ``_builder``: compiled split search, criteria and tree growth;
 * ``_tree``: the fitted node arrays, routing and prediction;
 * ``_classes`` and ``_forest``: the scikit-learn estimators;
+* ``_views``: a fitted tree stopped after its first k splits (``first_splits``), and a bare
+  tree as a fitted regressor (boosting's trees);
 * ``_export``: text descriptions of a fitted tree.
 """
 
@@ -16,16 +18,20 @@ from ._export import describe_split, export_text
 from ._features import SplitFeatures
 from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
 from ._tree import Tree
+from ._views import PrunedTree, first_splits, split_order
 
 __all__ = [
     "ProductDecisionTreeClassifier",
     "ProductDecisionTreeRegressor",
     "ProductRandomForestClassifier",
     "ProductRandomForestRegressor",
+    "PrunedTree",
     "SplitFeatures",
     "Tree",
     "describe_split",
     "export_text",
+    "first_splits",
+    "split_order",
 ]
 
 

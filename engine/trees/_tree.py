@@ -4,6 +4,13 @@ Node 0 is the root; a leaf has ``children_left == children_right == -1``. Nodes 
 numbered in the order the builder created them (depth-first, left child first),
 which is also the order in which their splits were chosen, so "the first k splits"
 are the internal nodes with the k smallest ids.
+
+Routing has one rule, the compiled predicate of the builder (``_builder._goes_left``):
+:meth:`Tree.apply` and :meth:`Tree.decision_path` run it compiled, and
+:meth:`Tree.goes_left` is the same comparison on whole columns, for the questions a
+picture asks of one node (which cells reach it, which side they take), so that pictures
+and predictions agree on every row, boundary rows included. :meth:`Tree.route` answers
+for the tree stopped after its first ``k`` splits.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import numpy as np
 from scipy import sparse
 
 from ._builder import apply_tree, decision_path_tree, pack_nodes
-from ._features import CIRCULAR, SplitFeatures
+from ._features import CIRCULAR, LIFT, TIMELIKE, SplitFeatures
 from ._margin import geodesic_margin
 
 __all__ = ["Tree"]
@@ -84,6 +91,7 @@ class Tree:
         ).astype(np.int64)
         self.linear = internal & (features.kind[f] != CIRCULAR)
         self._packed = None  # routing records, built on first use (see _route_args)
+        self._parents = None  # parent ids, built on first use (see parents)
 
     @classmethod
     def from_builder(cls, features, raw, n_outputs, is_classifier):
@@ -203,6 +211,128 @@ class Tree:
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Node values at the leaves of the rows: shape (n_samples, n_outputs)."""
         return self.value[self.apply(X)]
+
+    # ---------------------------------------------------------------- one node's questions
+    def parents(self) -> np.ndarray:
+        """Parent of every node, -1 for the root: ndarray of int64, shape (node_count,)."""
+        if getattr(self, "_parents", None) is None:
+            parent = np.full(self.node_count, -1, dtype=np.int64)
+            internal = np.flatnonzero(self.children_left != -1)
+            parent[self.children_left[internal]] = internal
+            parent[self.children_right[internal]] = internal
+            self._parents = parent
+        return self._parents
+
+    def goes_left(self, node: int, X: np.ndarray) -> np.ndarray:
+        """Which rows of ``X`` the split at ``node`` sends to its left child.
+
+        The builder's predicate on whole columns, the same float operations in the same
+        order: a lift plane compares ``x_j <= threshold``, a timelike plane the Klein ratio
+        ``x_j / x_0 <= threshold``, a circular plane ``n_i x_i + n_j x_j <= 0``. So a row on
+        a boundary goes where :meth:`apply` sends it.
+
+        Parameters
+        ----------
+        node : int
+            An internal node.
+        X : ndarray of shape (n_rows, ambient_dim), float64
+            Ambient coordinates (rows are not validated here).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_rows,)
+        """
+        node = int(node)
+        if not 0 <= node < self.node_count or self.children_left[node] == -1:
+            raise ValueError(f"node {node} is not a split of this tree (it has {self.node_count} nodes)")
+        plane = int(self.feature[node])
+        kind = int(self.features.kind[plane])
+        xj = X[:, int(self.features.col_j[plane])]
+        if kind == LIFT:
+            return xj <= self.threshold[node]
+        xi = X[:, int(self.features.col_i[plane])]
+        if kind == TIMELIKE:
+            return xj / xi <= self.threshold[node]
+        return self.normal[node, 0] * xi + self.normal[node, 1] * xj <= 0.0
+
+    def reaches(self, node: int, X: np.ndarray) -> np.ndarray:
+        """Which rows of ``X`` are routed through ``node`` (every split above it sends them its way).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_rows,)
+        """
+        node = int(node)
+        if not 0 <= node < self.node_count:
+            raise ValueError(f"node must be between 0 and {self.node_count - 1}, got {node}")
+        parents = self.parents()
+        ok = np.ones(len(X), dtype=bool)
+        child, parent = node, int(parents[node])
+        while parent >= 0:
+            side = self.goes_left(parent, X)
+            ok &= side if self.children_left[parent] == child else ~side
+            child, parent = parent, int(parents[parent])
+        return ok
+
+    # ---------------------------------------------------------------- the first k splits
+    def split_order(self) -> np.ndarray:
+        """Ids of the internal nodes in the order their splits were chosen (ascending id), int64."""
+        return np.flatnonzero(self.children_left >= 0).astype(np.int64)
+
+    def nodes_after_splits(self, steps) -> np.ndarray:
+        """Where every node's rows are when the tree stops after ``steps[f]`` splits.
+
+        Stopped after k splits, the tree sends a row to the first node of its full path
+        that is not among the first k splits (a leaf, or a split chosen later), and
+        predicts that node's training statistics (see :func:`curvedtrees.trees.first_splits`).
+
+        Parameters
+        ----------
+        steps : array-like of int, shape (n_steps,)
+            Split counts, each in ``[0, number of splits]``.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_steps, node_count)
+            ``out[f, v]``: the node where a row whose full path passes ``v`` stops after
+            ``steps[f]`` splits; ``out[f][self.apply(X)]`` routes ``X`` for every step at once.
+        """
+        order = self.split_order()
+        steps = np.asarray(steps, dtype=np.int64).ravel()
+        if steps.size and (steps.min() < 0 or steps.max() > len(order)):
+            raise ValueError(f"split counts must lie in [0, {len(order)}] (the tree's splits), got {steps.tolist()}")
+        n = self.node_count
+        # rank[v]: when node v's split was chosen; leaves never split.
+        rank = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        parents = self.parents()
+        # Parents precede children, so one pass in id order settles every node for every step.
+        owner = np.zeros((len(steps), n), dtype=np.int64)
+        for v in range(1, n):
+            p = parents[v]
+            still_split = (owner[:, p] == p) & (rank[p] < steps)
+            owner[:, v] = np.where(still_split, v, owner[:, p])
+        return owner
+
+    def route(self, X: np.ndarray, upto: int | None = None) -> np.ndarray:
+        """The node each row of ``X`` reaches: its leaf, or where it stops after the first ``upto`` splits.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_rows, ambient_dim), float64
+            Validated ambient coordinates, as for :meth:`apply`.
+        upto : int, optional
+            Stop after this many splits (in ``[0, number of splits]``); None: the whole tree.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_rows,)
+            Node ids of this tree.
+        """
+        leaves = self.apply(X)
+        if upto is None:
+            return leaves
+        return self.nodes_after_splits([int(upto)])[0][leaves]
 
     def feature_importances(self, normalize: bool = True) -> np.ndarray:
         """Total weighted impurity decrease per split feature (plane)."""

@@ -2,7 +2,8 @@
 
 The boosted product trees (``curvedtrees.boosting``) and the Klein correction
 (``curvedtrees.klein``) reuse the product trees' split geometry, boundary rules,
-routing, node arrays and input checks. They import them from here, never from the trees'
+routing, node arrays and input checks; boosting also hands its trees out as fitted
+product regression trees (``tree_regressor``). They import them from here, never from the trees'
 underscore modules, so those modules stay free to change shape; what is listed
 here is the contract, and changing it means changing its users in the same commit.
 It is public to the package, not part of the user-facing API (``curvedtrees.trees``
@@ -19,6 +20,7 @@ from ._builder import pack_nodes
 from ._features import CIRCULAR, LIFT, TIMELIKE, SplitFeatures
 from ._margin import circular_direction, geodesic_margin, hyperbolic_threshold, lift_threshold
 from ._tree import Tree
+from ._views import tree_regressor
 
 __all__ = [
     # Plane kinds (SplitFeatures.kind): E thresholds, H Klein ratios x_j / x_0, lines through the origin.
@@ -35,6 +37,8 @@ __all__ = [
     "lift_threshold",
     "next_node",
     "pack_nodes",
+    # A bare Tree (one tree of a boosting model) as a fitted ProductDecisionTreeRegressor.
+    "tree_regressor",
     # Input checks of an estimator fitted on points of its signature.
     "validate_fit_input",
     "validate_points",
