@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from curvedtrees import make_classification
+from curvedtrees.boosting import ProductGradientBoostingClassifier
 from curvedtrees.trees import (
     ProductDecisionTreeClassifier,
     ProductDecisionTreeRegressor,
@@ -134,3 +135,21 @@ def test_forest_trees_and_regressors_route_the_same_way():
         for node in split_order(tree)[:10]:
             rows = np.concatenate([X[:30], _on_boundary(tree, int(node), X[:30])])
             assert np.array_equal(tree.goes_left(int(node), rows), _compiled_left(tree, int(node), rows))
+
+
+def test_boosting_hands_out_its_trees_as_fitted_regression_trees():
+    X, y = make_classification("H2 x S2", n_samples=300, n_classes=3, random_state=0)
+    gb = ProductGradientBoostingClassifier(signature="H2 x S2", max_iter=3, random_state=0).fit(X, y)
+    raw = np.tile(gb.baseline_, (len(X), 1))
+    for index in range(gb.n_iter_ * gb.n_trees_per_iteration_):
+        tree = gb.tree_estimator(index)
+        assert isinstance(tree, ProductDecisionTreeRegressor)
+        iteration, k = divmod(index, gb.n_trees_per_iteration_)
+        assert tree.tree_ is gb.trees_[iteration][k] and tree.signature_ is gb.signature_
+        assert tree.get_params()["min_samples_leaf"] == gb.min_samples_leaf
+        raw[:, k] += tree.predict(X)
+        assert np.array_equal(tree.apply(X), tree.tree_.route(X))
+    np.testing.assert_allclose(raw, gb.decision_function(X), rtol=0, atol=1e-12)
+    for bad in (-1, gb.n_iter_ * gb.n_trees_per_iteration_, 1.5, True):
+        with pytest.raises(IndexError, match="tree index must be an integer"):
+            gb.tree_estimator(bad)

@@ -3,12 +3,12 @@
 A boosting model (:mod:`curvedtrees.boosting`) keeps ``trees_``: ``n_iter_`` iterations of
 ``n_trees_per_iteration_`` bare :class:`curvedtrees.trees.Tree` arrays (one tree per class
 for three or more classes, otherwise one). The tree diagram, the replay and the boundary
-pictures (:mod:`curvedtrees.viz`) take a fitted product-tree *estimator*, so
-:func:`iteration_tree` wraps one of them in a :class:`ProductDecisionTreeRegressor`: each
-boosted tree is a regression tree whose leaf values are that tree's contribution to the
-raw score (learning rate included), so a regressor's ``predict`` is exactly that
-contribution. Trees are numbered flat, ``index = iteration * n_trees_per_iteration_ + k``,
-so a single integer picks one, as for a forest's ``estimators_``.
+pictures (:mod:`curvedtrees.viz`) take a fitted product-tree *estimator*; the model hands
+each tree out as one (``tree_estimator``, a :class:`ProductDecisionTreeRegressor` whose
+leaf values are that tree's contribution to the raw score, learning rate included, so its
+``predict`` is exactly that contribution). Trees are numbered flat,
+``index = iteration * n_trees_per_iteration_ + k``, so a single integer picks one, as for
+a forest's ``estimators_``; :func:`iteration_tree` clips the number as a page's index is.
 
 Pure module (no Streamlit).
 """
@@ -48,26 +48,13 @@ def iteration_tree(estimator, index: int = 0):
     Returns
     -------
     ProductDecisionTreeRegressor
-        Shares the model's node arrays (nothing is copied); ``predict`` gives the tree's
-        contribution to the raw score of its class, ``apply`` and ``decision_path`` route
-        rows through the same stored boundaries as the model.
+        The model's own ``tree_estimator``: shares the model's node arrays (nothing is
+        copied); ``predict`` gives the tree's contribution to the raw score of its class,
+        ``apply`` and ``decision_path`` route rows through the same stored boundaries as
+        the model.
     """
-    from curvedtrees.trees import ProductDecisionTreeRegressor
-
     iteration, k = split_index(estimator, index)
-    tree = ProductDecisionTreeRegressor(
-        signature=str(estimator.signature_),
-        pairs=estimator.pairs,
-        max_depth=estimator.max_depth,
-        min_samples_leaf=estimator.min_samples_leaf,
-    )
-    # The fitted attributes a product tree's fit sets, taken from the model that grew this tree.
-    tree.tree_ = estimator.trees_[iteration][k]
-    tree.signature_ = estimator.signature_
-    tree.split_features_ = estimator.split_features_
-    tree.n_features_in_ = estimator.n_features_in_
-    tree.max_features_ = estimator.split_features_.n_features
-    return tree
+    return estimator.tree_estimator(iteration * int(estimator.n_trees_per_iteration_) + k)
 
 
 def tree_label(estimator, index: int, class_names=None) -> str:

@@ -369,6 +369,44 @@ class BaseProductGradientBoosting(BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
+    # ------------------------------------------------------------- the trees as estimators
+    def tree_estimator(self, index: int):
+        """Tree number ``index`` of the ensemble as a fitted product regression tree.
+
+        Trees are numbered flat, ``index = iteration * n_trees_per_iteration_ + k`` (``k``:
+        the class of a softmax tree, else 0), as a forest's ``estimators_`` are.
+
+        Parameters
+        ----------
+        index : int
+            In ``[0, n_iter_ * n_trees_per_iteration_)``.
+
+        Returns
+        -------
+        ProductDecisionTreeRegressor
+            Shares the ensemble's node arrays (nothing is copied): ``predict`` gives the
+            tree's contribution to the raw score of its class (learning rate included),
+            ``apply`` and ``decision_path`` route through the same stored boundaries as
+            the ensemble. Its parameters are the ensemble's ``pairs``, ``max_depth`` and
+            ``min_samples_leaf``.
+        """
+        from ..trees.kernels import tree_regressor
+
+        check_is_fitted(self, "trees_")
+        per_iteration = int(self.n_trees_per_iteration_)
+        n_trees = len(self.trees_) * per_iteration
+        if isinstance(index, bool) or not isinstance(index, Integral) or not 0 <= index < n_trees:
+            raise IndexError(f"tree index must be an integer in [0, {n_trees}), got {index!r}")
+        iteration, k = divmod(int(index), per_iteration)
+        params = {"pairs": self.pairs, "max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf}
+        return tree_regressor(
+            self.trees_[iteration][k],
+            signature=self.signature_,
+            split_features=self.split_features_,
+            n_features_in=self.n_features_in_,
+            params=params,
+        )
+
 
 class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoosting):
     """Gradient-boosted product trees for classification (log loss; softmax for 3+ classes).
