@@ -20,7 +20,7 @@ from ui.data import (
 )
 from ui.errors import friendly
 from ui.forms import param_fields, signature_box
-from ui.pictures import Picture
+from ui.pictures import Layers, Picture
 from ui.text import plural
 from ui.uploads import (
     ACCEPTED_TYPES,
@@ -313,8 +313,8 @@ with tab_upload:
                         Picture(first_view, "origin", 0, 60),
                         None,
                         chart_key="upload_points",
-                        show_boundaries=False,
-                        height=380,
+                        layers=Layers(show_boundaries=False),
+                        framing=viz.Framing(height=380),
                         caption=False,
                     )
                     st.caption(f"The uploaded points on {viz.describe_view(first_view, ready.signature)[0]}.")
@@ -346,5 +346,12 @@ with c1:
     st.dataframe(preview, height=420)
 with c2:
     picture = picture_picker(data, "data", reference=False, resolution=False)
-    show_picture(data, picture, None, chart_key="data_preview", show_boundaries=False, height=430)
+    show_picture(
+        data,
+        picture,
+        None,
+        chart_key="data_preview",
+        layers=Layers(show_boundaries=False),
+        framing=viz.Framing(height=430),
+    )
 state.sync_url()

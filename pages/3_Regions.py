@@ -7,7 +7,7 @@ from ui import state
 from ui.boosted_trees import is_boosted, tree_count, tree_label
 from ui.chrome import lecture_mode, page_setup
 from ui.export import export_buttons
-from ui.pictures import boundary_note, boundary_tree, default_layers, frame_steps
+from ui.pictures import Layers, boundary_note, boundary_tree, default_layers, frame_steps
 from ui.widgets import picture_picker, show_picture
 
 page_setup("Decision regions")
@@ -72,11 +72,9 @@ fig = show_picture(
     picture,
     model,
     chart_key="regions_chart",
-    show_points=show_points,
-    show_boundaries=show_bounds,
-    tree=tree,
+    layers=Layers(show_points=show_points, show_boundaries=show_bounds, tree=tree),
     # The picture has the page's whole width; in lecture mode (sidebar folded) at least 736 px.
-    wide=lecture_mode(),
+    framing=viz.Framing(wide=lecture_mode()),
 )
 if fig is not None and show_bounds and frame_steps(data, picture.view) is None:
     # A fully grown tree has thousands of splits: say which ones the picture draws.

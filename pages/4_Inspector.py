@@ -8,7 +8,7 @@ from ui.boosted_trees import is_boosted, tree_label
 from ui.chrome import lecture_mode, page_setup, set_model
 from ui.errors import friendly
 from ui.export import export_buttons
-from ui.pictures import LECTURE_COLUMN_ZOOM, Picture, boundary_note, boundary_tree
+from ui.pictures import LECTURE_COLUMN_ZOOM, Layers, Picture, boundary_note, boundary_tree
 from ui.training import DEFAULT_TREE, train_from_recipe
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
 
@@ -199,15 +199,11 @@ with right:
         estimator=tree,
         model_key=f"{model.model_id}:t{tree_index}",
         chart_key="insp_regions",
-        tree=tree,
-        styles=picture_styles,
-        marked_row=row,
-        replay_k=k,
         # A big tree's ids would pile up into an unreadable heap: only its largest splits' and the highlighted ones.
-        label_nodes=True,
-        highlight_node=int(node),
+        layers=Layers(tree=tree, styles=picture_styles, marked_row=row, label_nodes=True, highlight_node=int(node)),
         # In a lecture the picture's column is wider than the default framing's: a closer 3-D camera.
-        zoom=LECTURE_COLUMN_ZOOM if lecture_mode() else None,
+        framing=viz.Framing(zoom=LECTURE_COLUMN_ZOOM if lecture_mode() else None),
+        replay_k=k,
     )
     note = boundary_note(tree, picture.view, replay=True)
     if note:

@@ -8,7 +8,7 @@ from ui.data import build_dataset
 from ui.errors import friendly
 from ui.export import export_buttons
 from ui.lessons import LESSONS, get_lesson
-from ui.pictures import Picture, boundary_tree, resolve_view
+from ui.pictures import Layers, Picture, boundary_tree, resolve_view
 from ui.training import train_from_recipe
 from ui.widgets import show_picture
 
@@ -47,8 +47,9 @@ def picture(data, models: dict, view_key: str, model_name: str, splits, chart_ke
     shown = Picture(view, "origin", 0, LESSON_RESOLUTION)
     tree = boundary_tree(model)
     title, _ = viz.describe_view(view, data.signature)
+    framing = viz.Framing(wide=wide)
     if splits == 0:
-        fig = show_picture(data, shown, None, chart_key=chart_key, caption=False, wide=wide)
+        fig = show_picture(data, shown, None, chart_key=chart_key, caption=False, framing=framing)
     elif tree is not None and splits is not None:
         pruned = viz.first_splits(tree, splits)
         styles = pruned.restyle({pruned.newest: "newest"}) if pruned.newest is not None else {}
@@ -60,12 +61,11 @@ def picture(data, models: dict, view_key: str, model_name: str, splits, chart_ke
             model_key=f"{model.model_id}:k{splits}",
             chart_key=chart_key,
             caption=False,
-            tree=pruned.estimator,
-            styles=styles,
-            wide=wide,
+            layers=Layers(tree=pruned.estimator, styles=styles),
+            framing=framing,
         )
     else:
-        fig = show_picture(data, shown, model, chart_key=chart_key, caption=False, wide=wide)
+        fig = show_picture(data, shown, model, chart_key=chart_key, caption=False, framing=framing)
     caption = f"{title} · {model.title}" + ("" if splits is None else f" · first {splits} split(s)")
     st.caption(caption)
     export_buttons(fig, caption, key=chart_key)

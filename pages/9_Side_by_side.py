@@ -107,7 +107,7 @@ def side(name: str) -> None:
     started = time.perf_counter()
     with friendly("draw the decision regions") as outcome:
         grid_regions = cache.regions(record.model_id, picture.key(data), record.estimator, data, picture)
-        fig = picture_figure(data, picture, record, grid_regions, title=title)
+        fig = picture_figure(data, picture, record, grid_regions, framing=viz.Framing(title=title))
     if not outcome.ok:
         return
     st.plotly_chart(fig, key=f"sbs_{name}_chart", config=PLOTLY_CONFIG, width="stretch")

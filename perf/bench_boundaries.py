@@ -79,7 +79,8 @@ def draw(data, picture, model, grid_regions, tree, budget: int, squeeze: bool) -
         viz.boundaries._squeeze = _whole
     try:
         start = time.perf_counter()
-        fig = pictures.picture_figure(data, picture, model, grid_regions, show_boundaries=True, tree=tree)
+        layers = pictures.Layers(show_boundaries=True, tree=tree)
+        fig = pictures.picture_figure(data, picture, model, grid_regions, layers=layers)
         text = fig.to_json()
         seconds = time.perf_counter() - start
     finally:
@@ -110,7 +111,9 @@ def main(argv=None) -> None:
         grid_regions = pictures.regions_for(model.estimator, data, picture)
         print(f"  grid prediction (either way) {time.perf_counter() - start:.2f} s")
         start = time.perf_counter()
-        bare = pictures.picture_figure(data, picture, model, grid_regions, show_boundaries=False)
+        bare = pictures.picture_figure(
+            data, picture, model, grid_regions, layers=pictures.Layers(show_boundaries=False)
+        )
         bare_seconds, bare_bytes = time.perf_counter() - start, len(bare.to_json())
         print(f"  without boundaries: {bare_seconds:.2f} s, JSON {bare_bytes / 1e6:.2f} MB")
         results = {}

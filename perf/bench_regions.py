@@ -77,7 +77,7 @@ def main(argv=None) -> int:
             points = viz.PointLayer(viz.project_points(view, SIGNATURE, X), class_index=y)
 
             def figure(grid=grid, grid_regions=grid_regions, found=found, points=points):
-                return viz.region_figure(grid, grid_regions, points, found).to_json()
+                return viz.region_figure(grid, grid_regions, viz.Overlay(points=points, boundaries=found)).to_json()
 
             t_figure, _ = best(figure, args.repeat)
             rows = viz.product_rows(grid, reference)

@@ -62,22 +62,11 @@ def measure(tree, view, X, reference, args) -> tuple[float, float, float, float,
     t_smooth, replay = best(lambda: viz.smooth_replay(tree, plain, reference), args.repeat)
     t_replay = t_plain + t_smooth
     curves = viz.boundary_curves(tree, SIGNATURE, view, reference, grid)
-    names = [str(int(k)) for k in replay.steps]
     styles = frame_styles(replay)
 
     def build():
-        fig = viz.region_figure(
-            grid,
-            None,
-            None,
-            curves,
-            frames=replay.frames,
-            frame_names=names,
-            active_frame=len(names) - 1,
-            frame_label="splits",
-            frame_styles=styles,
-            label_nodes=True,
-        )
+        overlay = viz.Overlay(boundaries=curves, label_nodes=True)
+        fig = viz.region_figure(grid, None, overlay, animation=replay.animation(styles))
         return fig.to_json()
 
     t_figure, text = best(build, args.repeat)

@@ -108,12 +108,35 @@ class Failed:
     message: str
 
 
+# The cases name their options as the pages chose them; picture_figure takes them in two records.
+_LAYER_OPTIONS = (
+    "show_points",
+    "show_boundaries",
+    "tree",
+    "styles",
+    "boundary_nodes",
+    "marked_row",
+    "label_nodes",
+    "highlight_node",
+    "replay_frame",
+)
+_FRAMING_OPTIONS = ("title", "height", "wide", "zoom")
+
+
 def figure(data, picture, model=None, grid_regions=None, **options):
-    """``ui.pictures.picture_figure`` with the keyword options the pages pass (or what it raised)."""
+    """``ui.pictures.picture_figure`` with the options the pages pass (or what it raised)."""
+    from curvedtrees import viz
+
     from ui import pictures
 
+    replay = options.pop("replay", None)
+    layers = pictures.Layers(**{k: options.pop(k) for k in _LAYER_OPTIONS if k in options})
+    framing = viz.Framing(**{k: options.pop(k) for k in _FRAMING_OPTIONS if k in options})
+    if options:
+        raise TypeError(f"unknown picture options {sorted(options)}")
+    source = replay if replay is not None else grid_regions
     try:
-        return pictures.picture_figure(data, picture, model, grid_regions, **options)
+        return pictures.picture_figure(data, picture, model, source, layers=layers, framing=framing)
     except Exception as exc:  # the page turns it into a message; the catalogue keeps it to compare
         return Failed(f"{type(exc).__name__}: {exc}")
 
@@ -494,8 +517,8 @@ def engine_builders(cat: Catalogue) -> None:
         return
     data = cat.data(DEMOS["product"].data)
     X, y, signature = data.X, data.y, data.signature
-    clf = ProductDecisionTreeClassifier(signature=signature, max_depth=5).fit(X, y)
-    reg = ProductDecisionTreeRegressor(signature=signature, max_depth=4).fit(X, X[:, 1])
+    clf = ProductDecisionTreeClassifier(signature=signature, max_depth=5, random_state=0).fit(X, y)
+    reg = ProductDecisionTreeRegressor(signature=signature, max_depth=4, random_state=0).fit(X, X[:, 1])
     reference = viz.reference_point(signature, X, "mean")
     for est, task in ((clf, "clf"), (reg, "reg")):
         for view in viz.available_views(signature):
@@ -503,12 +526,16 @@ def engine_builders(cat: Catalogue) -> None:
             regions = viz.predict_regions(est, grid, reference)
             curves = viz.boundary_curves(est, signature, view, reference, grid)
             points = viz.PointLayer(viz.project_points(view, signature, X), class_index=data.class_index())
-            cat.figure(f"engine-{task}-{view.key}", viz.region_figure(grid, regions, points, curves))
+            overlay = viz.Overlay(points=points, boundaries=curves)
+            cat.figure(f"engine-{task}-{view.key}", viz.region_figure(grid, regions, overlay))
             styles = {int(c.node): "path" for c in curves[:2]}
             cat.figure(
                 f"engine-{task}-{view.key}-styled",
                 viz.region_figure(
-                    grid, regions, None, curves, styles=styles, title="styled", label_nodes={0, 1}, zoom=1.2
+                    grid,
+                    regions,
+                    viz.Overlay(boundaries=curves, styles=styles, label_nodes={0, 1}),
+                    framing=viz.Framing(title="styled", zoom=1.2),
                 ),
             )
             if view.kind != "line":
@@ -518,19 +545,16 @@ def engine_builders(cat: Catalogue) -> None:
                      enumerate(replay.nodes(f))}
                     for f in range(len(replay.steps))
                 ]  # fmt: skip
+                animation = viz.Animation(
+                    replay.frames,
+                    names=[str(int(s)) for s in replay.steps],
+                    active=2,
+                    label="splits",
+                    boundary_styles=styles_per_frame,
+                )
                 cat.figure(
                     f"engine-{task}-{view.key}-replay",
-                    viz.region_figure(
-                        grid,
-                        None,
-                        None,
-                        curves,
-                        frames=replay.frames,
-                        frame_names=[str(int(s)) for s in replay.steps],
-                        frame_label="splits",
-                        frame_styles=styles_per_frame,
-                        active_frame=2,
-                    ),
+                    viz.region_figure(grid, None, viz.Overlay(boundaries=curves), animation=animation),
                 )
     cat.figure("engine-confusion", viz.confusion_figure(np.array([[5, 1], [2, 7]]), ["a", "b"], title="confusion"))
     cat.figure("engine-confusion-empty-row", viz.confusion_figure(np.array([[0, 0], [2, 7]]), ["a", "b"]))

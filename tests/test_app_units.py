@@ -261,7 +261,7 @@ def test_picture_figure_for_a_product_states_the_reference_and_draws_everything(
     for view in pictures.viz.available_views(data.signature):
         picture = pictures.Picture(view, "mean", 0, 30)
         grid_regions = pictures.regions_for(record.estimator, data, picture)
-        fig = pictures.picture_figure(data, picture, record, grid_regions, marked_row=3)
+        fig = pictures.picture_figure(data, picture, record, grid_regions, layers=pictures.Layers(marked_row=3))
         names = {t.name for t in fig.data}
         assert {"training points", "test points", "explained point"} <= names, view
         assert "held at the data's mean" in pictures.reference_note(data, picture)

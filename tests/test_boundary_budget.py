@@ -28,7 +28,7 @@ def test_ranked_splits_hold_the_most_rows_first_and_every_prefix_is_a_cut_back_t
     ranked = viz.boundaries.ranked_splits(deep_tree)
     assert sorted(ranked.tolist()) == np.flatnonzero(t.children_left >= 0).tolist()
     assert np.all(np.diff(t.n_node_samples[ranked]) <= 0)
-    parents = viz.boundaries.node_parents(deep_tree)
+    parents = t.parents()
     position = {int(v): k for k, v in enumerate(ranked)}
     assert ranked[0] == 0 and all(position[int(parents[v])] < position[int(v)] for v in ranked[1:])
 
@@ -78,7 +78,8 @@ def test_a_forest_picture_draws_at_most_the_budget_and_says_so(forest_picture):
     n_splits = len(viz.split_order(tree))
     budget = 300  # the issue's budget of curves
     assert n_splits > 3 * budget
-    fig = pictures.picture_figure(data, picture, model, grid_regions, show_boundaries=True, tree=tree)
+    layers = pictures.Layers(show_boundaries=True, tree=tree)
+    fig = pictures.picture_figure(data, picture, model, grid_regions, layers=layers)
     # The plain boundaries' trace holds each curve followed by a NaN (and split by one where a curve stops
     # acting and starts again).
     (plain,) = [t for t in fig.data if t.legendgroup == "split" and t.showlegend]
@@ -96,6 +97,7 @@ def test_a_small_tree_is_drawn_whole_with_no_note(forest_picture):
     X, y = data.X, data.y
     small = ProductDecisionTreeClassifier(signature="H2", max_depth=4, random_state=0).fit(X, y)
     assert pictures.boundary_note(small, picture.view) is None
-    fig = pictures.picture_figure(data, picture, model, grid_regions, show_boundaries=True, tree=small)
+    layers = pictures.Layers(show_boundaries=True, tree=small)
+    fig = pictures.picture_figure(data, picture, model, grid_regions, layers=layers)
     assert not any(t.name and "splits drawn" in t.name for t in fig.data)
     assert any(t.name == "split boundary" and t.showlegend for t in fig.data)

@@ -102,16 +102,11 @@ def _replay_figure(case, styles=None, marked=None, resolution=30):
     fig = viz.region_figure(
         grid,
         None,
-        None,
-        curves,
-        marked=marked,
-        frames=replay.frames,
-        frame_names=names,
-        active_frame=len(names) - 1,
-        frame_label="splits",
-        frame_styles=replay_styles(replay, styles),
-        label_nodes=True,
-        title="a title",
+        viz.Overlay(boundaries=curves, marked=marked, label_nodes=True),
+        framing=viz.Framing(title="a title"),
+        animation=viz.Animation(
+            replay.frames, names, len(names) - 1, "splits", boundary_styles=replay_styles(replay, styles)
+        ),
     )
     return json.loads(fig.to_json()), replay, curves
 
@@ -211,7 +206,7 @@ def test_still_pictures_put_a_horizontal_legend_below_the_plot(kind):
     X, _, tree = _fit(sig)
     grid = viz.view_grid(view, sig, 20, viz.data_bounds(view, sig, X) or None)
     regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
-    spec = json.loads(viz.region_figure(grid, regions, title="t").to_json())
+    spec = json.loads(viz.region_figure(grid, regions, framing=viz.Framing(title="t")).to_json())
     legend = spec["layout"]["legend"]
     assert legend["orientation"] == "h" and legend["yanchor"] == "top" and legend["y"] <= 0
     if kind in ("sphere", "torus"):
@@ -225,13 +220,12 @@ def test_frame_styles_must_match_the_frames(fitted):
     grid = viz.view_grid(view, SIG, 10)
     replay = viz.replay_regions(tree, grid, viz.reference_point(SIG))
     with pytest.raises(ValueError, match="boundary styles"):
-        viz.region_figure(grid, None, frames=replay.frames, frame_styles=[{}])
+        viz.region_figure(grid, None, animation=viz.Animation(replay.frames, boundary_styles=[{}]))
 
 
 # ------------------------------------------------------------------ explanations on the picture
 @pytest.mark.parametrize("case", ["disk", "sphere", "torus", "plane"])
 def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_rule(case):
-    from curvedtrees.viz.boundaries import goes_left, reaches_node
     from curvedtrees.viz.palette import N_LEVELS
 
     sig, view = CASES[case]
@@ -243,7 +237,7 @@ def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_
     found = viz.treeview.node_region(tree, node, grid, reference, sig)
     rows = viz.product_rows(grid, reference)
     want = np.zeros(grid.mask.shape, dtype=bool)
-    want[np.flatnonzero(grid.mask)[reaches_node(tree, node, rows, sig)]] = True
+    want[np.flatnonzero(grid.mask)[tree.tree_.reaches(node, rows)]] = True
     np.testing.assert_array_equal(found.inside.ravel(), want)
     assert 0 < found.inside.sum() < grid.mask.sum()
     texts = [t for _, t, _ in found.labels]
@@ -253,11 +247,11 @@ def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_
     assert f"x{int(tree.tree_.coords[node][1])}" in rules[0]
     # Each label sits on a cell of its own side.
     inside_rows = rows[found.inside.ravel()[grid.mask]]
-    left = goes_left(tree, node, inside_rows, sig)
+    left = tree.tree_.goes_left(node, inside_rows)
     assert left.any() and (~left).any()
 
     regions = viz.predict_regions(tree, grid, reference)
-    spec = json.loads(viz.region_figure(grid, regions, highlight=found).to_json())
+    spec = json.loads(viz.region_figure(grid, regions, viz.Overlay(highlight=found)).to_json())
     labels = [t for t in spec["data"] if t.get("name") == "node labels"]
     shown = [s.replace("<b>", "").replace("</b>", "") for s in labels[0]["text"]]
     # 3-D pictures write a letter (the whole label on hover), so that no text runs past the column.
@@ -300,8 +294,7 @@ def test_a_selected_leaf_shows_its_prediction_in_its_region():
 
 @pytest.mark.parametrize("case", ["disk", "sphere", "plane"])
 def test_margin_band_reaches_the_nearest_training_row_on_each_side(case):
-    from curvedtrees.viz.boundaries import reaches_node
-    from curvedtrees.viz.treeview import _split_value
+    from curvedtrees.viz.treeview.nodes import _split_value
 
     sig, view = CASES[case]
     X, _, tree = _fit(sig)
@@ -311,20 +304,22 @@ def test_margin_band_reaches_the_nearest_training_row_on_each_side(case):
     found = viz.treeview.node_region(tree, node, grid, reference, sig, X_train=X)
     assert found.band is not None and not np.all(found.band[grid.mask.reshape(grid.shape)])
     assert [side for _, _, side in found.nearest] == ["left", "right"]
-    value = _split_value(tree.tree_, node, X, sig)
-    reached = reaches_node(tree, node, X, sig)
+    value = _split_value(tree.tree_, node, X)
+    reached, left = tree.tree_.reaches(node, X), tree.tree_.goes_left(node, X)  # the tree's own sides
     for _, row, side in found.nearest:
-        mine = reached & ((value <= 0) if side == "left" else (value > 0))
+        mine = reached & (left if side == "left" else ~left)
         assert abs(value[row]) == pytest.approx(np.min(np.abs(value[mine])))
     # The band is the cells on each side closer to the boundary than that side's nearest row.
-    cells = _split_value(tree.tree_, node, viz.product_rows(grid, reference), sig)
+    rows = viz.product_rows(grid, reference)
+    cells, cells_left = _split_value(tree.tree_, node, rows), tree.tree_.goes_left(node, rows)
     band = found.band.ravel()[grid.mask]
     left_limit, right_limit = (abs(value[row]) for _, row, _ in found.nearest)
-    want = np.where(cells <= 0, np.abs(cells) <= left_limit, np.abs(cells) <= right_limit)
+    want = np.where(cells_left, np.abs(cells) <= left_limit, np.abs(cells) <= right_limit)
     np.testing.assert_array_equal(band, want)
     # The root's margin is wider than a grid cell here on the disk and the sphere (on the plane it is not).
     assert band.any() or case == "plane"
-    spec = json.loads(viz.region_figure(grid, viz.predict_regions(tree, grid, reference), highlight=found).to_json())
+    regions = viz.predict_regions(tree, grid, reference)
+    spec = json.loads(viz.region_figure(grid, regions, viz.Overlay(highlight=found)).to_json())
     names = [t.get("name") for t in spec["data"]]
     assert ("margin" in names or case == "plane") and "nearest rows (margin)" in names
 
@@ -356,7 +351,8 @@ def _disk_replay_figure(model, sig="H2"):
     replay = viz.replay_regions(model, grid, viz.reference_point(sig))
     styles = [{int(n): "split" for n in replay.nodes(f)} for f in range(len(replay.steps))]
     names = [str(int(k)) for k in replay.steps]
-    return grid, replay, viz.region_figure(grid, frames=replay.frames, frame_styles=styles, frame_names=names)
+    animation = viz.Animation(replay.frames, names, boundary_styles=styles)
+    return grid, replay, viz.region_figure(grid, animation=animation)
 
 
 def test_flat_replays_send_one_byte_per_cell_and_keep_the_outside_clear(monkeypatch):
@@ -380,7 +376,7 @@ def test_flat_replays_send_one_byte_per_cell_and_keep_the_outside_clear(monkeypa
     assert decode(heat["z"]).dtype == np.uint8 and heat["zmax"] == n_codes + 0.5
     assert heat["colorscale"][-1][1] == viz.palette.OUTSIDE and heat["colorscale"][-3][1] != viz.palette.OUTSIDE
     # A quarter of the bytes of float32 codes with NaN outside (the regions' share of the payload).
-    monkeypatch.setattr(vf, "_outside_code", lambda regions, coloring: None)
+    monkeypatch.setattr(vf.coloring, "_outside_code", lambda regions, coloring: None)
     wide = len(_disk_replay_figure(tree)[2].to_json())
     assert len(fig.to_json()) < wide / 1.8, (len(fig.to_json()), wide)
 
@@ -396,10 +392,12 @@ def test_a_regression_replay_on_the_disk_leaves_the_corners_clear():
         z = decode(frame["data"][0]["z"])
         # The corners used to take step 0 of the scale (a dark square around the disk).
         assert (
-            z.dtype == np.uint8 and np.all(z[outside] == vf._VALUE_STEPS + 1) and z[~outside].max() <= vf._VALUE_STEPS
+            z.dtype == np.uint8
+            and np.all(z[outside] == vf.coloring.VALUE_STEPS + 1)
+            and z[~outside].max() <= vf.coloring.VALUE_STEPS
         )
-    assert heat["zmax"] == vf._VALUE_STEPS + 1 and heat["colorscale"][-1][1] == viz.palette.OUTSIDE
-    assert all(v <= vf._VALUE_STEPS for v in heat["colorbar"]["tickvals"])
+    assert heat["zmax"] == vf.coloring.VALUE_STEPS + 1 and heat["colorscale"][-1][1] == viz.palette.OUTSIDE
+    assert all(v <= vf.coloring.VALUE_STEPS for v in heat["colorbar"]["tickvals"])
 
 
 def test_an_animated_disk_gives_its_legend_and_slider_their_own_room():
@@ -408,9 +406,9 @@ def test_an_animated_disk_gives_its_legend_and_slider_their_own_room():
     _, _, tree = _fit("H2")
     _, _, fig = _disk_replay_figure(tree)
     layout = json.loads(fig.to_json())["layout"]
-    assert layout["height"] == vf._HEIGHT["disk"] + vf._ANIMATED_ROOM["disk"]
+    assert layout["height"] == vf.HEIGHTS["disk"] + vf.ANIMATED_ROOM["disk"]
     assert layout["legend"]["font"]["size"] == 11 and layout["legend"]["itemwidth"] == 30
     assert layout["yaxis"]["constraintoward"] == "top"  # the disk right under the legend
     grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), "H2", 20)
     still = json.loads(viz.region_figure(grid, viz.predict_regions(tree, grid, viz.reference_point("H2"))).to_json())
-    assert still["layout"]["height"] == vf._HEIGHT["disk"] and "constraintoward" not in still["layout"]["yaxis"]
+    assert still["layout"]["height"] == vf.HEIGHTS["disk"] and "constraintoward" not in still["layout"]["yaxis"]

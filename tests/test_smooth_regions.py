@@ -315,14 +315,8 @@ def replay_spec(kind: str, smooth_edges: bool = True):
     fig = viz.region_figure(
         grid,
         None,
-        None,
-        curves,
-        frames=replay.frames,
-        frame_names=[str(int(k)) for k in replay.steps],
-        active_frame=len(replay.steps) - 1,
-        frame_label="splits",
-        frame_styles=styles,
-        label_nodes=True,
+        viz.Overlay(boundaries=curves, label_nodes=True),
+        animation=replay.animation(styles),
     )
     return fig.to_json(), replay, tree
 
@@ -384,7 +378,7 @@ def test_month_frames_of_a_classifier_send_each_frames_own_pieces():
         references.append(ref)
     frames = viz.predict_frames(forest, grid, references)
     assert all(f.cuts is not None for f in frames) and frames[0].cuts is not frames[1].cuts
-    spec = spec_of(viz.region_figure(grid, frames=frames))
+    spec = spec_of(viz.region_figure(grid, animation=viz.Animation(frames)))
     assert spec["data"][1]["name"] == "region edges"
     for frame, regions in zip(spec["frames"], frames):
         assert frame["traces"] == [0, 1]

@@ -199,26 +199,26 @@ def test_clipped_boundaries_are_where_the_prediction_changes(h2_tree):
     clipped = viz.boundary_curves(tree, "H2", view, viz.reference_point("H2"))
     full = viz.boundary_curves(tree, "H2", view, viz.reference_point("H2"), clip=False)
     assert sum(np.isfinite(c.coords["x"]).sum() for c in clipped) < sum(np.isfinite(c.coords["x"]).sum() for c in full)
-    parents = viz.boundaries.node_parents(tree)
     for curve in clipped:
         rows, _ = _curve_rows(curve, view, "H2")
-        assert viz.reaches_node(tree, curve.node, rows, "H2", parents).mean() > 0.98
+        assert tree.tree_.reaches(curve.node, rows).mean() > 0.98
         # Nudging a boundary point along the split normal sends it to the two different children.
         _, a, _ = viz.split_plane(tree, curve.node, "H2")
         mid = rows[len(rows) // 2]
         eta = 1e-4 * a / np.linalg.norm(a)
         sides = [
-            viz.goes_left(tree, curve.node, ProductManifold("H2").projx(p[None, :]), "H2")[0]
-            for p in (mid - eta, mid + eta)
+            tree.tree_.goes_left(curve.node, ProductManifold("H2").projx(p[None, :]))[0] for p in (mid - eta, mid + eta)
         ]
         assert sides[0] != sides[1]
 
 
-def test_routing_of_the_boundary_helper_matches_the_engine(product_tree):
-    sig, X, _y, tree = product_tree
+def test_the_boundaries_route_rows_as_the_engine_does(product_tree):
+    _sig, X, _y, tree = product_tree
     path = tree.decision_path(X).toarray().astype(bool)
     for node in range(tree.tree_.node_count):
-        assert np.array_equal(viz.reaches_node(tree, node, X, sig), path[:, node]), node
+        assert np.array_equal(tree.tree_.reaches(node, X), path[:, node]), node
+    # The picture helpers hold no routing rule of their own.
+    assert not hasattr(viz, "goes_left") and not hasattr(viz, "reaches_node")
 
 
 def test_sphere_torus_circle_plane_boundaries_solve_their_split_equations(product_tree):
@@ -280,7 +280,10 @@ def test_disk_figure_is_a_crisp_heatmap_with_rim_boundaries_points_and_legend(h2
     )
     spec = figure_json(
         viz.region_figure(
-            grid, regions, points, curves, styles={curves[0].node: "newest"}, class_names=["a", "b", "c", "d"]
+            grid,
+            regions,
+            viz.Overlay(points=points, boundaries=curves, styles={curves[0].node: "newest"}),
+            colors=viz.Colors(class_names=["a", "b", "c", "d"]),
         )
     )
     heat = traces(spec, "heatmap")
@@ -317,7 +320,7 @@ def test_circle_figure_is_a_ring_and_regression_gets_a_colour_bar():
     view = viz.View("circle", (0,))
     regions = viz.compute_regions(model, "S1", view, viz.reference_point("S1"), 20)
     curves = viz.boundary_curves(model, "S1", view, viz.reference_point("S1"))
-    spec = figure_json(viz.region_figure(regions.grid, regions, boundaries=curves))
+    spec = figure_json(viz.region_figure(regions.grid, regions, viz.Overlay(boundaries=curves)))
     ring = traces(spec, "barpolar")
     assert len(ring) == 1 and len(decode(ring[0]["marker"]["color"])) == 40
     assert any(t.get("marker", {}).get("showscale") for t in spec["data"])
@@ -328,7 +331,8 @@ def test_preview_figure_without_a_model_draws_the_bare_manifold():
     X, y = make_classification("H2", n_samples=40, n_classes=2, n_clusters=2, random_state=0)
     view = viz.View("disk", (0,), (1, 2))
     grid = viz.view_grid(view, "H2", 10)
-    spec = figure_json(viz.region_figure(grid, None, viz.PointLayer(viz.project_points(view, "H2", X), class_index=y)))
+    points = viz.PointLayer(viz.project_points(view, "H2", X), class_index=y)
+    spec = figure_json(viz.region_figure(grid, None, viz.Overlay(points=points)))
     assert not traces(spec, "heatmap") and any(t.get("fill") == "toself" for t in spec["data"])
 
 
@@ -516,7 +520,7 @@ def test_a_wide_picture_is_taller_and_its_3d_camera_closer(product_tree, h2_tree
         grid = viz.view_grid(view, sig, resolution=16)
         regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
         narrow = figure_json(viz.region_figure(grid, regions))
-        wide = figure_json(viz.region_figure(grid, regions, wide=True))
+        wide = figure_json(viz.region_figure(grid, regions, framing=viz.Framing(wide=True)))
         height, zoom, lift = viz.figures.WIDE_FRAMING[view.kind]
         assert wide["layout"]["height"] == height > narrow["layout"]["height"]
         assert zoom > 1.2
@@ -531,7 +535,7 @@ def test_a_wide_picture_is_taller_and_its_3d_camera_closer(product_tree, h2_tree
     _X, _y, h2 = h2_tree
     grid = viz.view_grid(viz.View("disk", (0,), (1, 2)), "H2", resolution=16)
     regions = viz.predict_regions(h2, grid, viz.reference_point("H2"))
-    assert figure_json(viz.region_figure(grid, regions, wide=True))["layout"]["height"] == 640
+    assert figure_json(viz.region_figure(grid, regions, framing=viz.Framing(wide=True)))["layout"]["height"] == 640
     assert figure_json(viz.region_figure(grid, regions))["layout"]["height"] == 560
 
 
@@ -539,12 +543,12 @@ def test_a_3d_picture_can_be_zoomed_by_the_page_and_a_bad_zoom_is_refused(produc
     sig, _X, _y, tree = product_tree
     grid = viz.view_grid(viz.View("sphere", (1,), (0, 1, 2)), sig, resolution=12)
     regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
-    spec = figure_json(viz.region_figure(grid, regions, zoom=1.4))
+    spec = figure_json(viz.region_figure(grid, regions, framing=viz.Framing(zoom=1.4)))
     assert _eye_length(spec) == pytest.approx(viz.figures.SPHERE_EYE_DISTANCE / 1.4)
     assert spec["layout"]["height"] == figure_json(viz.region_figure(grid, regions))["layout"]["height"]
     for bad in (0, -1.0, float("nan")):
         with pytest.raises(ValueError, match="zoom must be a positive number"):
-            viz.region_figure(grid, regions, zoom=bad)
+            viz.region_figure(grid, regions, framing=viz.Framing(zoom=bad))
 
 
 def _node_id_texts(spec) -> list[str]:
@@ -559,11 +563,15 @@ def test_label_nodes_writes_every_drawn_id_or_only_the_listed_ones(h2_tree):
     curves = viz.boundary_curves(tree, "H2", grid.view, viz.reference_point("H2"), grid)
     drawn = {c.node for c in curves}
     assert len(drawn) >= 6
-    every = _node_id_texts(figure_json(viz.region_figure(grid, boundaries=curves, label_nodes=True)))
+    every = _node_id_texts(
+        figure_json(viz.region_figure(grid, overlay=viz.Overlay(boundaries=curves, label_nodes=True)))
+    )
     assert sorted(map(int, every)) == sorted(drawn)
-    assert _node_id_texts(figure_json(viz.region_figure(grid, boundaries=curves))) == []
+    assert _node_id_texts(figure_json(viz.region_figure(grid, overlay=viz.Overlay(boundaries=curves)))) == []
     chosen = set(sorted(drawn)[:3]) | {10**6}  # an id that draws no curve is ignored
-    some = _node_id_texts(figure_json(viz.region_figure(grid, boundaries=curves, label_nodes=chosen)))
+    some = _node_id_texts(
+        figure_json(viz.region_figure(grid, overlay=viz.Overlay(boundaries=curves, label_nodes=chosen)))
+    )
     assert sorted(map(int, some)) == sorted(drawn)[:3]
 
 
@@ -578,11 +586,10 @@ def test_a_replay_writes_only_the_listed_ids_in_every_frame(h2_tree):
     spec = figure_json(
         viz.region_figure(
             grid,
-            boundaries=curves,
-            frames=[regions] * len(frame_styles),
-            frame_styles=frame_styles,
-            active_frame=len(frame_styles) - 1,
-            label_nodes=chosen,
+            overlay=viz.Overlay(boundaries=curves, label_nodes=chosen),
+            animation=viz.Animation(
+                [regions] * len(frame_styles), active=len(frame_styles) - 1, boundary_styles=frame_styles
+            ),
         )
     )
     assert sorted(map(int, _node_id_texts(spec))) == sorted(chosen)

@@ -82,7 +82,7 @@ def temperatures():
 def world_spec(data, model, view, resolution=DEFAULT_RESOLUTION, **kwargs):
     picture = pictures.Picture(view, "origin", 0, resolution)
     grid_regions = pictures.regions_for(model.estimator, data, picture)
-    fig = pictures.picture_figure(data, picture, model, grid_regions, **kwargs)
+    fig = pictures.picture_figure(data, picture, model, grid_regions, layers=pictures.Layers(**kwargs))
     return json.loads(fig.to_json()), grid_regions
 
 
@@ -338,10 +338,10 @@ def test_frames_need_distinct_names_and_colours_one_per_class():
     grid = viz.view_grid(MAP, "S2", resolution=8)
     regions = viz.predict_regions(tree, grid, viz.reference_point("S2"))
     with pytest.raises(ValueError, match="distinct names"):
-        viz.region_figure(grid, frames=[regions, regions], frame_names=["a", "a"])
+        viz.Animation([regions, regions], names=["a", "a"])
     with pytest.raises(ValueError, match="3 colours for 2 classes"):
-        viz.region_figure(grid, regions, colors=["#000000"] * 3)
-    spec = json.loads(viz.region_figure(grid, frames=[regions, regions], active_frame=1).to_json())
+        viz.region_figure(grid, regions, colors=viz.Colors(colors=["#000000"] * 3))
+    spec = json.loads(viz.region_figure(grid, animation=viz.Animation([regions, regions], active=1)).to_json())
     assert [f["name"] for f in spec["frames"]] == ["1", "2"] and spec["layout"]["sliders"][0]["active"] == 1
 
 

@@ -15,6 +15,7 @@ through them in the browser (:func:`frame_steps`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -29,6 +30,7 @@ __all__ = [
     "MAX_POINTS",
     "MAX_STEPS",
     "FrameSteps",
+    "Layers",
     "Picture",
     "PictureRegions",
     "boundary_note",
@@ -402,26 +404,151 @@ def _points(data, model, view, max_points: int, steps: FrameSteps | None = None)
     return layer.take(viz.subsample(len(layer), max_points))
 
 
-def picture_figure(
-    data,
-    picture: Picture,
-    model=None,
-    grid_regions=None,
-    show_points: bool | None = None,
-    show_boundaries: bool | None = None,
-    tree=None,
-    styles: dict | None = None,
-    boundary_nodes=None,
-    marked_row: int | None = None,
-    title: str | None = None,
-    height: int | None = None,
-    replay: viz.Replay | None = None,
-    replay_frame: int | None = None,
-    label_nodes: bool = False,
-    highlight_node: int | None = None,
-    wide: bool = False,
-    zoom: float | None = None,
-):
+@dataclass(frozen=True)
+class Layers:
+    """What a picture draws over its regions, as the pages choose it.
+
+    Attributes
+    ----------
+    show_points, show_boundaries : bool, optional
+        Default to :func:`default_layers` (boundaries also whenever ``tree`` is given).
+    tree : fitted tree estimator, optional
+        Whose split boundaries to draw (default: :func:`boundary_tree` of the model).
+        Not drawn on a picture that plays through frames (they hold for one frame), except
+        a replay of this tree.
+    styles : dict of node -> style, optional
+        Boundary styles (original node ids): "path", "newest", "selected".
+    boundary_nodes : iterable of int, optional
+        Only these nodes' boundaries.
+    marked_row : int, optional
+        Data row to mark with a star (explain a point).
+    label_nodes : bool
+        Write node ids next to the boundaries: every split's when the picture has at
+        most ``MAX_NODE_LABELS``, else the largest splits' and the highlighted ones'
+        (:func:`labelled_nodes`).
+    highlight_node : int, optional
+        A node of ``tree`` whose region stays bright (every other cell pale), with its
+        two sides labelled with the rule (a split) or its prediction (a leaf).
+    replay_frame : int, optional
+        The frame a replay shows first (default: the last, the whole tree).
+    """
+
+    show_points: bool | None = None
+    show_boundaries: bool | None = None
+    tree: object = None
+    styles: dict | None = None
+    boundary_nodes: tuple | None = None
+    marked_row: int | None = None
+    label_nodes: bool = False
+    highlight_node: int | None = None
+    replay_frame: int | None = None
+
+    def keep(self) -> set[int]:
+        """The highlighted nodes, drawn whatever the budget of curves."""
+        keep = {int(v) for v in (self.styles or {})}
+        return keep | ({int(self.highlight_node)} if self.highlight_node is not None else set())
+
+
+def _shown(data, picture: Picture, source, layers: Layers):
+    """(grid, regions, animation or None, steps or None) of what ``source`` gives a picture.
+
+    ``source`` is a :class:`viz.Replay` (its frames restyle the boundaries: :func:`replay_styles`),
+    a :class:`PictureRegions` (or its first two items, ``(grid, regions)``), or None: the bare
+    manifold on a coarse grid. ``steps`` are the circle's steps a picture plays through.
+    """
+    if isinstance(source, viz.Replay):
+        animation = source.animation(replay_styles(source, layers.styles), layers.replay_frame)
+        regions = animation.frames[animation.active]
+        return regions.grid, regions, animation, None
+    if source is None:
+        bounds = viz.data_bounds(picture.view, data.signature, data.X) or None
+        return viz.view_grid(picture.view, data.signature, min(picture.resolution, 60), bounds), None, None, None
+    if not isinstance(source, PictureRegions):
+        source = PictureRegions(*source)
+    if not source.frames:
+        return source.grid, source.regions, None, None
+    steps = frame_steps(data, picture.view)
+    label = steps.label if steps is not None else "frame"
+    animation = viz.Animation(tuple(source.frames), tuple(source.frame_names), int(source.active), label)
+    return source.grid, source.regions, animation, steps
+
+
+def _curves(data, picture: Picture, grid, tree, layers: Layers, replay) -> tuple[list, int]:
+    """The boundary curves a picture of ``tree`` draws, and the budget they were drawn within."""
+    big_replay = replay is not None and len(replay.order) > REPLAY_MAX_CURVES
+    budget = REPLAY_MAX_CURVES if big_replay else viz.boundaries.MAX_BOUNDARY_CURVES
+    curves = viz.boundary_curves(
+        tree,
+        data.signature,
+        picture.view,
+        picture.reference(data),
+        grid,
+        nodes=layers.boundary_nodes,
+        max_curves=budget,
+        n_points=REPLAY_CURVE_POINTS if big_replay else viz.boundaries.N_CURVE_POINTS,
+        keep=layers.keep(),
+    )
+    return curves, budget
+
+
+def _marked(data, view, row: int | None) -> dict | None:
+    """Picture coordinates of data row ``row`` (None when there is none)."""
+    if row is None or not 0 <= row < len(data.X):
+        return None
+    pos = viz.project_points(view, data.signature, data.X[row : row + 1])
+    return {k: float(v[0]) for k, v in pos.items()}
+
+
+def _colors(data, shown, world: bool) -> viz.Colors:
+    """Class names, a regression's range over the targets and the ``shown`` regions, world colours."""
+    value_range = None
+    if data.task == "regression":
+        y = np.asarray(data.y, dtype=np.float64)
+        value_range = (float(np.min(y)), float(np.max(y)))
+        for regions in shown:
+            finite = regions.values[np.isfinite(regions.values)]
+            if finite.size:
+                value_range = (min(value_range[0], float(finite.min())), max(value_range[1], float(finite.max())))
+    unit = (getattr(data.dataset, "extra", None) or {}).get("target_unit")
+    value_title = f"predicted {unit}" if unit else None
+    if not world:
+        return viz.Colors(data.class_names, None, value_range, value_title)
+    # Targets of both signs on the globe (temperatures) get a scale that is white at zero.
+    diverging = value_range is not None and value_range[0] < 0 < value_range[1]
+    return viz.Colors(data.class_names, viz.world_class_colors(data.class_names), value_range, value_title, diverging)
+
+
+def _highlight(data, model, tree, grid, picture: Picture, node: int):
+    """The region of ``node`` of ``tree`` in the picture, with the margin band of the training rows."""
+    train = np.ones(len(data.X), dtype=bool)
+    if model is not None and getattr(model, "source", "trained") == "trained" and len(model.test_idx):
+        train[model.test_idx] = False
+    train_rows = np.flatnonzero(train)
+    return viz.treeview.node_region(
+        tree,
+        node,
+        grid,
+        picture.reference(data),
+        data.signature,
+        class_names=data.class_names,
+        X_train=data.X[train_rows],
+        rows_train=train_rows,
+    )
+
+
+def _picture_points(data, model, view, layers: Layers, steps) -> viz.PointLayer | None:
+    """The data points a picture draws (places only on a picture that plays through a circle's steps)."""
+    if not layers.show_points:
+        return None
+    # A turning globe holds the circle at one step, but its points come from every step: places only.
+    places = steps or (
+        frame_steps(data, viz.View("sphere", view.components, view.axes)) if view.kind == "ortho" else None
+    )
+    size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
+    return _points(data, model, view, MAX_POINTS[size], places)
+
+
+def picture_figure(data, picture: Picture, model=None, source=None, *, layers: Layers | None = None, framing=None):
     """The figure of one picture.
 
     Parameters
@@ -430,162 +557,55 @@ def picture_figure(
     picture : Picture
     model : ModelRecord, optional
         Supplies the train/test split of the points.
-    grid_regions : PictureRegions or (ViewGrid, RegionGrid), optional
-        From :func:`regions_for` (cached by the app); without them the bare
-        manifold is drawn with the points.
-    show_points, show_boundaries : bool, optional
-        Default to :func:`default_layers` (boundaries also whenever ``tree`` is given).
-    tree : fitted tree estimator, optional
-        Whose split boundaries to draw (default: :func:`boundary_tree` of ``model``).
-        Not drawn on a picture that plays through frames (they hold for one frame).
-    styles : dict of node -> style, optional
-    boundary_nodes : iterable of int, optional
-        Only these nodes' boundaries.
-    marked_row : int, optional
-        Data row to mark with a star.
-    replay : viz.Replay, optional
-        From :func:`replay_for` with ``tree``: the picture plays the tree's splits one
-        by one in the browser (regions and boundaries per frame; ``styles`` as in
-        :func:`replay_styles`), instead of ``grid_regions``.
-    replay_frame : int, optional
-        Frame shown first (default: the last, the whole tree).
-    label_nodes : bool
-        Write node ids next to the boundaries: every split's when the picture has at
-        most ``MAX_NODE_LABELS``, else the largest splits' and the highlighted ones'
-        (:func:`labelled_nodes`).
-    highlight_node : int, optional
-        A node of ``tree`` whose region stays bright (every other cell pale), with its
-        two sides labelled with the rule (a split) or its prediction (a leaf).
-    wide : bool
-        The picture has a wide column to itself (lecture mode, one picture): a taller
-        chart and a closer 3-D camera (``viz.region_figure``'s ``wide``).
-    zoom : float, optional
-        A 3-D camera's zoom (``viz.region_figure``'s ``zoom``), for a column wider than
-        the default framing's 340 px that is not the page's whole width.
+    source : PictureRegions, (ViewGrid, RegionGrid), viz.Replay or None
+        What the regions are: :func:`regions_for` (cached by the app; with frames when the
+        picture plays through a circle's steps), or :func:`replay_for` of ``layers.tree``
+        (the picture plays the tree's splits one by one in the browser: regions and
+        boundaries per frame, ``layers.styles`` as in :func:`replay_styles`). Without one
+        the bare manifold is drawn with the points.
+    layers : Layers, optional
+        What is drawn over the regions.
+    framing : viz.Framing, optional
+        Title, height, the wide lecture framing, a 3-D camera's zoom (the facing direction
+        of a sphere or an orthographic globe is the data's).
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
-    view = picture.view
-    signature = data.signature
-    auto_points, auto_bounds = default_layers(data, model, tree)
-    show_points = auto_points if show_points is None else bool(show_points)
-    show_boundaries = (auto_bounds or tree is not None) if show_boundaries is None else bool(show_boundaries)
-    frames, frame_names, active = (), (), 0
-    if replay is not None:
-        frames = tuple(replay.frames)
-        frame_names = tuple(str(int(k)) for k in replay.steps)
-        active = len(frames) - 1 if replay_frame is None else int(np.clip(replay_frame, 0, len(frames) - 1))
-        grid, regions = frames[active].grid, frames[active]
-    elif grid_regions is not None:
-        grid, regions = grid_regions[0], grid_regions[1]
-        frames = tuple(getattr(grid_regions, "frames", ()) or ())
-        frame_names, active = tuple(getattr(grid_regions, "frame_names", ())), int(getattr(grid_regions, "active", 0))
-    else:
-        bounds = viz.data_bounds(view, signature, data.X) or None
-        grid = viz.view_grid(view, signature, min(picture.resolution, 60), bounds)
-        regions = None
-    world = is_world(data, view)
-    steps = frame_steps(data, view) if frames and replay is None else None
-    # A turning globe holds the circle at one step, but its points come from every step: places only.
-    places = steps or (
-        frame_steps(data, viz.View("sphere", view.components, view.axes)) if view.kind == "ortho" else None
-    )
-    size = "ortho" if view.kind == "ortho" else "3d" if view.kind in ("sphere", "torus") else "flat"
-    points = _points(data, model, view, MAX_POINTS[size], places) if show_points else None
-    curves, budget = [], viz.boundaries.MAX_BOUNDARY_CURVES
-    # Highlighted splits are drawn whatever the budget of curves.
-    keep = {int(v) for v in (styles or {})} | ({int(highlight_node)} if highlight_node is not None else set())
-    if show_boundaries and (not frames or replay is not None):
+    view, layers = picture.view, layers if layers is not None else Layers()
+    auto_points, auto_bounds = default_layers(data, model, layers.tree)
+    show_points = auto_points if layers.show_points is None else bool(layers.show_points)
+    auto_bounds = auto_bounds or layers.tree is not None
+    show_boundaries = auto_bounds if layers.show_boundaries is None else bool(layers.show_boundaries)
+    layers = dataclasses.replace(layers, show_points=show_points, show_boundaries=show_boundaries)
+    grid, regions, animation, steps = _shown(data, picture, source, layers)
+    replay = source if isinstance(source, viz.Replay) else None
+    tree, curves, budget = layers.tree, [], viz.boundaries.MAX_BOUNDARY_CURVES
+    if layers.show_boundaries and (animation is None or replay is not None):
         tree = tree if tree is not None else boundary_tree(model)
         if tree is not None:
-            big_replay = replay is not None and len(replay.order) > REPLAY_MAX_CURVES
-            budget = REPLAY_MAX_CURVES if big_replay else budget
-            curves = viz.boundary_curves(
-                tree,
-                signature,
-                view,
-                picture.reference(data),
-                grid,
-                nodes=boundary_nodes,
-                max_curves=budget,
-                n_points=REPLAY_CURVE_POINTS if big_replay else viz.boundaries.N_CURVE_POINTS,
-                keep=keep,
-            )
-    marked = None
-    if marked_row is not None and 0 <= marked_row < len(data.X):
-        pos = viz.project_points(view, signature, data.X[marked_row : marked_row + 1])
-        marked = {k: float(v[0]) for k, v in pos.items()}
-    value_range = None
-    if data.task == "regression":
-        y = np.asarray(data.y, dtype=np.float64)
-        value_range = (float(np.min(y)), float(np.max(y)))
-        for shown in frames or ((regions,) if regions is not None else ()):
-            finite = shown.values[np.isfinite(shown.values)]
-            if finite.size:
-                value_range = (min(value_range[0], float(finite.min())), max(value_range[1], float(finite.max())))
-    extra = getattr(data.dataset, "extra", None) or {}
-    unit = extra.get("target_unit")
-    world_kwargs = {}
-    if world:
-        world_kwargs = {
-            "coastlines": world_coastlines(),
-            "colors": viz.world_class_colors(data.class_names),
-            # Targets of both signs on the globe (temperatures) get a scale that is white at zero.
-            "diverging": value_range is not None and value_range[0] < 0 < value_range[1],
-        }
-    if view.kind in ("sphere", "ortho"):
-        world_kwargs["facing"] = viz.facing_direction(view, signature, data.X)
-    if replay is not None:
-        world_kwargs |= {
-            "frames": list(frames),
-            "frame_names": list(frame_names),
-            "active_frame": active,
-            "frame_label": "splits",
-            "frame_styles": replay_styles(replay, styles),
-        }
-    elif frames:
-        world_kwargs |= {
-            "frames": list(frames),
-            "frame_names": list(frame_names),
-            "active_frame": active,
-            "frame_label": steps.label if steps is not None else "frame",
-        }
+            curves, budget = _curves(data, picture, grid, tree, layers, replay)
     highlight = None
-    if highlight_node is not None and tree is not None and regions is not None:
-        train = np.ones(len(data.X), dtype=bool)
-        if model is not None and getattr(model, "source", "trained") == "trained" and len(model.test_idx):
-            train[model.test_idx] = False
-        train_rows = np.flatnonzero(train)
-        highlight = viz.treeview.node_region(
-            tree,
-            highlight_node,
-            grid,
-            picture.reference(data),
-            signature,
-            class_names=data.class_names,
-            X_train=data.X[train_rows],
-            rows_train=train_rows,
-        )
-    fig = viz.region_figure(
-        grid,
-        regions,
-        points,
-        curves,
-        styles=styles,
-        marked=marked,
+    if layers.highlight_node is not None and tree is not None and regions is not None:
+        highlight = _highlight(data, model, tree, grid, picture, layers.highlight_node)
+    world = is_world(data, view)
+    overlay = viz.Overlay(
+        points=_picture_points(data, model, view, layers, steps),
+        boundaries=curves,
+        styles=layers.styles,
+        label_nodes=labelled_nodes(tree, view, layers.keep()) if layers.label_nodes and curves else False,
         highlight=highlight,
-        class_names=data.class_names,
-        value_range=value_range,
-        title=title,
-        height=height,
-        value_title=f"predicted {unit}" if unit else None,
-        label_nodes=labelled_nodes(tree, view, keep) if label_nodes and curves else False,
-        wide=wide,
-        zoom=zoom,
-        **world_kwargs,
+        marked=_marked(data, view, layers.marked_row),
+        coastlines=world_coastlines() if world else None,
+    )
+    framing = framing if framing is not None else viz.Framing()
+    if view.kind in ("sphere", "ortho"):
+        framing = dataclasses.replace(framing, facing=viz.facing_direction(view, data.signature, data.X))
+    shown = animation.frames if animation is not None else ((regions,) if regions is not None else ())
+    fig = viz.region_figure(
+        grid, regions, overlay, colors=_colors(data, shown, world), framing=framing, animation=animation
     )
     if curves:
-        _count_in_legend(fig, curves, tree, view, keep, budget)
+        _count_in_legend(fig, curves, tree, view, layers.keep(), budget)
     return fig

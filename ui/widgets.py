@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import streamlit as st
@@ -10,6 +11,7 @@ from curvedtrees import viz
 from ui import cache, state
 from ui.errors import friendly
 from ui.pictures import (
+    Layers,
     Picture,
     default_layers,
     frame_steps,
@@ -167,36 +169,40 @@ def show_picture(
     model_key: str | None = None,
     chart_key: str = "regions",
     caption: bool = True,
-    show_points: bool | None = None,
-    show_boundaries: bool | None = None,
+    layers: Layers | None = None,
+    framing: viz.Framing | None = None,
     replay_k: int | None = None,
-    **figure_kwargs,
 ):
     """Predict (cached) and draw one picture; notes about the slice and reference point below it.
 
-    ``show_points`` and ``show_boundaries`` default to :func:`ui.pictures.default_layers`
-    (no points over a large dataset, no single-tree boundaries over a forest). With
-    ``replay_k``, the picture replays ``figure_kwargs["tree"]`` split by split in the
-    browser (play, pause, a slider), opening after ``replay_k`` splits.
+    ``layers.show_points`` and ``layers.show_boundaries`` default to
+    :func:`ui.pictures.default_layers` (no points over a large dataset, no single-tree
+    boundaries over a forest). With ``replay_k``, the picture replays ``layers.tree`` split
+    by split in the browser (play, pause, a slider), opening after ``replay_k`` splits.
+    ``framing`` gets the view's title.
     """
+    layers = layers if layers is not None else Layers()
     auto_points, auto_bounds = default_layers(data, model, estimator)
-    auto_bounds = auto_bounds or figure_kwargs.get("tree") is not None  # a tree passed in is meant to be drawn
-    figure_kwargs["show_points"] = auto_points if show_points is None else bool(show_points)
-    figure_kwargs["show_boundaries"] = auto_bounds if show_boundaries is None else bool(show_boundaries)
+    auto_bounds = auto_bounds or layers.tree is not None  # a tree passed in is meant to be drawn
+    layers = dataclasses.replace(
+        layers,
+        show_points=auto_points if layers.show_points is None else bool(layers.show_points),
+        show_boundaries=auto_bounds if layers.show_boundaries is None else bool(layers.show_boundaries),
+    )
     title, note = viz.describe_view(picture.view, data.signature)
-    grid_regions = None
+    framing = dataclasses.replace(framing if framing is not None else viz.Framing(), title=title)
+    source = None
     started = time.perf_counter()
     with friendly("draw the decision regions") as outcome:
         est = estimator if estimator is not None else (model.estimator if model is not None else None)
-        tree = figure_kwargs.get("tree")
+        tree = layers.tree
         if replay_k is not None and tree is not None:
-            replay = _replay(model_key or model.model_id, picture.key(data), tree, data, picture)
-            figure_kwargs["replay"] = replay
-            figure_kwargs["replay_frame"] = int(abs(replay.steps - int(replay_k)).argmin())
+            source = _replay(model_key or model.model_id, picture.key(data), tree, data, picture)
+            layers = dataclasses.replace(layers, replay_frame=int(abs(source.steps - int(replay_k)).argmin()))
         elif est is not None:
             key = model_key or model.model_id
-            grid_regions = cache.regions(key, picture.key(data), est, data, picture)
-        fig = picture_figure(data, picture, model, grid_regions, title=title, **figure_kwargs)
+            source = cache.regions(key, picture.key(data), est, data, picture)
+        fig = picture_figure(data, picture, model, source, layers=layers, framing=framing)
     if not outcome.ok:
         return None
     st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch")
@@ -217,7 +223,7 @@ def show_picture(
             notes.append(
                 "Play replays training: each frame adds the next split (highlighted) and recolours the regions."
             )
-        elif est is not None and frame_steps(data, picture.view) is not None and figure_kwargs["show_boundaries"]:
+        elif est is not None and frame_steps(data, picture.view) is not None and layers.show_boundaries:
             notes.append("Split boundaries are not drawn on a picture that plays through steps (each holds for one).")
         notes.append(f"Computed in {time.perf_counter() - started:.2f} s.")
         st.caption(" ".join(notes))

@@ -8,12 +8,17 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
 * :mod:`curvedtrees.viz.smooth`: smooth region edges on the sphere and the torus (where the
   prediction changes between neighbouring cells, found by bisection, and the mesh cut there);
 * :mod:`curvedtrees.viz.boundaries`: split boundaries of one tree as exact geodesics;
-* :mod:`curvedtrees.viz.figures`: Plotly figures of all of that;
+* :mod:`curvedtrees.viz.figures`: Plotly figures of all of that: option records
+  (:class:`Overlay`, :class:`Colors`, :class:`Framing`, :class:`Animation`) and one
+  renderer per view kind behind :func:`region_figure`;
 * :mod:`curvedtrees.viz.world`: graticules, coastlines and projections of world pictures
   (S2 components that are the Earth);
-* :mod:`curvedtrees.viz.treeview`: the tree diagram, the first-k-splits replay (regions
-  after every number of splits from one pass over the grid, played as animation frames)
-  and node details.
+* :mod:`curvedtrees.viz.treeview`: the first-k-splits replay (regions after every number
+  of splits from one pass over the grid, played as animation frames), a node's region and
+  texts, and the tree diagram.
+
+Tree semantics (routing, the first k splits) are the tree's own, in :mod:`curvedtrees.trees`;
+``first_splits``, ``PrunedTree`` and ``split_order`` are re-exported here.
 """
 
 from ..utils import require
@@ -21,8 +26,8 @@ from ..utils import require
 # Fail on import with the extra to install, not with a bare ModuleNotFoundError deep inside.
 require("plotly", "curvedtrees.viz (Plotly figures)")
 
-from .boundaries import BoundaryCurve, boundary_curves, goes_left, reaches_node, split_plane
-from .figures import PointLayer, confusion_figure, region_figure, subsample
+from .boundaries import BoundaryCurve, boundary_curves, split_plane
+from .figures import Animation, Colors, Framing, Overlay, PointLayer, confusion_figure, region_figure, subsample
 from .palette import class_colors, world_class_colors
 from .regions import RegionGrid, compute_regions, predict_frames, predict_regions
 from .smooth import EdgeCuts, smooth_replay
@@ -57,8 +62,12 @@ from .views import (
 from .world import graticule, latlon_xyz
 
 __all__ = [
+    "Animation",
     "BoundaryCurve",
+    "Colors",
     "EdgeCuts",
+    "Framing",
+    "Overlay",
     "PointLayer",
     "PrunedTree",
     "RegionGrid",
@@ -76,7 +85,6 @@ __all__ = [
     "explain_path",
     "facing_direction",
     "first_splits",
-    "goes_left",
     "graticule",
     "holds_reference",
     "latlon_xyz",
@@ -87,7 +95,6 @@ __all__ = [
     "predict_regions",
     "product_rows",
     "project_points",
-    "reaches_node",
     "reference_point",
     "region_figure",
     "replay_regions",

@@ -14,8 +14,9 @@ ambient origin. Its trace on each picture is exact and closed-form:
 * plane and line: a straight line, or a point.
 
 A split only acts on the rows that reach its node, so each curve is sampled
-densely and cut (NaN) where its points would not reach the node: what is left
-is the actual piece of the decision boundary that the split contributes.
+densely and cut (NaN) where its points would not reach the node (the tree's own
+routing, :meth:`curvedtrees.trees.Tree.reaches`): what is left is the actual piece
+of the decision boundary that the split contributes.
 """
 
 from __future__ import annotations
@@ -41,10 +42,7 @@ __all__ = [
     "MAX_BOUNDARY_CURVES",
     "BoundaryCurve",
     "boundary_curves",
-    "goes_left",
-    "node_parents",
     "ranked_splits",
-    "reaches_node",
     "split_plane",
 ]
 
@@ -78,58 +76,6 @@ class BoundaryCurve:
 def tree_arrays(tree):
     """The ``tree_`` arrays of a fitted tree estimator, or ``tree`` itself."""
     return getattr(tree, "tree_", tree)
-
-
-def node_parents(tree) -> np.ndarray:
-    """Parent of every node (-1 for the root), shape (n_nodes,)."""
-    t = tree_arrays(tree)
-    left = np.asarray(t.children_left)
-    right = np.asarray(t.children_right)
-    parent = np.full(len(left), -1, dtype=np.int64)
-    internal = np.flatnonzero(left >= 0)
-    parent[left[internal]] = internal
-    parent[right[internal]] = internal
-    return parent
-
-
-def goes_left(tree, node: int, rows: np.ndarray, signature) -> np.ndarray:
-    """Which ambient rows the split at ``node`` sends to its left child.
-
-    A row goes left iff ``normal[0] x_i + normal[1] x_j <= 0`` on the split's
-    component (``x_i = 1`` when ``i = -1``).
-
-    Returns
-    -------
-    ndarray of bool, shape (n_rows,)
-    """
-    t = tree_arrays(tree)
-    signature = Signature.parse(signature)
-    comp = signature.components[int(t.component[node])]
-    i, j = (int(v) for v in np.asarray(t.coords)[node])
-    n0, n1 = (float(v) for v in np.asarray(t.normal)[node])
-    xi = 1.0 if i < 0 else rows[:, comp.start + i]
-    xj = rows[:, comp.start + j]
-    return n0 * xi + n1 * xj <= 0
-
-
-def reaches_node(tree, node: int, rows: np.ndarray, signature, parents: np.ndarray | None = None) -> np.ndarray:
-    """Which ambient rows are routed through ``node`` (every ancestor agrees).
-
-    Returns
-    -------
-    ndarray of bool, shape (n_rows,)
-    """
-    t = tree_arrays(tree)
-    parents = node_parents(t) if parents is None else parents
-    ok = np.ones(len(rows), dtype=bool)
-    child = int(node)
-    parent = int(parents[child])
-    left = np.asarray(t.children_left)
-    while parent >= 0:
-        side = goes_left(t, parent, rows, signature)
-        ok &= side if left[parent] == child else ~side
-        child, parent = parent, int(parents[parent])
-    return ok
 
 
 def ranked_splits(tree, components=None) -> np.ndarray:
@@ -445,7 +391,6 @@ def boundary_curves(
     if bounds is None:
         bounds = (-1.0, 1.0, -1.0, 1.0) if view.kind == "plane" else (-1.0, 1.0)
     columns = _component_columns(view, signature)
-    parents = node_parents(t)
     curves = []
     budget = np.inf if max_curves is None else int(max_curves)
     for node in internal:
@@ -459,7 +404,7 @@ def boundary_curves(
             finite = np.isfinite(values).all(axis=1)
             rows = np.tile(reference, (len(values), 1))
             rows[:, columns] = np.where(finite[:, None], values, 0.0)
-            active = reaches_node(t, int(node), rows, signature, parents) & finite
+            active = t.reaches(int(node), rows) & finite
             if not active.any():
                 continue
             picture = _squeeze({k: np.where(active, v, np.nan) for k, v in picture.items()})

@@ -1,0 +1,342 @@
+"""3-D pictures: the sphere (and the globe) and the torus, in a WebGL scene.
+
+Regions are a ``Mesh3d`` with one colour per cell (``intensitymode="cell"``: class regions
+stay crisp instead of blending across a cell), float32 vertices, uint16 faces, uint8 colour
+codes. A classifier's regions with :attr:`~curvedtrees.viz.regions.RegionGrid.cuts` get a
+second ``Mesh3d``, "region edges", of the cells' neighbourhoods cut along the exact crossings
+(:mod:`curvedtrees.viz.smooth`), drawn on the surface with the cell mesh just below it, so
+region edges are smooth rather than stepped; a replay restyles its colours, frames predicted
+at other reference points their pieces too. The camera faces what matters: the explained
+point, the selected split, the newest split, or the data (a globe: 20 N 20 E without data).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..smooth import Patches, edge_patches, sink_depth
+from ..views import TORUS_RADII, torus_xyz
+from ..world import latlon_xyz
+from .coloring import BLANK, Coloring, cell_values, color_args
+from .flat import world_lines
+from .framing import SPHERE_EYE_DISTANCE, eye, facing_latlon
+from .overlays import middle
+from .render import Renderer
+
+__all__ = ["SphereRenderer", "TorusRenderer"]
+
+MESH_LIGHTING = {"ambient": 0.9, "diffuse": 0.25, "specular": 0.02, "roughness": 0.9, "fresnel": 0.0}
+# A patch trace with nothing to draw: one triangle of zero area at the origin (hidden inside the sphere,
+# in the torus's hole), so that every frame restyles the same trace with valid data.
+_NO_PATCHES = Patches(
+    *(np.zeros(1, dtype=np.float32),) * 3, *(np.zeros(1, dtype=np.uint16),) * 3, np.zeros(1, np.int64)
+)
+# Lines on a 3-D globe sit just above its surface so that the mesh does not hide them, below
+# the split boundaries (1.006) and the points (1.015).
+_COAST_LIFT, _GRID_LIFT = 1.004, 1.002
+# The margin band sits this far out from the sphere: above the regions, below the boundaries.
+_BAND_LIFT = 1.003
+
+
+def mesh_faces(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two triangles per cell of a (rows + 1) x (cols + 1) vertex grid, cell order row-major."""
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    v00 = (r * (cols + 1) + c).ravel()
+    v01, v10 = v00 + 1, v00 + cols + 1
+    v11 = v10 + 1
+    dtype = np.uint16 if (rows + 1) * (cols + 1) < 2**16 else np.uint32
+    i = np.concatenate([v00, v00]).astype(dtype)
+    j = np.concatenate([v01, v11]).astype(dtype)
+    k = np.concatenate([v11, v10]).astype(dtype)
+    return i, j, k
+
+
+def _mesh_intensity(regions, coloring: Coloring) -> np.ndarray:
+    cell = cell_values(regions, coloring).ravel()
+    cell = np.concatenate([cell, cell])  # two triangles per cell, in mesh_faces order
+    if regions.task == "classification":
+        cell = np.nan_to_num(cell, nan=0.0).astype(np.uint8)
+    return cell
+
+
+def _smooth(regions, frames) -> bool:
+    """Whether a sphere or torus picture draws smooth region edges: classification regions with crossings."""
+    shown = [r for r in (frames or [regions]) if r is not None]
+    return any(r.task == "classification" and r.cuts is not None for r in shown)
+
+
+class Patcher:
+    """The smooth-edge patches of a picture's regions (one build per set of crossings, shared by frames)."""
+
+    def __init__(self, grid, coloring: Coloring):
+        self.grid, self.coloring, self._built = grid, coloring, {}
+
+    def patches(self, regions) -> Patches:
+        cuts = regions.cuts if regions is not None and regions.task == "classification" else None
+        if cuts is None or not len(cuts):
+            return _NO_PATCHES
+        if id(cuts) not in self._built:
+            self._built[id(cuts)] = (cuts, edge_patches(self.grid, cuts))  # the key object kept alive with it
+        return self._built[id(cuts)][1]
+
+    def intensity(self, regions, patches: Patches) -> np.ndarray:
+        """Each piece's colour code: that of the cell whose corner it holds (uint8)."""
+        if patches is _NO_PATCHES:
+            return np.zeros(1, dtype=np.uint8)
+        codes = np.nan_to_num(cell_values(regions, self.coloring).ravel(), nan=0.0).astype(np.uint8)
+        return codes[patches.source]
+
+    def shared(self, frames) -> bool:
+        """Whether every frame's pieces are the same (a replay: one set of crossings for all)."""
+        first = frames[0].cuts if frames else None
+        return first is not None and all(f.cuts is first for f in frames)
+
+    def trace(self, regions, geometry: bool = True) -> go.Mesh3d:
+        patches = self.patches(regions)
+        if not geometry:
+            return go.Mesh3d(intensity=self.intensity(regions, patches))
+        return go.Mesh3d(
+            x=patches.x,
+            y=patches.y,
+            z=patches.z,
+            i=patches.i,
+            j=patches.j,
+            k=patches.k,
+            intensity=self.intensity(regions, patches),
+        )
+
+
+class SolidRenderer(Renderer):
+    """A surface in a 3-D scene: the cell mesh, smooth region edges, a camera facing what matters."""
+
+    trace = go.Scatter3d
+    keys = ("x", "y", "z")
+    nearest_keys = ("x", "y", "z")
+    three_d = True
+    # The camera's look point when nothing asks for one (picture coordinates).
+    default_look = (0.0, -1.0, 0.0)
+
+    def __init__(self, scene):
+        super().__init__(scene)
+        smooth = scene.regions is not None and _smooth(scene.regions, scene.frames)
+        self.patcher = Patcher(scene.grid, scene.coloring) if smooth else None
+        # A replay's frames share one set of pieces: they restyle its colours only.
+        self._patch_geometry = self.patcher is not None and not self.patcher.shared(scene.frames)
+
+    # ------------------------------------------------------------------ regions
+    def mesh_corners(self, sink: float):
+        """The cell mesh's corners (float32, flattened), ``sink`` picture units below the surface."""
+        if sink == 0.0:
+            return tuple(np.asarray(self.grid.coords[k], dtype=np.float32).ravel() for k in ("vx", "vy", "vz"))
+        return self.sunk_corners(sink)
+
+    def sunk_corners(self, sink: float):
+        """The corners ``sink`` (> 0) picture units below the surface."""
+        raise NotImplementedError
+
+    def add_regions(self, fig) -> None:
+        """The cell mesh (trace 0) and, with smooth edges, the patches on top of it (trace 1)."""
+        regions, coloring, grid = self.scene.regions, self.scene.coloring, self.grid
+        rows, cols = grid.shape
+        sink = sink_depth(grid) if self.patcher is not None else 0.0
+        vx, vy, vz = self.mesh_corners(sink)
+        i, j, k = mesh_faces(rows, cols)
+        common = {
+            "x": vx,
+            "y": vy,
+            "z": vz,
+            "i": i,
+            "j": j,
+            "k": k,
+            "hoverinfo": "skip",
+            "lighting": MESH_LIGHTING,
+            "flatshading": True,
+            "showlegend": False,
+            "name": "regions",
+        }
+        if regions is None:
+            fig.add_trace(go.Mesh3d(**common, color=BLANK))
+            return
+        fig.add_trace(
+            go.Mesh3d(
+                **common,
+                intensity=_mesh_intensity(regions, coloring),
+                intensitymode="cell",
+                **color_args(regions, coloring),
+            )
+        )
+        if self.patcher is not None:
+            patch = self.patcher.trace(regions)
+            patch.update(
+                hoverinfo="skip",
+                lighting=MESH_LIGHTING,
+                flatshading=True,
+                showlegend=False,
+                name="region edges",
+                intensitymode="cell",
+                **color_args(regions, coloring),
+            )
+            fig.add_trace(patch)
+
+    def regions_traces(self) -> list[int]:
+        return [0, 1] if self.patcher is not None else [0]
+
+    def frame_regions(self, regions) -> list:
+        data = [go.Mesh3d(intensity=_mesh_intensity(regions, self.scene.coloring))]
+        if self.patcher is not None:
+            data.append(self.patcher.trace(regions, geometry=self._patch_geometry))
+        return data
+
+    # ------------------------------------------------------------------ overlays
+    def line_trace(self, joined: dict, common: dict):
+        xyz = {k: joined[k].astype(np.float32) for k in "xyz"}
+        return go.Scatter3d(**xyz, **common)
+
+    def points_trace(self, coords: dict, part, common: dict, test: bool):
+        marker = dict(common["marker"], size=3.5 if not test else 4.5, line={"color": "#222222", "width": 0.5})
+        return go.Scatter3d(
+            x=np.asarray(coords["x"], np.float32),
+            y=np.asarray(coords["y"], np.float32),
+            z=np.asarray(coords["z"], np.float32),
+            **(common | {"marker": marker}),
+        )
+
+    def marked_trace(self, marked, common: dict):
+        return go.Scatter3d(
+            x=[float(marked["x"])],
+            y=[float(marked["y"])],
+            z=[float(marked["z"])],
+            **(common | {"marker": dict(common["marker"], symbol="diamond", size=9)}),
+        )
+
+    def band_corners(self):
+        return (np.asarray(self.grid.coords[c], dtype=np.float32).ravel() for c in ("vx", "vy", "vz"))
+
+    def add_band(self, fig, band: np.ndarray) -> None:
+        """The margin band: a see-through mesh over its cells, just above the surface."""
+        if not band.any():
+            return
+        rows, cols = self.grid.shape
+        i, j, k = mesh_faces(rows, cols)
+        keep = np.concatenate([band.ravel(), band.ravel()])
+        vx, vy, vz = self.band_corners()
+        fig.add_trace(
+            go.Mesh3d(
+                x=vx,
+                y=vy,
+                z=vz,
+                i=i[keep],
+                j=j[keep],
+                k=k[keep],
+                color="#FFE100",
+                opacity=0.45,
+                hoverinfo="skip",
+                showlegend=False,
+                name="margin",
+                flatshading=True,
+            )
+        )
+
+    # ------------------------------------------------------------------ camera and layout
+    def look_at(self, curves) -> dict | None:
+        """Picture point the camera should face, and the pole of its boundary (sphere), or None.
+
+        The explained point first, then the selected node's boundary, then its region's label
+        (a selected leaf), then the newest split's boundary.
+        """
+        marked, highlight = self.scene.overlay.marked, self.scene.overlay.highlight
+        if marked:
+            return {"point": np.array([marked["x"], marked["y"], marked["z"]], dtype=np.float64), "pole": None}
+        styles = self.scene.styles or {}
+        if "selected" not in styles.values() and highlight is not None and highlight.labels:
+            point = highlight.labels[0][0]
+            return {"point": np.array([point[k] for k in "xyz"], dtype=np.float64), "pole": None}
+        for wanted in ("selected", "newest"):
+            for curve in curves:
+                if styles.get(curve.node) != wanted:
+                    continue
+                found = middle(curve)
+                if found is None:
+                    continue
+                xyz = np.column_stack([np.asarray(curve.coords[k], dtype=np.float64) for k in "xyz"])
+                xyz = xyz[np.isfinite(xyz).all(axis=1)]
+                # Two points of a great circle (its drawn ends) span its plane: their cross product is the pole.
+                pole = np.cross(xyz[0], xyz[len(xyz) // 3]) if len(xyz) > 2 else np.zeros(3)
+                norm = np.linalg.norm(pole)
+                pole = pole / norm * np.sign(pole[2] or 1.0) if norm > 1e-6 else None
+                return {"point": np.array([found[k] for k in "xyz"]), "pole": pole}
+        return None
+
+    def default_eye(self) -> dict:
+        """The camera when :meth:`look_at` finds nothing to face."""
+        return eye(self.scene.kind, {"point": np.array(self.default_look), "pole": None}, self.scene.zoom)
+
+    def finish_layout(self, fig, curves) -> None:
+        s = self.scene
+        hidden = {"visible": False, "showbackground": False}
+        look = self.look_at(curves)
+        camera_eye = eye(s.kind, look, s.zoom) if look is not None else self.default_eye()
+        fig.update_layout(
+            scene={
+                "xaxis": hidden,
+                "yaxis": hidden,
+                "zaxis": hidden,
+                "aspectmode": "data",
+                "camera": {"eye": camera_eye, "center": {"x": 0.0, "y": 0.0, "z": s.lift}}
+                if s.lift
+                else {"eye": camera_eye},
+                "dragmode": "turntable",
+            },
+            height=s.height,
+            margin={"l": 0, "r": 0, "t": 40 if s.framing.title else 0, "b": 0},
+            title=s.framing.title,
+            legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
+        )
+
+
+class SphereRenderer(SolidRenderer):
+    """An S component (the globe, with coastlines) as a sphere."""
+
+    kinds = ("sphere",)
+    default_look = (1.1, 1.1, 0.75)
+
+    def sunk_corners(self, sink: float):
+        return tuple(
+            (np.asarray(self.grid.coords[k], dtype=np.float64) * (1.0 - sink)).astype(np.float32).ravel()
+            for k in ("vx", "vy", "vz")
+        )
+
+    def band_corners(self):
+        vx, vy, vz = super().band_corners()
+        return vx * _BAND_LIFT, vy * _BAND_LIFT, vz * _BAND_LIFT  # above the regions, below the boundaries
+
+    def add_world(self, fig, coastlines) -> None:
+        lifts = {"graticule": _GRID_LIFT, "coastlines": _COAST_LIFT}
+        for (lat, lon), line, name in world_lines(coastlines):
+            common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
+            fig.add_trace(go.Scatter3d(**latlon_xyz(lat, lon, lifts[name]), **common))
+
+    def default_eye(self) -> dict:
+        s = self.scene
+        facing = s.framing.facing
+        if facing is None and s.overlay.coastlines is None:
+            return super().default_eye()
+        # Open facing the data (a globe without a mean direction: Africa and Europe), from a
+        # little above its equator so that the poles do not fill the view.
+        lat, lon = facing_latlon(facing)
+        lat = float(np.clip(lat, -35.0, 35.0))
+        return {k: SPHERE_EYE_DISTANCE / s.zoom * float(v[0]) for k, v in latlon_xyz([lat], [lon]).items()}
+
+
+class TorusRenderer(SolidRenderer):
+    """Two S1 components as a torus: columns around the ring, rows around the tube."""
+
+    kinds = ("torus",)
+
+    def sunk_corners(self, sink: float):
+        rows, cols = self.grid.shape
+        # The torus grid's corners (views.view_grid): columns around the ring, rows around the tube.
+        va, vb = np.meshgrid(np.linspace(-np.pi, np.pi, cols + 1), np.linspace(-np.pi, np.pi, rows + 1))
+        xyz = torus_xyz(va, vb, lift=-sink / TORUS_RADII[1])
+        return tuple(xyz[k].ravel() for k in "xyz")
