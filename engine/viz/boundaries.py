@@ -230,83 +230,104 @@ def _clip_line(alpha: np.ndarray, gamma: float, bounds: tuple, n: int) -> np.nda
     return foot[None, :] + t[:, None] * u[None, :]
 
 
-def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndarray, bounds, n: int):
-    """(picture coords dict, view-column values (m, c)) of one split, or None."""
-    c, a, const = split_plane(tree, node, signature)
-    if c not in view.components:
+@dataclass(frozen=True)
+class _Split:
+    """One split in the terms of a picture: its plane ``a . x + const = 0`` on component ``c``."""
+
+    c: int
+    a: np.ndarray
+    const: float
+    comp: object  # the component the view draws (its first)
+
+
+def _disk_curve(view: View, split: _Split, signature, reference, bounds, n: int):
+    comp = split.comp
+    R = comp.radius
+    a0, s = split.a[0], split.a[list(view.axes)]
+    pts = _poincare_curve(a0, s, R, n) if view.model == "poincare" else _klein_curve(a0, s, R, n)
+    if pts is None:
         return None
-    comp = signature.components[view.components[0]]
-    if view.kind == "disk":
-        R = comp.radius
-        a0, s = a[0], a[list(view.axes)]
-        pts = _poincare_curve(a0, s, R, n) if view.model == "poincare" else _klein_curve(a0, s, R, n)
-        if pts is None:
-            return None
-        # Keep the samples off the rim, where hyperboloid coordinates blow up.
-        radius = np.hypot(pts[:, 0], pts[:, 1])
-        scale = np.minimum(1.0, R * (1 - RIM_MARGIN) / np.maximum(radius, 1e-300))
-        inside = pts * scale[:, None]
-        if view.model == "poincare":
-            h2 = coords.poincare_to_hyperboloid(inside, curvature=comp.curvature)
+    # Keep the samples off the rim, where hyperboloid coordinates blow up.
+    radius = np.hypot(pts[:, 0], pts[:, 1])
+    scale = np.minimum(1.0, R * (1 - RIM_MARGIN) / np.maximum(radius, 1e-300))
+    inside = pts * scale[:, None]
+    if view.model == "poincare":
+        h2 = coords.poincare_to_hyperboloid(inside, curvature=comp.curvature)
+    else:
+        h2 = coords.klein_to_hyperboloid(inside, curvature=comp.curvature)
+    values = np.zeros((n, comp.ambient_dim))
+    values[:, 0] = h2[:, 0]
+    values[:, view.axes[0]] = h2[:, 1]
+    values[:, view.axes[1]] = h2[:, 2]
+    return {"x": pts[:, 0], "y": pts[:, 1]}, values
+
+
+def _sphere_curve(view: View, split: _Split, signature, reference, bounds, n: int):
+    comp = split.comp
+    unit = _great_circle(split.a[list(view.axes)], n)
+    if unit is None:
+        return None
+    values = np.zeros((n, comp.ambient_dim))
+    values[:, list(view.axes)] = unit * comp.radius
+    if view.kind != "sphere":
+        # Flat pictures of the globe: latitude and longitude (the figure breaks lines at the date line).
+        lat, lon = unit_to_latlon(unit)
+        return ({"x": lon, "y": lat} if view.kind == "map" else {"lat": lat, "lon": lon}), values
+    lifted = unit * 1.006  # drawn just above the surface so it is not hidden by it
+    return {"x": lifted[:, 0], "y": lifted[:, 1], "z": lifted[:, 2]}, values
+
+
+def _circle_curve(view: View, split: _Split, signature, reference, bounds, n: int):
+    angles = _circle_angles(split.a)
+    if angles is None:
+        return None
+    values = coords.angle_to_circle(angles, curvature=split.comp.curvature)
+    return {"theta": np.degrees(angles)}, values
+
+
+def _torus_curve(view: View, split: _Split, signature, reference, bounds, n: int):
+    first, second = (signature.components[k] for k in view.components)
+    angles = _circle_angles(split.a)
+    if angles is None:
+        return None
+    other = np.linspace(-np.pi, np.pi, n)
+    parts_a, parts_b = [], []
+    for t in angles:
+        fixed = np.full(n, t)
+        if split.c == view.components[0]:
+            parts_a += [fixed, [np.nan]]
+            parts_b += [other, [np.nan]]
         else:
-            h2 = coords.klein_to_hyperboloid(inside, curvature=comp.curvature)
-        values = np.zeros((n, comp.ambient_dim))
-        values[:, 0] = h2[:, 0]
-        values[:, view.axes[0]] = h2[:, 1]
-        values[:, view.axes[1]] = h2[:, 2]
-        return {"x": pts[:, 0], "y": pts[:, 1]}, values
-    if view.kind in SPHERE_KINDS:
-        unit = _great_circle(a[list(view.axes)], n)
-        if unit is None:
-            return None
-        values = np.zeros((n, comp.ambient_dim))
-        values[:, list(view.axes)] = unit * comp.radius
-        if view.kind != "sphere":
-            # Flat pictures of the globe: latitude and longitude (the figure breaks lines at the date line).
-            lat, lon = unit_to_latlon(unit)
-            return ({"x": lon, "y": lat} if view.kind == "map" else {"lat": lat, "lon": lon}), values
-        lifted = unit * 1.006  # drawn just above the surface so it is not hidden by it
-        return {"x": lifted[:, 0], "y": lifted[:, 1], "z": lifted[:, 2]}, values
-    if view.kind == "circle":
-        angles = _circle_angles(a)
-        if angles is None:
-            return None
-        values = coords.angle_to_circle(angles, curvature=comp.curvature)
-        return {"theta": np.degrees(angles)}, values
-    if view.kind == "torus":
-        first, second = (signature.components[k] for k in view.components)
-        angles = _circle_angles(a)
-        if angles is None:
-            return None
-        other = np.linspace(-np.pi, np.pi, n)
-        parts_a, parts_b = [], []
-        for t in angles:
-            fixed = np.full(n, t)
-            if c == view.components[0]:
-                parts_a += [fixed, [np.nan]]
-                parts_b += [other, [np.nan]]
-            else:
-                parts_a += [other, [np.nan]]
-                parts_b += [fixed, [np.nan]]
-        ga, gb = np.concatenate(parts_a)[:-1], np.concatenate(parts_b)[:-1]
-        ok = np.isfinite(ga)
-        values = np.full((len(ga), first.ambient_dim + second.ambient_dim), np.nan)
-        values[ok] = np.hstack(
-            [
-                coords.angle_to_circle(ga[ok], curvature=first.curvature),
-                coords.angle_to_circle(gb[ok], curvature=second.curvature),
-            ]
-        )
-        return torus_xyz(ga, gb, lift=0.02), values
-    if view.kind == "plane":
-        ax = list(view.axes)
-        rest = [k for k in range(comp.ambient_dim) if k not in ax]
-        gamma = const + float(a[rest] @ reference[comp.start + np.asarray(rest, dtype=np.int64)]) if rest else const
-        pts = _clip_line(a[ax], gamma, bounds, n)
-        if pts is None:
-            return None
-        return {"x": pts[:, 0], "y": pts[:, 1]}, pts
-    # line view: one point
+            parts_a += [other, [np.nan]]
+            parts_b += [fixed, [np.nan]]
+    ga, gb = np.concatenate(parts_a)[:-1], np.concatenate(parts_b)[:-1]
+    ok = np.isfinite(ga)
+    values = np.full((len(ga), first.ambient_dim + second.ambient_dim), np.nan)
+    values[ok] = np.hstack(
+        [
+            coords.angle_to_circle(ga[ok], curvature=first.curvature),
+            coords.angle_to_circle(gb[ok], curvature=second.curvature),
+        ]
+    )
+    return torus_xyz(ga, gb, lift=0.02), values
+
+
+def _plane_curve(view: View, split: _Split, signature, reference, bounds, n: int):
+    comp, a, ax = split.comp, split.a, list(view.axes)
+    # The component's coordinates outside the picture are held at the reference.
+    rest = [k for k in range(comp.ambient_dim) if k not in ax]
+    gamma = (
+        split.const + float(a[rest] @ reference[comp.start + np.asarray(rest, dtype=np.int64)]) if rest else split.const
+    )
+    pts = _clip_line(a[ax], gamma, bounds, n)
+    if pts is None:
+        return None
+    return {"x": pts[:, 0], "y": pts[:, 1]}, pts
+
+
+def _line_curve(view: View, split: _Split, signature, reference, bounds, n: int):
+    """One point: where the split meets the line (H1 through its Klein coordinate, E1 at a threshold)."""
+    comp, a = split.comp, split.a
     if comp.kind == "H":
         if abs(a[1]) <= _COEF_EPS:
             return None
@@ -318,13 +339,33 @@ def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndar
         return {"x": np.array([p])}, values
     ax = view.axes[0]
     rest = [k for k in range(comp.ambient_dim) if k != ax]
-    gamma = const + (float(a[rest] @ reference[comp.start + np.asarray(rest, dtype=np.int64)]) if rest else 0.0)
+    gamma = split.const + (float(a[rest] @ reference[comp.start + np.asarray(rest, dtype=np.int64)]) if rest else 0.0)
     if abs(a[ax]) <= _COEF_EPS:
         return None
     x = -gamma / a[ax]
     if bounds and not bounds[0] <= x <= bounds[1]:
         return None
     return {"x": np.array([x])}, np.array([[x]])
+
+
+# The boundary of a split on each kind of picture (sphere, map and ortho share the great circle).
+_CURVES = {
+    "disk": _disk_curve,
+    **dict.fromkeys(SPHERE_KINDS, _sphere_curve),
+    "circle": _circle_curve,
+    "torus": _torus_curve,
+    "plane": _plane_curve,
+    "line": _line_curve,
+}
+
+
+def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndarray, bounds, n: int):
+    """(picture coords dict, view-column values (m, c)) of one split, or None."""
+    c, a, const = split_plane(tree, node, signature)
+    if c not in view.components:
+        return None
+    split = _Split(c, a, const, signature.components[view.components[0]])
+    return _CURVES[view.kind](view, split, signature, reference, bounds, n)
 
 
 def boundary_curves(

@@ -52,25 +52,20 @@ class Coloring:
     compact: bool = False
 
 
-def resolve_coloring(
-    colors: Colors, regions: RegionGrid | None, frames, points: PointLayer | None, *, quantized: bool, compact: bool
-) -> tuple[Coloring, list[str] | None]:
-    """The coloring of a figure, and its class names (None for a regression without classes).
-
-    Class names default to the regions' classes, or to 0, 1, ... for points with classes;
-    a regression's range defaults to the predictions' (every frame's) and the points'.
-    """
-    classification = regions is not None and regions.task == "classification"
-    class_names = None if colors.class_names is None else list(colors.class_names)
-    if classification and class_names is None:
-        class_names = [str(c) for c in regions.classes]
-    n_classes = len(class_names) if class_names is not None else 0
-    if points is not None and points.class_index is not None and class_names is None:
+def _class_names(colors: Colors, regions: RegionGrid | None, points: PointLayer | None) -> list[str] | None:
+    """The names given, else the regions' classes, else 0, 1, ... for points with classes (None: no classes)."""
+    if colors.class_names is not None:
+        return list(colors.class_names)
+    if regions is not None and regions.task == "classification":
+        return [str(c) for c in regions.classes]
+    if points is not None and points.class_index is not None:
         n_classes = int(np.max(points.class_index)) + 1 if len(points) else 0
-        class_names = [str(k) for k in range(n_classes)]
-    if colors.colors is not None and len(colors.colors) != n_classes:
-        raise ValueError(f"{len(colors.colors)} colours for {n_classes} classes")
-    palette = (list(colors.colors) if colors.colors is not None else class_colors(n_classes)) if n_classes else None
+        return [str(k) for k in range(n_classes)]
+    return None
+
+
+def _value_range(colors: Colors, regions: RegionGrid | None, frames, points: PointLayer | None):
+    """The range given, else a regression's over its predictions (every frame's) and targets; centred if diverging."""
     value_range = colors.value_range
     if regions is not None and regions.task == "regression" and value_range is None:
         pieces = [r.values[np.isfinite(r.values)] for r in (frames or [regions])]
@@ -82,10 +77,26 @@ def resolve_coloring(
         # Centre the scale on zero: equal reach both ways, so white means 0.
         reach = max(abs(float(value_range[0])), abs(float(value_range[1]))) or 1.0
         value_range = (-reach, reach)
+    return value_range
+
+
+def resolve_coloring(
+    colors: Colors, regions: RegionGrid | None, frames, points: PointLayer | None, *, quantized: bool, compact: bool
+) -> tuple[Coloring, list[str] | None]:
+    """The coloring of a figure, and its class names (None for a regression without classes).
+
+    Class names default to the regions' classes, or to 0, 1, ... for points with classes;
+    a regression's range defaults to the predictions' (every frame's) and the points'.
+    """
+    class_names = _class_names(colors, regions, points)
+    n_classes = len(class_names) if class_names is not None else 0
+    if colors.colors is not None and len(colors.colors) != n_classes:
+        raise ValueError(f"{len(colors.colors)} colours for {n_classes} classes")
+    palette = (list(colors.colors) if colors.colors is not None else class_colors(n_classes)) if n_classes else None
     coloring = Coloring(
         palette,
         DIVERGING_SCALE if colors.diverging else REGRESSION_SCALE,
-        value_range,
+        _value_range(colors, regions, frames, points),
         colors.value_title or "prediction",
         quantized=quantized,
         compact=compact,
