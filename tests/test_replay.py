@@ -271,6 +271,24 @@ def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_
     assert np.any(plain_codes[outside] != codes[outside])
 
 
+def test_a_line_picture_writes_a_selected_nodes_labels_on_its_strip():
+    # The Inspector's picture of an H1 or E1 component: its cells have an x only, and the labels
+    # once raised a KeyError on their missing y.
+    X, y = make_classification("H1 x S1", n_samples=300, n_classes=3, random_state=0)
+    tree = ProductDecisionTreeClassifier(signature="H1 x S1", max_depth=3, random_state=0).fit(X, y)
+    view = viz.View("line", (0,))
+    grid = viz.view_grid(view, "H1 x S1", 40)
+    reference = viz.reference_point("H1 x S1")
+    node = next(int(v) for v in np.flatnonzero(tree.tree_.children_left >= 0) if tree.tree_.component[v] == 0)
+    regions = viz.predict_regions(tree, grid, reference)
+    for chosen in (node, int(np.flatnonzero(tree.tree_.children_left < 0)[0])):
+        found = viz.treeview.node_region(tree, chosen, grid, reference, "H1 x S1", X_train=X)
+        spec = json.loads(viz.region_figure(grid, regions, viz.Overlay(highlight=found)).to_json())
+        (labels,) = [t for t in spec["data"] if t.get("name") == "node labels"]
+        assert len(labels["text"]) == len(found.labels) >= 1
+        assert np.allclose(decode(labels["y"]), 0.5)
+
+
 def test_a_selected_leaf_shows_its_prediction_in_its_region():
     sig, view = CASES["disk"]
     tree = _fit(sig)[2]

@@ -174,6 +174,10 @@ class LineRenderer(FlatRenderer):
     def marked_trace(self, marked, common: dict):
         return go.Scatter(x=[float(marked["x"])], y=[0.5], **common)
 
+    def label_place(self, point: dict) -> dict:
+        """A label on the strip's middle line (cells of a line picture have no height)."""
+        return dict(point, y=0.5)
+
     def finish_layout(self, fig, curves) -> None:
         s = self.scene
         lo, hi = self.grid.bounds
