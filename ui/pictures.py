@@ -45,6 +45,7 @@ __all__ = [
     "regions_for",
     "replay_for",
     "replay_styles",
+    "resolve_layers",
     "resolve_view",
     "view_choices",
     "world_coastlines",
@@ -449,6 +450,21 @@ class Layers:
         return keep | ({int(self.highlight_node)} if self.highlight_node is not None else set())
 
 
+def resolve_layers(layers: Layers, data, model, estimator=None) -> Layers:
+    """``layers`` with its points and boundaries decided: :func:`default_layers` where the page did not choose.
+
+    Boundaries are drawn by default also whenever ``layers.tree`` is given (a tree passed in is meant
+    to be drawn). ``estimator``: what the picture predicts with, when not the model's.
+    """
+    auto_points, auto_bounds = default_layers(data, model, estimator)
+    auto_bounds = auto_bounds or layers.tree is not None
+    return dataclasses.replace(
+        layers,
+        show_points=auto_points if layers.show_points is None else bool(layers.show_points),
+        show_boundaries=auto_bounds if layers.show_boundaries is None else bool(layers.show_boundaries),
+    )
+
+
 def _shown(data, picture: Picture, source, layers: Layers):
     """(grid, regions, animation or None, steps or None) of what ``source`` gives a picture.
 
@@ -574,11 +590,7 @@ def picture_figure(data, picture: Picture, model=None, source=None, *, layers: L
     plotly.graph_objects.Figure
     """
     view, layers = picture.view, layers if layers is not None else Layers()
-    auto_points, auto_bounds = default_layers(data, model, layers.tree)
-    show_points = auto_points if layers.show_points is None else bool(layers.show_points)
-    auto_bounds = auto_bounds or layers.tree is not None
-    show_boundaries = auto_bounds if layers.show_boundaries is None else bool(layers.show_boundaries)
-    layers = dataclasses.replace(layers, show_points=show_points, show_boundaries=show_boundaries)
+    layers = resolve_layers(layers, data, model, layers.tree)
     grid, regions, animation, steps = _shown(data, picture, source, layers)
     replay = source if isinstance(source, viz.Replay) else None
     tree, curves, budget = layers.tree, [], viz.boundaries.MAX_BOUNDARY_CURVES

@@ -13,12 +13,12 @@ from ui.errors import friendly
 from ui.pictures import (
     Layers,
     Picture,
-    default_layers,
     frame_steps,
     globe_components,
     picture_figure,
     reference_note,
     replay_for,
+    resolve_layers,
 )
 
 __all__ = ["PLOTLY_CONFIG", "picture_picker", "show_picture"]
@@ -181,14 +181,7 @@ def show_picture(
     by split in the browser (play, pause, a slider), opening after ``replay_k`` splits.
     ``framing`` gets the view's title.
     """
-    layers = layers if layers is not None else Layers()
-    auto_points, auto_bounds = default_layers(data, model, estimator)
-    auto_bounds = auto_bounds or layers.tree is not None  # a tree passed in is meant to be drawn
-    layers = dataclasses.replace(
-        layers,
-        show_points=auto_points if layers.show_points is None else bool(layers.show_points),
-        show_boundaries=auto_bounds if layers.show_boundaries is None else bool(layers.show_boundaries),
-    )
+    layers = resolve_layers(layers if layers is not None else Layers(), data, model, estimator)
     title, note = viz.describe_view(picture.view, data.signature)
     framing = dataclasses.replace(framing if framing is not None else viz.Framing(), title=title)
     source = None

@@ -147,12 +147,8 @@ class OrthoRenderer(Renderer):
             )
             at += 1
         if s.overlay.marked:
-            fig.add_trace(
-                go.Scatter(
-                    x=first[at].x, y=first[at].y, mode="markers", name="explained point", marker=MARKED_MARKER,
-                    hoverinfo="name",
-                )
-            )  # fmt: skip
+            explained = {"mode": "markers", "name": "explained point", "marker": MARKED_MARKER, "hoverinfo": "name"}
+            fig.add_trace(go.Scatter(x=first[at].x, y=first[at].y, **explained))
 
     def draw(self) -> go.Figure:
         s = self.scene

@@ -119,8 +119,21 @@ def build_scene(renderer: type[Renderer], grid, regions, overlay, colors: Colors
         quantized=bool(frames) or renderer.quantized,
         compact=bool(frames) and renderer.compact_frames,
     )
-    return Scene(grid, regions, overlay, coloring, class_names, styles, framing, height, zoom, lift, animation,
-                 frames, active)  # fmt: skip
+    return Scene(
+        grid,
+        regions,
+        overlay,
+        coloring,
+        class_names,
+        styles,
+        framing,
+        height,
+        zoom,
+        lift,
+        animation=animation,
+        frames=frames,
+        active=active,
+    )
 
 
 class Renderer:
