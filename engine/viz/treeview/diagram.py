@@ -10,12 +10,12 @@ import plotly.graph_objects as go
 from ...trees import describe_split
 from ..palette import class_colors
 from .layout import (
-    _LEGEND_ROW_PX,
-    _LEVEL_PX,
-    _MARKER_PX,
-    _SLOT_PX,
     DIAGRAM_FONT,
     DIAGRAM_WIDTH,
+    LEGEND_ROW_PX,
+    LEVEL_PX,
+    MARKER_PX,
+    SLOT_PX,
     diagram_nodes,
     fit_labels,
     hidden_counts,
@@ -23,7 +23,7 @@ from .layout import (
     node_names,
     tidy_layout,
 )
-from .nodes import _renumber
+from .nodes import renumber
 
 __all__ = ["distribution_figure", "tree_figure"]
 
@@ -66,8 +66,8 @@ class _Drawing:
 
     def sizes(self) -> np.ndarray:
         """Marker diameters of the drawn nodes (px)."""
-        base = np.where(self.internal[self.drawn], _MARKER_PX["split"], _MARKER_PX["leaf"])
-        return base + np.where(self.styled, _MARKER_PX["styled"], 0)
+        base = np.where(self.internal[self.drawn], MARKER_PX["split"], MARKER_PX["leaf"])
+        return base + np.where(self.styled, MARKER_PX["styled"], 0)
 
 
 def _plan(tree, styles: dict, id_map, selected, width) -> _Drawing:
@@ -82,7 +82,7 @@ def _plan(tree, styles: dict, id_map, selected, width) -> _Drawing:
     right = np.asarray(tree.children_right)
     internal = left >= 0
     keep = [to_new[int(node)] for node in styles if int(node) in to_new]
-    max_slots = None if width is None else max(int(width) // _SLOT_PX, 1)
+    max_slots = None if width is None else max(int(width) // SLOT_PX, 1)
     is_open = diagram_nodes(tree, chosen, keep, max_slots)
     xs, n_slots = tidy_layout(0, left, right, is_open)
     drawn = np.array(sorted(xs), dtype=np.int64)
@@ -186,7 +186,7 @@ def _node_texts(estimator, d: _Drawing, class_names, width, font_size: float) ->
     """
     hover = []
     for v, is_closed, count in zip(d.drawn, d.closed, d.hidden):
-        text = _renumber(describe_split(estimator, int(v)), int(v), d.ids)
+        text = renumber(describe_split(estimator, int(v)), int(v), d.ids)
         if is_closed:
             text += f"<br>{count} nodes below are hidden: click to open this subtree"
         hover.append(text)
@@ -200,7 +200,7 @@ def _node_texts(estimator, d: _Drawing, class_names, width, font_size: float) ->
         else:
             texts.append(names[v])
     span = max(d.n_slots, 1)
-    plot_px = float(width if width is not None else d.n_slots * _SLOT_PX)
+    plot_px = float(width if width is not None else d.n_slots * SLOT_PX)
     x_px = (d.x - d.x.min() + 0.5) * plot_px / span
     level, styled = d.level, d.styled
     rank = [
@@ -223,7 +223,7 @@ def _add_halos(fig, d: _Drawing) -> None:
                     mode="markers",
                     hoverinfo="skip",
                     marker={
-                        "size": sizes[picked] + _MARKER_PX["halo"],
+                        "size": sizes[picked] + MARKER_PX["halo"],
                         "color": color,
                         "line": {"color": "#111111", "width": 1.5},
                     },
@@ -247,7 +247,7 @@ def _add_closed_entry(fig) -> None:
             hoverinfo="skip",
             marker={
                 "symbol": "triangle-down",
-                "size": _MARKER_PX["split"],
+                "size": MARKER_PX["split"],
                 "color": "#BBBBBB",
                 "line": {"color": "#222222", "width": 1},
             },
@@ -272,7 +272,7 @@ def tree_figure(
     rest of the tree as far as it fits (:func:`diagram_nodes`). A closed node stands for
     its subtree (a triangle labelled "+n", the number of nodes hidden under it); clicking
     it selects it, which opens it. Nodes of a level are at least one slot
-    (``_SLOT_PX``) apart, so no markers overlap at ``width``; a node's label (its id and
+    (``SLOT_PX``) apart, so no markers overlap at ``width``; a node's label (its id and
     the split's component, or a leaf's class) is written only where it overlaps no label
     of higher priority (the selected node, its path, the other highlights, then shallow
     nodes first); every node has its full description on hover.
@@ -338,10 +338,10 @@ def tree_figure(
     level = d.level
     max_level = int(level.max()) if len(level) else 0
     scale = max(font_size / DIAGRAM_FONT, 1.0)  # larger labels need taller rows and levels
-    top = 10 + int(_LEGEND_ROW_PX * scale) * sum(bool(t.showlegend) for t in fig.data)
+    top = 10 + int(LEGEND_ROW_PX * scale) * sum(bool(t.showlegend) for t in fig.data)
     span = max(d.n_slots, 1)
     fig.update_layout(
-        height=height or int(top + _LEVEL_PX * scale * (max_level + 1) + 10),
+        height=height or int(top + LEVEL_PX * scale * (max_level + 1) + 10),
         xaxis={"visible": False, "range": [float(d.x.min()) - 0.5, float(d.x.min()) - 0.5 + span], "fixedrange": False},
         # Room below the deepest level for its two-line labels.
         yaxis={"visible": False, "range": [-max_level - 0.6, 0.35]},

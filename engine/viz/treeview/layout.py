@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..boundaries import tree_arrays
+
 __all__ = [
     "DIAGRAM_FONT",
     "DIAGRAM_WIDTH",
+    "LEGEND_ROW_PX",
+    "LEVEL_PX",
+    "MARKER_PX",
+    "SLOT_PX",
     "diagram_nodes",
     "fit_labels",
     "hidden_counts",
@@ -29,24 +35,19 @@ DIAGRAM_WIDTH = 198
 # Label font (px): 11 px is the smallest that stays legible on a projector.
 DIAGRAM_FONT = 12
 # Marker diameters (px): a split, a leaf, extra for a highlighted node, and its halo on top of that.
-_MARKER_PX = {"split": 14, "leaf": 12, "styled": 4, "halo": 6}
+MARKER_PX = {"split": 14, "leaf": 12, "styled": 4, "halo": 6}
 # Horizontal room of a node: the largest marker, a highlighted split with its halo (24 px), and a gap.
-_SLOT_PX = 24
+SLOT_PX = 24
 # Vertical room of a level: a marker, a two-line label below it, and the edge to the next level.
-_LEVEL_PX = 66
+LEVEL_PX = 66
 # Top margin per legend entry: at the narrowest width each entry takes a row of its own.
-_LEGEND_ROW_PX = 20
+LEGEND_ROW_PX = 20
 # Width of a character of Plotly's default font in em: 0.6 is digits and most capitals; a little more
 # than the average so that estimated label boxes hold the real ones.
 _CHAR_EM = 0.62
 _LABEL_GAP_PX = 4
 # Leaf class names longer than this are cut (the whole name is on hover).
 _NAME_CHARS = 9
-
-
-def _tree_of(tree):
-    """The ``tree_`` of a fitted tree estimator, or ``tree`` itself."""
-    return getattr(tree, "tree_", tree)
 
 
 def node_depths(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -65,7 +66,7 @@ def tree_layout(tree) -> tuple[np.ndarray, np.ndarray]:
     x : ndarray of float, shape (n_nodes,)
     depth : ndarray of int, shape (n_nodes,)
     """
-    t = _tree_of(tree)
+    t = tree_arrays(tree)
     left = np.asarray(t.children_left)
     right = np.asarray(t.children_right)
     n = len(left)
@@ -171,7 +172,7 @@ def diagram_nodes(tree, selected: int | None = None, keep=(), max_slots: int | N
     ndarray of bool, shape (n_nodes,)
         True for the internal nodes whose children are drawn.
     """
-    t = _tree_of(tree)
+    t = tree_arrays(tree)
     left, right = np.asarray(t.children_left), np.asarray(t.children_right)
     internal = left >= 0
     if max_slots is None:

@@ -209,11 +209,8 @@ def decision_path_nodes(estimator, row: np.ndarray) -> list[int]:
     return [int(v) for v in np.sort(path.indices)]
 
 
-def _repeated(estimator, name: str) -> bool:
-    return sum(c.name == name for c in estimator.signature_.components) > 1
-
-
-def _renumber(text: str, node: int, id_map) -> str:
+def renumber(text: str, node: int, id_map) -> str:
+    """A node's description with its id in the copy replaced by its original id (``id_map``)."""
     if id_map is None:
         return text
     return text.replace(f"node {node}:", f"node {int(id_map[node])}:", 1)
@@ -235,9 +232,9 @@ def explain_path(estimator, row: np.ndarray, class_names=None, id_map=None) -> l
     lines = []
     for node, child in itertools.pairwise(path):
         side = "left" if int(left[node]) == child else "right"
-        lines.append(f"{_renumber(describe_split(estimator, node), node, id_map)} -> {side}")
+        lines.append(f"{renumber(describe_split(estimator, node), node, id_map)} -> {side}")
     leaf = path[-1]
-    text = _renumber(describe_split(estimator, leaf), leaf, id_map)
+    text = renumber(describe_split(estimator, leaf), leaf, id_map)
     if class_names is not None and hasattr(estimator, "classes_"):
         k = int(np.argmax(estimator.tree_.value[leaf]))
         text += f" (predicts {class_names[k]})"
@@ -273,7 +270,7 @@ def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
     else:
         out["value"] = float(value[0])
         out["prediction"] = f"value {value[0]:.4g} (the mean of the node's training rows)"
-    out["rule"] = _renumber(describe_split(estimator, node), node, id_map)
+    out["rule"] = renumber(describe_split(estimator, node), node, id_map)
     if tree.children_left[node] < 0:
         out["kind"] = "leaf"
         return out
