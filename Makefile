@@ -62,4 +62,6 @@ $(VENV)/.docs-installed: $(VENV)/.installed requirements-docs.txt
 	touch $@
 
 docs: $(VENV)/.docs-installed
+	@# autosummary writes one page per listed name; pages of names since renamed would fail the build.
+	rm -rf docs/api/generated
 	$(BIN)/sphinx-build -W --keep-going -b html -d $(DOCS_BUILD)/doctrees docs $(DOCS_BUILD)/html

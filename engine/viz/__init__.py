@@ -18,7 +18,8 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
   texts, and the tree diagram.
 
 Tree semantics (routing, the first k splits) are the tree's own, in :mod:`curvedtrees.trees`;
-``first_splits``, ``PrunedTree`` and ``split_order`` are re-exported here.
+``first_splits``, ``PrunedTree`` and ``split_order`` stay importable from here for convenience
+(documented under :mod:`curvedtrees.trees`).
 """
 
 from ..utils import require
@@ -69,7 +70,6 @@ __all__ = [
     "Framing",
     "Overlay",
     "PointLayer",
-    "PrunedTree",
     "RegionGrid",
     "Replay",
     "View",
@@ -84,7 +84,6 @@ __all__ = [
     "describe_view",
     "explain_path",
     "facing_direction",
-    "first_splits",
     "graticule",
     "holds_reference",
     "latlon_xyz",
@@ -99,7 +98,6 @@ __all__ = [
     "region_figure",
     "replay_regions",
     "smooth_replay",
-    "split_order",
     "split_plane",
     "subsample",
     "tree_figure",
