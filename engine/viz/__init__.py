@@ -32,18 +32,18 @@ from .figures import Animation, Colors, Framing, Overlay, PointLayer, confusion_
 from .palette import class_colors, world_class_colors
 from .regions import RegionGrid, compute_regions, predict_frames, predict_regions
 from .smooth import EdgeCuts, smooth_replay
+from .treeview import PrunedTree as PrunedTree
 from .treeview import (
-    PrunedTree,
     Replay,
     decision_path_nodes,
     explain_path,
-    first_splits,
     node_details,
     replay_regions,
-    split_order,
     tree_figure,
     tree_layout,
 )
+from .treeview import first_splits as first_splits
+from .treeview import split_order as split_order
 from .views import (
     View,
     ViewGrid,
