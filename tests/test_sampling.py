@@ -144,3 +144,51 @@ def test_as_generator():
     for bad in [-1, 1.5, True, "seed"]:
         with pytest.raises(ValueError, match="random_state"):
             as_generator(bad)
+
+
+# SHA-256 (first 16 hex digits) of make_classification(sig, n, c, k, random_state=11) and
+# make_regression(sig, n, k, random_state=5), computed with the sampler before its per-row
+# factors were gathered in blocks (issue 27). Stored benchmark results depend on these bytes.
+_DIGESTS = {
+    ("H2 x S2 x E2", 1000, 8, 32): "392db7ec4fc75019",
+    ("H16 x S8", 3000, 5, 20): "6b8e54ea12dbdaf6",
+    ("(S1)^4 x E3", 500, 3, 10): "f7be6276008c9ffc",
+    ("H40", 2000, 4, 8): "a1241dc0dae75825",  # 327 rows a block: several blocks
+    ("S3(4) x H5(-0.5)", 777, 6, 12): "5ac24c31d41bfd56",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_DIGESTS))
+def test_the_samples_are_the_same_bytes_as_before_the_blocked_gather(case):
+    import hashlib
+
+    signature, n, n_classes, n_clusters = case
+    X, y = make_classification(signature, n_samples=n, n_classes=n_classes, n_clusters=n_clusters, random_state=11)
+    Xr, yr = make_regression(signature, n_samples=n, n_clusters=n_clusters, random_state=5)
+    digest = hashlib.sha256(X.tobytes() + y.tobytes() + Xr.tobytes() + yr.tobytes()).hexdigest()[:16]
+    assert digest == _DIGESTS[case]
+
+
+@pytest.mark.parametrize("block_bytes", [1, 8 * 9 * 7, 2**30])
+def test_blocked_factors_equal_one_einsum_over_every_row(monkeypatch, block_bytes):
+    from curvedtrees import sampling
+
+    monkeypatch.setattr(sampling, "_GATHER_BYTES", block_bytes)  # 1 row, 7 rows, every row a block
+    rng = np.random.default_rng(0)
+    for dim, n in ((3, 50), (9, 101), (30, 13)):
+        factors, cluster, z = rng.normal(size=(4, dim, dim)), rng.integers(0, 4, n), rng.standard_normal((n, dim))
+        expected = np.einsum("nij,nj->ni", factors[cluster], z)
+        assert np.array_equal(sampling._apply_factors(factors, cluster, z).view(np.uint64), expected.view(np.uint64))
+
+
+def test_sampling_memory_grows_with_rows_times_dimension_not_its_square():
+    import tracemalloc
+
+    # The unblocked gather of (1,000, 300, 300) factor matrices alone took 720 MB.
+    tracemalloc.start()
+    try:
+        X, _ = make_classification("H300", n_samples=1000, n_classes=2, n_clusters=2, cov_scale=0.001, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * X.nbytes + 8 * 2**20, f"peak {peak / 2**20:.0f} MiB for {X.nbytes / 2**20:.1f} MiB of points"
