@@ -7,28 +7,57 @@ names the limit. Each number sits far above what the library and the app use
 and far below what would exhaust a 2 GB process; the comment says which way it
 was chosen. The app (``ui.uploads``, ``ui.data``, ``ui.state``) reads its limits
 from here too, so the documentation, the checks and the messages agree.
+
+Two kinds of numbers live here. *Input limits* bound what a request may say (rows,
+columns, characters, a signature's size). *Work budgets* bound what a request may
+cost once it is accepted: :func:`curvedtrees.costs.estimate_cost` turns a request's
+parameters into an estimate of CPU seconds, peak memory and the size of its result,
+and :class:`curvedtrees.costs.Budget` compares it with ``MAX_JOB_CPU_SECONDS``,
+``MAX_JOB_MEMORY_BYTES`` and ``MAX_RESULT_BYTES`` before anything starts. The app's
+worker pool (``ui.jobs``) then enforces the same numbers on the process that does the
+work (``RLIMIT_CPU``, ``RLIMIT_AS``), so an estimate that is wrong cannot become a
+runaway job. The ``serving`` section sizes the pool, its queue and the model checker.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "JOB_CPU_GRACE",
+    "JOB_WORKERS",
     "MAX_AMBIENT_DIM",
     "MAX_ARRAY_ITEMS",
+    "MAX_CHECKER_CPU_SECONDS",
+    "MAX_CHECKER_MEMORY_MB",
+    "MAX_CHECKER_WAIT_SECONDS",
+    "MAX_COV_SCALE",
     "MAX_CSV_FIELD_CHARS",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_DEPTH",
+    "MAX_EMBEDDING_DIM",
     "MAX_ESTIMATORS",
+    "MAX_JOB_CPU_SECONDS",
+    "MAX_JOB_MEMORY_BYTES",
     "MAX_LINK_CHARS",
     "MAX_LINK_TITLE_CHARS",
+    "MAX_PICTURE_CPU_SECONDS",
+    "MAX_QUEUED_JOBS",
+    "MAX_RESULT_BYTES",
+    "MAX_SERVER_MEMORY_BYTES",
     "MAX_SIGNATURE_CHARS",
     "MAX_SIGNATURE_COMPONENTS",
+    "MAX_SPLIT_FEATURES",
     "MAX_SYNTHETIC_CELLS",
+    "MAX_SYNTHETIC_CLASSES",
+    "MAX_SYNTHETIC_CLUSTERS",
+    "MAX_SYNTHETIC_SAMPLES",
     "MAX_UPLOAD_BYTES",
     "MAX_UPLOAD_CELLS",
     "MAX_UPLOAD_COLUMNS",
     "MAX_UPLOAD_DECODED_BYTES",
     "MAX_UPLOAD_MB",
     "MAX_UPLOAD_ROWS",
+    "MAX_VALUES_BYTES",
+    "MODEL_CHECKERS",
 ]
 
 # ---------------------------------------------------------------- signatures
@@ -97,3 +126,79 @@ MAX_LINK_TITLE_CHARS = 120
 # 160,000 cells) many times over, and 16 MB as float64, so that a page view
 # never allocates gigabytes however the link is written.
 MAX_SYNTHETIC_CELLS = 2_000_000
+
+# ------------------------------------------------- synthetic data and built-in datasets
+# Synthetic mixtures: the Data page's form offers these bounds, and a recipe from a link
+# is held to them (ui.data.check_recipe). 20,000 points train a forest interactively.
+MAX_SYNTHETIC_SAMPLES = 20_000
+MAX_SYNTHETIC_CLASSES = 20
+MAX_SYNTHETIC_CLUSTERS = 200
+# The form's spread slider goes to 2; beyond 10 a wrapped normal covers a sphere many times over.
+MAX_COV_SCALE = 10.0
+# Signatures that a built-in dataset learns an embedding into (graph embeddings, the
+# digits VAE): the sum of the components' dimensions, and their number. An epoch
+# compares every pair of nodes in every coordinate, so memory grows with nodes^2 x
+# dimension (random_tree in H1000 x S1000 x E1000 reached 3.4 GB); the paper's and the
+# app's choices have dimension 6 or less, and 32 keeps an epoch of the largest
+# built-in graph within the work budget below.
+MAX_EMBEDDING_DIM = 32
+
+# ----------------------------------------------------------------------- split planes
+# ``pairs="all"`` grows the number of split planes with the square of a component's
+# dimension (E300: 45,150 planes), and the values array of
+# ``curvedtrees.trees.SplitFeatures.values``, one float64 per plane and row, is the
+# largest allocation of a fit (E300 with pairs="all" on 20,000 rows: 6.7 GiB); both
+# are checked before anything is allocated. (Also importable from
+# ``curvedtrees.trees._features``, where they were first defined.)
+MAX_SPLIT_FEATURES = 1_000_000  # plane tables of ~80 MB; also bounds what a model file can make us build
+MAX_VALUES_BYTES = 2 * 2**30  # 2 GiB: a quarter of a small machine's memory, for one array
+
+# ----------------------------------------------------------------------- work budgets
+# What one request from untrusted input (a share link, a form, an upload, a model file)
+# may cost, estimated before it starts (curvedtrees.costs.estimate_cost) and enforced
+# on the worker process that does it (ui.jobs). Chosen for a class on a 2-core machine:
+# the heaviest demo (32 fully grown trees on 20,000 points of the globe) costs about
+# 10 CPU-s; two CPU-minutes admit fits many times larger while one visitor's request
+# can hold one of the two cores for at most that long.
+MAX_JOB_CPU_SECONDS = 120.0
+# The kill limit is this factor above the budget: estimates are calibrated to within
+# a factor of about two on this machine (perf/calibrate_costs.py), so an accepted job is
+# stopped only when it runs far beyond what was predicted.
+JOB_CPU_GRACE = 2.0
+# Peak working memory of one job (the split-plane values, a kernel matrix, an
+# embedding's pairwise tensors), on top of the worker's own interpreter.
+MAX_JOB_MEMORY_BYTES = 2 * 2**30
+# What a job may hand back to the server and the server then holds for the session:
+# a fitted model or a dataset, in memory. Sessions that share a recipe share its result
+# (ui.cache), so this bounds one visitor's share of the server, not a class's.
+MAX_RESULT_BYTES = 256 * 2**20
+# CPU a picture of a model may take in the server (a region grid of up to 300 x 300
+# cells predicted at once): a model whose largest picture would take longer is refused
+# when it is trained (k-NN over 15,000 rows predicts slowly). Pictures run on the
+# server's request threads, so this is kept short.
+MAX_PICTURE_CPU_SECONDS = 20.0
+
+# ---------------------------------------------------------------------------- serving
+# Worker processes that run heavy work at a time (fits, embeddings, datasets, graph
+# parsing): one per core of the 2-core machine the app is served from; more would
+# only share the cores and multiply peak memory.
+JOB_WORKERS = 2
+# Jobs that may wait for a worker; a request beyond it is refused with "the server is
+# busy" (30 students each waiting for one job fit with room to spare).
+MAX_QUEUED_JOBS = 100
+# Resident memory of the server process (the sessions' datasets, models and pictures)
+# above which no new job is started: waiting jobs stay queued until sessions leave and
+# their memory returns, and a job whose result would pass it is refused. Chosen under
+# the memory of a small class server (8 GB), far above a class's use (a 30-session
+# lesson: about 0.6 GB).
+MAX_SERVER_MEMORY_BYTES = 3 * 2**30
+# Uploaded model files are checked in a fresh child each (ui.sandbox): at most this
+# many at a time (each takes about 3 CPU-s and 300 MB), the others wait in line.
+MODEL_CHECKERS = 2
+# CPU a check may use (RLIMIT_CPU, so time spent waiting for a core on a busy server is
+# not counted against the file), and its address space (RLIMIT_AS) in MiB.
+MAX_CHECKER_CPU_SECONDS = 60
+MAX_CHECKER_MEMORY_MB = 4096
+# How long an upload waits for a free checker before the server says it is busy (and
+# not that the file is damaged).
+MAX_CHECKER_WAIT_SECONDS = 300.0

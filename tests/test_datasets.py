@@ -233,3 +233,14 @@ def test_split_uses_test_mask_then_stratifies():
     plain = Dataset(X=X, y=y, signature="S1", task="classification", name="t", description="", provenance="")
     _, _, y_train, y_test = plain.split(test_size=0.5, random_state=0)
     assert y_train.mean() == 0.5 and y_test.mean() == 0.5
+
+
+@pytest.mark.parametrize("name", ["random_tree", "karate_club", "link_prediction", "digits_latents"])
+def test_learned_signatures_of_built_in_datasets_are_bounded_before_any_work(name):
+    # random_tree in H1000 x S1000 x E1000 once reached 3.4 GB (issue 27): the registry refuses it first.
+    from curvedtrees.limits import MAX_EMBEDDING_DIM
+
+    spec = next(p for p in get_dataset_info(name).parameters if p.name == "signature")
+    assert spec.max == MAX_EMBEDDING_DIM
+    with pytest.raises(ValueError, match="H1000 x S1000 x E1000 has dimension 3,000; at most 32"):
+        load_dataset(name, signature="H1000 x S1000 x E1000")

@@ -17,12 +17,23 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from curvedtrees.limits import MAX_LINK_TITLE_CHARS, MAX_SYNTHETIC_CELLS
+from curvedtrees.limits import (
+    MAX_COV_SCALE,
+    MAX_LINK_TITLE_CHARS,
+    MAX_SYNTHETIC_CELLS,
+    MAX_SYNTHETIC_CLASSES,
+    MAX_SYNTHETIC_CLUSTERS,
+    MAX_SYNTHETIC_SAMPLES,
+)
 from curvedtrees.manifolds import Signature
 
 __all__ = [
     "DEFAULT_DEMO",
     "DEMOS",
+    "MAX_COV_SCALE",
+    "MAX_SYNTHETIC_CLASSES",
+    "MAX_SYNTHETIC_CLUSTERS",
+    "MAX_SYNTHETIC_SAMPLES",
     "DataRecord",
     "Demo",
     "available_demos",
@@ -34,13 +45,9 @@ __all__ = [
     "synthetic_recipe",
 ]
 
-# Synthetic mixtures: bounds of the form on the Data page (also enforced here,
-# since recipes can come from a URL).
-MAX_SYNTHETIC_SAMPLES = 20_000
-MAX_SYNTHETIC_CLASSES = 20
-MAX_SYNTHETIC_CLUSTERS = 200
-# The form's spread slider goes to 2; beyond 10 a wrapped normal covers a sphere many times over.
-MAX_COV_SCALE = 10.0
+# The bounds of the Data page's form, also enforced here since recipes can come from a
+# link, live with every other input limit in curvedtrees.limits (MAX_SYNTHETIC_SAMPLES,
+# MAX_SYNTHETIC_CLASSES, MAX_SYNTHETIC_CLUSTERS, MAX_COV_SCALE; importable from here too).
 
 
 @dataclass

@@ -288,7 +288,8 @@ class ParamInfo:
     default : object
     help : str
     min, max : float, optional
-        Inclusive bounds for numbers.
+        Inclusive bounds for numbers. For ``"signature"``, ``max`` bounds the
+        signature's dimension (the sum of its components' dimensions).
     choices : tuple, optional
         Allowed values for ``"choice"`` (and suggestions for ``"signature"``).
     step : float, optional
@@ -305,6 +306,10 @@ class ParamInfo:
     Traceback (most recent call last):
     ...
     ValueError: max_depth must be between 0 and 64, got 65.0
+    >>> ParamInfo("signature", "signature", "H2", "Where to embed.", max=32).coerce("H1000 x S1000")
+    Traceback (most recent call last):
+    ...
+    ValueError: signature: H1000 x S1000 has dimension 2,000; at most 32 here (use fewer or smaller components)
     """
 
     name: str
@@ -347,9 +352,15 @@ class ParamInfo:
             return None if value == self.none_choice else value
         if self.kind == "signature":
             try:
-                return str(Signature.parse(value))
+                signature = Signature.parse(value)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: {exc}") from None
+            if self.max is not None and signature.dim > self.max:
+                raise ValueError(
+                    f"{where}: {signature} has dimension {signature.dim:,}; at most {self.max:g} here "
+                    "(use fewer or smaller components)"
+                )
+            return str(signature)
         if self.kind in ("int", "float", "optional_int", "optional_float"):
             optional = self.kind.startswith("optional")
             if value is None and optional:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..limits import MAX_EMBEDDING_DIM
 from ..utils import as_generator, require
 from ._base import Dataset, ParamInfo, register
 
@@ -338,7 +339,14 @@ _EMBED_PARAMS = (
 
 
 def _signature_param(default):
-    return ParamInfo("signature", "signature", default, "Product signature to embed into.", choices=_SIGNATURE_CHOICES)
+    return ParamInfo(
+        "signature",
+        "signature",
+        default,
+        "Product signature to embed into.",
+        max=MAX_EMBEDDING_DIM,
+        choices=_SIGNATURE_CHOICES,
+    )
 
 
 _N_NODES = ParamInfo("n_nodes", "int", 64, "Number of nodes of the generated graph.", 8, 500, step=8, label="Nodes")
@@ -423,7 +431,14 @@ register(
     category="graph",
     parameters=(
         ParamInfo("graph", "choice", "karate_club", "Which graph to embed.", choices=GRAPHS),
-        ParamInfo("signature", "signature", "S2 x E2 x H2", "Signature P of each node.", choices=_SIGNATURE_CHOICES),
+        ParamInfo(
+            "signature",
+            "signature",
+            "S2 x E2 x H2",
+            "Signature P of each node.",
+            max=MAX_EMBEDDING_DIM,
+            choices=_SIGNATURE_CHOICES,
+        ),
         _N_NODES,
         ParamInfo(
             "test_size", "float", 0.25, "Fraction of nodes held out.", 0.05, 0.8, step=0.05, label="Held-out nodes"

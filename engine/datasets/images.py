@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..limits import MAX_EMBEDDING_DIM
 from ..utils import as_generator
 from ._base import Dataset, ParamInfo, random_test_mask, register
 
@@ -23,6 +24,7 @@ __all__ = ["load_digits_latents"]
             "signature",
             "S2 x E2 x H2",
             "Latent signature of the VAE.",
+            max=MAX_EMBEDDING_DIM,
             choices=("S2 x E2 x H2", "H2", "S2", "E2", "H2 x H2", "S2 x S2"),
         ),
         ParamInfo(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import limits
 from ..manifolds import Signature
 
 __all__ = [
@@ -50,12 +51,10 @@ ORIGIN_ANGLE = -1.0  # marks a point whose projection is the plane's origin
 
 _PAIR_MODES = ("base", "all")
 
-# Limits checked before anything is allocated. ``pairs="all"`` grows the number of
-# planes with the square of a component's dimension (E300: 45,150 planes), and the
-# values array of :meth:`SplitFeatures.values`, one float64 per plane and row, is the
-# largest allocation of a fit (E300 with pairs="all" on 20,000 rows: 6.7 GiB).
-MAX_SPLIT_FEATURES = 1_000_000  # plane tables of ~80 MB; also bounds what a model file can make us build
-MAX_VALUES_BYTES = 2 * 2**30  # 2 GiB: a quarter of a small machine's memory, for one array
+# Limits checked before anything is allocated (their reasons are in curvedtrees.limits,
+# where every input limit lives; the names stay importable from here).
+MAX_SPLIT_FEATURES = limits.MAX_SPLIT_FEATURES
+MAX_VALUES_BYTES = limits.MAX_VALUES_BYTES
 
 
 def count_planes(signature, pairs: str = "base") -> int:
@@ -123,7 +122,7 @@ class SplitFeatures:
         if n_planes > MAX_SPLIT_FEATURES:
             raise ValueError(
                 f"pairs={pairs!r} on '{signature}' gives {n_planes:,} split planes, above the limit of "
-                f"{MAX_SPLIT_FEATURES:,} (curvedtrees.trees._features.MAX_SPLIT_FEATURES)"
+                f"{MAX_SPLIT_FEATURES:,} (curvedtrees.limits.MAX_SPLIT_FEATURES)"
                 + (f"; pairs='base' gives {count_planes(signature, 'base'):,}" if pairs == "all" else "")
             )
         rows = []
@@ -192,7 +191,7 @@ class SplitFeatures:
         message = (
             f"pairs={self.pairs!r} on '{self.signature}' with {int(n_samples):,} rows needs "
             f"{nbytes / 2**30:.1f} GiB for the values of {self.n_features:,} split planes, above the limit of "
-            f"{MAX_VALUES_BYTES / 2**30:g} GiB (curvedtrees.trees._features.MAX_VALUES_BYTES)"
+            f"{MAX_VALUES_BYTES / 2**30:g} GiB (curvedtrees.limits.MAX_VALUES_BYTES)"
         )
         if self.pairs == "all":
             n_base = count_planes(self.signature, "base")
