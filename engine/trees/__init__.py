@@ -15,7 +15,7 @@ Layers (one module each, as in scikit-learn's tree module):
 from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from ._export import describe_split, export_text
-from ._features import SplitFeatures
+from ._features import SplitFeatures, count_planes
 from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
 from ._tree import Tree
 from ._views import PrunedTree, first_splits, split_order
@@ -28,6 +28,7 @@ __all__ = [
     "PrunedTree",
     "SplitFeatures",
     "Tree",
+    "count_planes",
     "describe_split",
     "export_text",
     "first_splits",
