@@ -43,6 +43,7 @@ __all__ = [
     "MAX_QUEUED_JOBS",
     "MAX_RESULT_BYTES",
     "MAX_SERVER_MEMORY_BYTES",
+    "MAX_SHARED_RESULTS_BYTES",
     "MAX_SIGNATURE_CHARS",
     "MAX_SIGNATURE_COMPONENTS",
     "MAX_SPLIT_FEATURES",
@@ -192,6 +193,10 @@ MAX_QUEUED_JOBS = 100
 # the memory of a small class server (8 GB), far above a class's use (a 30-session
 # lesson: about 0.6 GB).
 MAX_SERVER_MEMORY_BYTES = 3 * 2**30
+# Results that depend only on a public recipe (a lesson's or a demo's dataset and models,
+# a share link's, their pictures) are kept once per server for every session (ui.cache),
+# up to this many bytes; the least recently used go first.
+MAX_SHARED_RESULTS_BYTES = 512 * 2**20
 # Uploaded model files are checked in a fresh child each (ui.sandbox): at most this
 # many at a time (each takes about 3 CPU-s and 300 MB), the others wait in line.
 MODEL_CHECKERS = 2
