@@ -4,20 +4,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 from curvedtrees import viz
-from curvedtrees.datasets import load_dataset
+from curvedtrees.limits import MAX_SYNTHETIC_CLASSES, MAX_SYNTHETIC_SAMPLES
 
-from ui import state
+from ui import cache, state
 from ui.chrome import adopt_dataset, page_setup, show_note
-from ui.data import (
-    MAX_SYNTHETIC_CLASSES,
-    MAX_SYNTHETIC_SAMPLES,
-    build_dataset,
-    builtin_datasets,
-    check_recipe,
-    content_hash,
-    make_record,
-    synthetic_recipe,
-)
+from ui.data import builtin_datasets, check_recipe, content_hash, recipe_cost, synthetic_recipe
 from ui.errors import friendly
 from ui.forms import param_fields, signature_box
 from ui.pictures import Layers, Picture
@@ -115,13 +106,14 @@ with tab_synthetic:
             title=f"Mixture on {signature}",
         )
         try:
-            check_recipe(recipe)  # sizes refused here, before the button (the limits of a share link too)
+            # Sizes and the work budget are checked here, before the button (a share link's too).
+            recipe_cost(check_recipe(recipe)).check()
         except ValueError as exc:
             st.error(str(exc), icon=":material/edit:")
             recipe = None
     if st.button("Generate", type="primary", key="syn_go", disabled=recipe is None):
         with friendly("generate the mixture"):
-            adopt(build_dataset(recipe), train_now, "synthetic")
+            adopt(cache.dataset(recipe), train_now, "synthetic")
     show_note("synthetic")
 
 # ------------------------------------------------------------------- built-in
@@ -143,23 +135,30 @@ with tab_builtin:
         train_builtin = st.checkbox("Train a tree right away", value=True, key="builtin_train")
         if not available:
             st.warning(f"This dataset needs an optional package: `{hint}`")
-        if st.button("Load", type="primary", key="builtin_go", disabled=not available):
+        recipe = {"source": "builtin", "name": info.name, "params": params, "title": info.title}
+        over_budget = None
+        if available:
+            try:  # the work budget, before the button: an embedding of 5,000 epochs x 20 restarts is refused here
+                recipe_cost(recipe).check()
+            except ValueError as exc:
+                over_budget = str(exc)
+                st.error(over_budget, icon=":material/edit:")
+        if st.button("Load", type="primary", key="builtin_go", disabled=not available or over_budget is not None):
             with friendly(f"load {info.title}"):
-                recipe = {"source": "builtin", "name": info.name, "params": params, "title": info.title}
                 if info.slow:
                     status = st.empty()
 
-                    def report(epoch, value, status=status):
+                    def report(epoch, value=None, status=status):
                         status.caption(
                             f"Working... step {epoch}" + (f", loss {float(value):.4g}" if value is not None else "")
                         )
 
                     with st.spinner(f"Loading {info.title} (this one computes an embedding)..."):
-                        record = make_record(load_dataset(info.name, callback=report, **params), recipe)
+                        record = cache.dataset(recipe, on_progress=report)
                     status.empty()
                 else:
                     with st.spinner(f"Loading {info.title}..."):
-                        record = build_dataset(recipe)
+                        record = cache.dataset(recipe)
                 adopt(record, train_builtin, "builtin")
         show_note("builtin")
 

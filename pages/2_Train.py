@@ -4,16 +4,15 @@ import hashlib
 from dataclasses import replace
 
 import streamlit as st
-from curvedtrees import io as model_io
 from curvedtrees.viz import confusion_figure
 
-from ui import state
+from ui import cache, state, work
 from ui.boosted_trees import boosting_summary, is_boosted
 from ui.chrome import metrics_table, page_setup, rerun_with_note, set_model, show_note
 from ui.errors import friendly, message_for
 from ui.forms import param_fields
-from ui.sandbox import check_against_dataset, load_model_isolated
-from ui.training import FAMILIES, ModelRecord, adopt_model, evaluate, families_for, fit_model, split_rows
+from ui.sandbox import CheckerBusy, check_against_dataset, load_model_isolated
+from ui.training import FAMILIES, adopt_model, families_for
 from ui.widgets import PLOTLY_CONFIG
 
 page_setup("Train")
@@ -75,21 +74,18 @@ with st.form("train_form"):
 if submitted:
     with friendly("train the model") as outcome:
         recipe = {"family": family_key, "params": params, "test_size": test_size, "seed": seed}
-        estimator = family.build(data.task, str(data.signature), params, seed)
-        train_idx, test_idx = split_rows(data, test_size, seed)
         bar = st.progress(0.0, text="Training...")
 
         def report(done, total):
             bar.progress(done / total, text=f"Training... {done} of {total} trees" if total > 1 else "Training...")
 
-        estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx], report)
+        # Checked against the work budget, then fitted in the worker pool (shared with every
+        # session training the same recipe on the same public dataset).
+        record = cache.model(data, recipe, on_progress=report)
         bar.empty()
-        record = ModelRecord(
-            estimator, recipe, data.hash, train_idx, test_idx, evaluate(estimator, data, train_idx, test_idx), seconds
-        )
         set_model(record)
     if outcome.ok:
-        rerun_with_note("train", f"Trained in {seconds:.2f} s.")
+        rerun_with_note("train", f"Trained in {record.fit_seconds:.2f} s.")
 show_note("train")
 
 if model is not None:
@@ -121,19 +117,15 @@ if model is not None:
             )
 
     st.subheader("Save or load a model")
-    cache = state.get("model_json", {})
-    if model.model_id not in cache:
-        try:
-            cache = {model.model_id: model_io.dumps(model.estimator)}
-        except TypeError as exc:
-            cache = {model.model_id: None}
-            st.caption(f"This model cannot be saved: {exc}")
-        state.put("model_json", cache)
-    text = cache[model.model_id]
+    try:
+        text = cache.model_document(model)
+    except TypeError as exc:
+        text = None
+        st.caption(f"This model cannot be saved: {exc}")
     if text is not None:
         st.download_button(
             "Download the model (JSON)",
-            text,
+            lambda text=text: text,  # handed over when clicked: no copy of the document per page view
             file_name=f"{family_key}-{model.model_id}.json",
             mime="application/json",
             key="train_download",
@@ -153,19 +145,34 @@ if uploaded is not None:
     verdict_key = f"{hashlib.sha256(raw).hexdigest()[:16]}:{data.hash}"
     verdicts = state.get("model_upload", {})
     if verdict_key not in verdicts:
+        line = st.empty()
+
+        def waiting(place):
+            # A few checkers run at a time; the others wait in line, and say so.
+            ahead = "next in line" if place <= 1 else f"{place - 1} files ahead of yours"
+            line.caption(f":material/hourglass_top: Waiting for a free checker ({ahead})...")
+            work.still_wanted()  # the visitor left or clicked: give the place up
+
+        busy = False
         try:
             with st.spinner("Checking the model file in a separate process..."):
-                estimator = load_model_isolated(raw, data.X, data.signature)
+                estimator = load_model_isolated(raw, data.X, data.signature, on_wait=waiting)
                 check_against_dataset(estimator, data)
                 record = adopt_model(estimator, data)
+        except CheckerBusy as exc:  # the server, not the file: not remembered, so the next run tries again
+            error, busy = message_for(exc), True
         except Exception as exc:  # every failure of an upload is a message, none a traceback
             error = message_for(exc)
         else:
             error = None
             set_model(record)
+        line.empty()
         # Only the latest verdicts are kept (a session uploads a handful of files).
-        verdicts = dict(list(verdicts.items())[-7:]) | {verdict_key: error}
-        state.put("model_upload", verdicts)
+        if busy:
+            st.warning(f"Could not check the model file yet: {error}", icon=":material/hourglass_top:")
+        else:
+            verdicts = dict(list(verdicts.items())[-7:]) | {verdict_key: error}
+            state.put("model_upload", verdicts)
         if error is None:
             scores = record.metrics
             score = (

@@ -3,13 +3,13 @@
 import streamlit as st
 from curvedtrees import viz
 
-from ui import state
+from ui import cache, state
 from ui.boosted_trees import is_boosted, tree_label
 from ui.chrome import lecture_mode, page_setup, set_model
 from ui.errors import friendly
 from ui.export import export_buttons
 from ui.pictures import LECTURE_COLUMN_ZOOM, Layers, Picture, boundary_note, boundary_tree
-from ui.training import DEFAULT_TREE, train_from_recipe
+from ui.training import DEFAULT_TREE
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
 
 page_setup("Tree inspector")
@@ -25,7 +25,7 @@ if tree is None:
     )
     if st.button("Train a product decision tree now", type="primary", key="insp_train"):
         with friendly("train a tree"), st.spinner("Training..."):
-            set_model(train_from_recipe(data, DEFAULT_TREE))
+            set_model(cache.model(data, DEFAULT_TREE))  # budgeted, in the worker pool
             st.rerun()
     st.stop()
 

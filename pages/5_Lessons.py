@@ -3,13 +3,12 @@
 import streamlit as st
 from curvedtrees import viz
 
+from ui import cache
 from ui.chrome import lecture_mode, page_setup, set_data, set_model
-from ui.data import build_dataset
 from ui.errors import friendly
 from ui.export import export_buttons
 from ui.lessons import LESSONS, get_lesson
 from ui.pictures import Layers, Picture, boundary_tree, resolve_view
-from ui.training import train_from_recipe
 from ui.widgets import show_picture
 
 page_setup("Lessons")
@@ -18,12 +17,11 @@ page_setup("Lessons")
 LESSON_RESOLUTION = 150
 
 
-@st.cache_resource(show_spinner="Preparing the lesson (once per server)...", max_entries=len(LESSONS))
 def lesson_assets(key: str):
-    """The lesson's dataset and models. Recipes are fixed, so every visitor shares them."""
+    """The lesson's dataset and models. Recipes are fixed, so every visitor shares them (ui.cache), pictures too."""
     lesson = get_lesson(key)
-    data = build_dataset(lesson.data)
-    return data, {name: train_from_recipe(data, recipe) for name, recipe in lesson.models.items()}
+    data = cache.dataset(lesson.data)
+    return data, {name: cache.model(data, recipe) for name, recipe in lesson.models.items()}
 
 
 def go(lesson_key: str | None, step: int = 0, lecture: bool | None = None) -> None:

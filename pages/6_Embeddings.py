@@ -1,21 +1,20 @@
 """Learn embeddings: graphs (built-in or uploaded) into product manifolds, digits through a mixed-curvature VAE."""
 
-import json
 import math
 import time
-from collections import OrderedDict
 
 import streamlit as st
-from curvedtrees.datasets import get_dataset_info, graph_files, load_dataset
+from curvedtrees.costs import estimate_embedding_cost
+from curvedtrees.datasets import get_dataset_info, graph_files
 from curvedtrees.datasets.graphs import GRAPHS
 from curvedtrees.embeddings.graph import DEFAULT_CANDIDATES
 from curvedtrees.embeddings.plots import elbo_figure, embedding_figure, training_curve_figure
 from curvedtrees.manifolds import Signature
 from curvedtrees.viz.views import available_views, describe_view
 
-from ui import graph_upload, state
+from ui import cache, graph_upload, jobs, state, work
 from ui.chrome import adopt_dataset, page_setup, show_note
-from ui.data import content_hash, make_record
+from ui.data import make_record, recipe_cost
 from ui.errors import friendly
 from ui.forms import SIGNATURE_HELP, param_fields, signature_box
 from ui.widgets import PLOTLY_CONFIG
@@ -35,7 +34,6 @@ GRAPH_TITLES = {
     "random_tree": "Random tree (generated)",
     "sbm": "Stochastic block model (generated)",
 }
-MAX_CACHED = 16
 REFRESH_SECONDS = 0.3  # live charts are redrawn at most this often
 EMBED_SIGNATURE_HELP = SIGNATURE_HELP + " Curvatures of H and S components are starting values when they are learned."
 OWN = "emb_own"  # session key of the uploaded graph (ui.graph_upload.GraphUpload)
@@ -45,25 +43,26 @@ SEARCH_DEFAULT = ["H2", "S2", "E2", "H2 x E2", "S2 x E2 x H2"]
 LARGE_GRAPH = 500
 
 
-@st.cache_resource(show_spinner=False)
-def _results() -> OrderedDict:
-    """Finished runs of built-in recipes for every session, keyed by the recipe's hash (deterministic, public).
-
-    Uploaded graphs never come here: their results stay in their session's state.
-    """
-    return OrderedDict()
-
-
-def _key(name: str, params: dict) -> str:
-    return content_hash(extra=json.dumps({"name": name, "params": params}, sort_keys=True))
+def _recipe(name: str, params: dict) -> dict:
+    """The recipe of a built-in dataset with these parameters (public: its result is shared by every session)."""
+    return {"source": "builtin", "name": name, "params": dict(params)}
 
 
 def cached(name: str, params: dict):
-    store = _results()
-    key = _key(name, params)
-    if key in store:
-        store.move_to_end(key)
-        return store[key]
+    """A finished run of a built-in recipe from the server's shared results (ui.cache), or None.
+
+    Uploaded graphs never come here: their results stay in their session's state.
+    """
+    record = cache.shared().get(work.data_key(_recipe(name, params)))
+    return None if record is None else record.dataset
+
+
+def over_budget(name: str, params: dict) -> str | None:
+    """Why a run would exceed the work budget (the parameter to lower), or None when it fits."""
+    try:
+        recipe_cost(_recipe(name, params)).check()
+    except ValueError as exc:
+        return str(exc)
     return None
 
 
@@ -110,22 +109,21 @@ def live(run, total: int, figure, stop_key: str, describe):
 
 
 def run_live(name: str, params: dict, total: int, figure, label: str):
-    """Load a slow built-in dataset live (see :func:`live`), or take it from the shared store."""
+    """Load a slow built-in dataset live (see :func:`live`) in the worker pool, or take it from the shared store.
+
+    Checked against the work budget first; sessions asking for the same recipe at once
+    share one run, and the finished run is kept for every session (ui.cache).
+    """
     found = cached(name, params)
     if found is not None:
         return found
-    dataset = live(
-        lambda callback: load_dataset(name, callback=callback, **params),
+    return live(
+        lambda callback: cache.dataset(_recipe(name, params), on_progress=callback).dataset,
         total,
         figure,
         f"stop_{name}",
         lambda epoch, value: f"Epoch {epoch + 1} of {total}: {label} {value:.4g}",
     )
-    store = _results()
-    store[_key(name, params)] = dataset
-    while len(store) > MAX_CACHED:
-        store.popitem(last=False)
-    return dataset
 
 
 def adopt(dataset, name: str, params: dict, title: str, train_now: bool, place: str):
@@ -184,7 +182,10 @@ with tab_graph:
             params |= param_fields(node_spec, key_prefix="emb_graph_", columns=1)
     params |= embedding_fields("emb_graph_", loader=graph)
     total = params["n_epochs"] * params["n_restarts"]
-    if st.button("Embed", type="primary", key="emb_graph_go", disabled=g_signature is None):
+    refused = over_budget(graph, params) if g_signature is not None else None
+    if refused:
+        st.error(refused, icon=":material/edit:")
+    if st.button("Embed", type="primary", key="emb_graph_go", disabled=g_signature is None or refused is not None):
         with friendly("embed the graph"):
             run_live(graph, params, total, lambda v, t: training_curve_figure(v, total=t), "distortion")
             state.put("emb_graph", {"name": graph, "params": params})
@@ -308,11 +309,22 @@ with tab_own:
         st.caption("Upload a graph file to start.")
     else:
         labels_raw = labels_file.getvalue() if labels_file is not None else None
-        fresh = graph_upload.read_upload(
-            graph_file.name, graph_file.getvalue(), labels_file.name if labels_file is not None else None, labels_raw
-        )
-        if upload is None or upload.hash != fresh.hash:
-            upload = fresh
+        labels_name = labels_file.name if labels_file is not None else None
+        digest = graph_upload.upload_hash(graph_file.name, graph_file.getvalue(), labels_name, labels_raw)
+        if upload is None or upload.hash != digest:
+            # Parsed in the worker pool (a file of unclosed elements must not tie up the server);
+            # only the checked result comes back.
+            try:
+                upload = work.run(
+                    "read_graph",
+                    graph_file.name,
+                    graph_file.getvalue(),
+                    labels_name,
+                    labels_raw,
+                    what="reading the graph file",
+                )
+            except jobs.JobError as exc:  # stopped for its time or memory, or a busy server: the reason, for this file
+                upload = graph_upload.GraphUpload(digest, graph_file.name, labels_name, None, str(exc))
             state.put(OWN, upload)
 
     if upload is not None and upload.error:
@@ -375,8 +387,20 @@ with tab_own:
         own_params = embedding_fields("emb_own_")
         per_run = own_params["n_epochs"] * own_params["n_restarts"]
         own_total = per_run * max(len(candidates), 1)
+        own_cost = None
+        if candidates:
+            widest = max(candidates, key=lambda c: Signature.parse(c).ambient_dim)
+            own_cost = estimate_embedding_cost(
+                summary["nodes"], widest, own_params["n_epochs"], own_params["n_restarts"], len(candidates)
+            )
+            if not own_cost.fits():
+                try:
+                    own_cost.check()
+                except ValueError as exc:
+                    st.error(str(exc), icon=":material/edit:")
         go_label = "Embed" if mode == "One signature" else f"Search {len(candidates)} signatures"
-        if st.button(go_label, type="primary", key="emb_own_go", disabled=not candidates):
+        too_much = own_cost is not None and not own_cost.fits()
+        if st.button(go_label, type="primary", key="emb_own_go", disabled=not candidates or too_much):
 
             def describe(epoch, value, _names=tuple(str(c) for c in candidates)):
                 k = min(epoch // per_run, len(_names) - 1)
@@ -387,7 +411,16 @@ with tab_own:
 
             with friendly("embed your graph"):
                 upload.results = live(
-                    lambda callback: graph_upload.embed(data, candidates, own_params, callback),
+                    lambda callback: work.run(
+                        "embed_graph",
+                        data,
+                        candidates,
+                        own_params,
+                        cost=own_cost,
+                        what="embedding your graph",
+                        progress_arg="callback",
+                        on_progress=callback,
+                    ),
                     own_total,
                     lambda v, t: training_curve_figure(v, total=t),
                     "stop_own",

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import streamlit as st
 
-from ui import cache, state, warmup
+from ui import cache, jobs, state, warmup
 from ui.data import DEFAULT_DEMO, DEMOS
 from ui.errors import message_for
-from ui.training import DEFAULT_TREE, train_from_recipe
+from ui.training import DEFAULT_TREE
 
 __all__ = [
     "NAVIGATION",
@@ -56,8 +56,10 @@ def page_setup(title: str, icon: str = ":material/park:") -> None:
     if lecture:
         st.markdown(LECTURE_CSS, unsafe_allow_html=True)
     # Once per server process: compile the kernels in the background while this page
-    # draws; a fit that needs them first waits under a spinner saying so.
-    warmup.start(spinner=st.spinner)
+    # draws; a fit that needs them first waits under a spinner saying so. The worker pool's
+    # template process starts too (it imports and compiles for a few seconds).
+    if warmup.start(spinner=st.spinner):
+        jobs.pool().start_template()
     if state.get(state.DATA) is None:
         _restore()
     sidebar()
@@ -70,12 +72,15 @@ def _restore() -> None:
     if params.get("data"):
         try:
             recipe = state.decode_param(params["data"], "dataset")
+            model_recipe = state.decode_param(params["model"], "model") if params.get("model") else None
+            # Both are checked against the work budgets before anything is built, and built in
+            # the worker pool (shared with every session that opens the same link).
             with st.spinner("Rebuilding the dataset and model from the link..."):
-                data = cache.recipe_data(state.encode_param(recipe))
-                set_data(data)
-                if params.get("model"):
-                    model_recipe = state.decode_param(params["model"], "model")
-                    set_model(cache.recipe_model(state.encode_param(model_recipe), data.hash, data))
+                data = cache.dataset(recipe)
+                model = cache.model(data, model_recipe) if model_recipe is not None else None
+            set_data(data)
+            if model is not None:
+                set_model(model)
             state.put(state.PREFS, prefs)
             return
         except Exception as exc:  # a bad link falls back to the demo, with the reason
@@ -229,7 +234,7 @@ def adopt_dataset(
     set_data(record)
     if train_now:
         with st.spinner(spinner):
-            set_model(train_from_recipe(record, recipe))
+            set_model(cache.model(record, recipe))
     rerun_with_note(place, note)
 
 

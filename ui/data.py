@@ -41,7 +41,9 @@ __all__ = [
     "builtin_datasets",
     "check_recipe",
     "content_hash",
+    "load_builtin",
     "make_record",
+    "recipe_cost",
     "synthetic_recipe",
 ]
 
@@ -263,9 +265,46 @@ def _build_synthetic(recipe: dict):
 
 
 def _build_builtin(recipe: dict):
+    return load_builtin(recipe["name"], dict(recipe.get("params", {})))
+
+
+def load_builtin(name: str, params: dict, callback=None):
+    """:func:`curvedtrees.datasets.load_dataset` (the worker pool's task for slow built-in datasets)."""
     from curvedtrees.datasets import load_dataset
 
-    return load_dataset(recipe["name"], **dict(recipe.get("params", {})))
+    return load_dataset(name, callback=callback, **dict(params))
+
+
+def recipe_cost(recipe: dict):
+    """What rebuilding a dataset from ``recipe`` costs (:mod:`curvedtrees.costs`), before anything is built.
+
+    The recipe is checked first (:func:`check_recipe`); a built-in dataset's parameters
+    are validated by its registry entry, so that the estimate reads sound values.
+
+    Returns
+    -------
+    curvedtrees.costs.Cost
+    """
+    from curvedtrees.costs import Cost, estimate_dataset_cost, estimate_sampling_cost
+
+    recipe = check_recipe(recipe)
+    if recipe.get("source") == "synthetic":
+        n_clusters = max(recipe["n_clusters"], recipe["n_classes"])
+        return estimate_sampling_cost(recipe["signature"], recipe["n_samples"], n_clusters)
+    if recipe.get("source") == "builtin":
+        from curvedtrees.datasets import get_dataset_info
+
+        info = get_dataset_info(recipe["name"])
+        specs = {p.name: p for p in info.parameters}
+        params = dict(recipe.get("params", {}))
+        unknown = sorted(set(params) - set(specs))
+        if unknown:
+            raise ValueError(
+                f"dataset {info.name!r} has no parameter {unknown[0]!r}; its parameters are {sorted(specs)}"
+            )
+        checked = {k: specs[k].validate(v, info.name) for k, v in params.items()}
+        return estimate_dataset_cost(info.name, **checked)
+    return Cost("reading an uploaded dataset", 0.0, 0, 0)
 
 
 def build_dataset(recipe: dict) -> DataRecord:

@@ -39,6 +39,7 @@ __all__ = [
     "search_figure",
     "search_table",
     "slim",
+    "upload_hash",
 ]
 
 # Extensions the uploaders accept (read_graph picks the format from the extension).
@@ -91,18 +92,25 @@ class GraphUpload:
     params: dict = field(default_factory=dict)
 
 
+def upload_hash(name: str, raw: bytes, labels_name: str | None = None, labels_raw: bytes | None = None) -> str:
+    """Content hash of an uploaded graph file, its labels file and their names (a new upload replaces the record)."""
+    arrays = [np.frombuffer(raw, dtype=np.uint8)]
+    if labels_raw is not None:
+        arrays.append(np.frombuffer(labels_raw, dtype=np.uint8))
+    return content_hash(*arrays, extra=f"{name}|{labels_name}")
+
+
 def read_upload(name: str, raw: bytes, labels_name: str | None = None, labels_raw: bytes | None = None) -> GraphUpload:
     """Read an uploaded graph file (and optional labels file) into a :class:`GraphUpload`.
 
     A file that cannot be used gives a record with ``error`` set (the reason in plain
-    words, from :func:`curvedtrees.datasets.read_graph`), not an exception.
+    words, from :func:`curvedtrees.datasets.read_graph`), not an exception. The app runs
+    this in its worker pool (:mod:`ui.jobs`: limited in CPU time and memory, stopped when
+    the visitor leaves); the function itself is pure and runs anywhere.
     """
     from curvedtrees.datasets import read_graph
 
-    arrays = [np.frombuffer(raw, dtype=np.uint8)]
-    if labels_raw is not None:
-        arrays.append(np.frombuffer(labels_raw, dtype=np.uint8))
-    digest = content_hash(*arrays, extra=f"{name}|{labels_name}")
+    digest = upload_hash(name, raw, labels_name, labels_raw)
     title = name if len(name) <= TITLE_CHARS else name[: TITLE_CHARS - 3] + "..."
     try:
         data = read_graph(raw, name, labels=labels_raw, title=title)

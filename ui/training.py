@@ -27,8 +27,11 @@ __all__ = [
     "adopt_model",
     "evaluate",
     "families_for",
+    "fit_and_score",
     "fit_model",
+    "model_cost",
     "normalise_recipe",
+    "recipe_cost",
     "split_rows",
     "train_from_recipe",
 ]
@@ -417,6 +420,9 @@ class ModelRecord:
     fit_seconds: float
     model_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     source: str = "trained"  # or "uploaded"
+    # Content address of (dataset recipe, model recipe) when both are public (ui.cache): the
+    # model is then shared by every session that asks for it, and so are its pictures.
+    share_key: str | None = None
 
     @property
     def family(self):
@@ -455,14 +461,17 @@ def fit_model(
     same per-tree seeds whether a forest grows in one call or in steps, so the
     result is identical to one fit).
 
-    The kernels the fit needs are compiled first when the server's warm-up has not
-    finished (:func:`ui.warmup.wait_for`, which says so), and only the fit is timed.
+    The fit's estimated cost is held to the work budgets first
+    (:class:`curvedtrees.costs.BudgetExceeded`). The kernels the fit needs are compiled
+    first when the server's warm-up has not finished (:func:`ui.warmup.wait_for`, which
+    says so), and only the fit is timed.
 
     Returns
     -------
     estimator, seconds
         ``seconds``: the fit's own time, without any wait for compilation.
     """
+    _check_fit_budget(estimator, X, y)
     warmup.wait_for(warmup.kernels_for(estimator))
     start = time.perf_counter()
     params = estimator.get_params(deep=False)
@@ -480,6 +489,15 @@ def fit_model(
         if progress is not None:
             progress(1, 1)
     return estimator, time.perf_counter() - start
+
+
+def _check_fit_budget(estimator, X, y) -> None:
+    """Hold a fit to the work budgets before it starts (:class:`curvedtrees.costs.BudgetExceeded` if over)."""
+    from curvedtrees.costs import estimate_cost
+
+    signature = estimator.get_params(deep=False).get("signature") or f"E{np.shape(X)[1]}"
+    classes = len(np.unique(y)) if hasattr(estimator, "predict_proba") or hasattr(estimator, "classes_") else 1
+    estimate_cost(estimator, len(X), signature, n_classes=max(1, classes)).check()
 
 
 def evaluate(estimator, data, train_idx: np.ndarray, test_idx: np.ndarray) -> dict:
@@ -552,15 +570,64 @@ DEFAULT_TREE = {
 }
 
 
-def train_from_recipe(data, recipe: dict, progress=None) -> ModelRecord:
-    """Split, build, fit and score a model described by ``recipe`` on ``data``."""
+def model_cost(estimator, data, n_train: int):
+    """What fitting ``estimator`` on ``n_train`` rows of ``data`` and scoring it on every row costs.
+
+    Returns
+    -------
+    curvedtrees.costs.Cost
+        With the CPU of :func:`evaluate` (a prediction of every row) included.
+    """
+    from curvedtrees.costs import estimate_cost
+
+    n_classes = len(np.unique(data.y)) if data.task == "classification" else 1
+    return estimate_cost(estimator, n_train, data.signature, n_classes=n_classes, n_predict=len(data.X))
+
+
+def recipe_cost(data, recipe: dict):
+    """What :func:`train_from_recipe` would cost on ``data`` (the recipe is checked first).
+
+    Returns
+    -------
+    curvedtrees.costs.Cost
+    """
     recipe = normalise_recipe(recipe, data.task, data.signature)
+    family = FAMILIES[recipe["family"]]
+    estimator = family.build(data.task, str(data.signature), recipe["params"], recipe["seed"])
+    mask = data.dataset.test_mask
+    n_train = int((~mask).sum()) if mask is not None else len(data.X) - round(recipe["test_size"] * len(data.X))
+    return model_cost(estimator, data, n_train)
+
+
+def train_from_recipe(data, recipe: dict, progress=None) -> ModelRecord:
+    """Split, build, fit and score a model described by ``recipe`` on ``data``.
+
+    The recipe's estimated cost is held to the work budgets of :mod:`curvedtrees.limits`
+    before anything is fitted (:class:`curvedtrees.costs.BudgetExceeded`, a ValueError
+    naming the parameter to lower).
+    """
+    recipe = normalise_recipe(recipe, data.task, data.signature)
+    recipe_cost(data, recipe).check()
     family = FAMILIES[recipe["family"]]
     estimator = family.build(data.task, str(data.signature), recipe["params"], recipe["seed"])
     train_idx, test_idx = split_rows(data, recipe["test_size"], recipe["seed"])
     estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx], progress)
     metrics = evaluate(estimator, data, train_idx, test_idx)
     return ModelRecord(estimator, recipe, data.hash, np.asarray(train_idx), np.asarray(test_idx), metrics, seconds)
+
+
+def fit_and_score(estimator, data, train_idx, test_idx, recipe: dict, progress=None) -> ModelRecord:
+    """Fit an estimator built elsewhere on the given rows and score it (the worker pool's task for them).
+
+    The estimate of :func:`model_cost` is held to the work budgets first, as in
+    :func:`train_from_recipe`.
+    """
+    model_cost(estimator, data, len(train_idx)).check()
+    estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx], progress)
+    metrics = evaluate(estimator, data, train_idx, test_idx)
+    return ModelRecord(
+        estimator, dict(recipe), data.hash, np.asarray(train_idx), np.asarray(test_idx), metrics, seconds
+    )
 
 
 def adopt_model(estimator, data) -> ModelRecord:
