@@ -166,7 +166,6 @@ class Student:
         message.rerun_script.query_string = query
         message.rerun_script.page_name = page
         if trigger is not None:
-            message.rerun_script.page_script_hash = self.page_hash
             widget = message.rerun_script.widget_states.widgets.add()
             widget.id, widget.trigger_value = self.buttons[trigger], True
         started = time.monotonic()

@@ -195,7 +195,16 @@ def show_picture(
         elif est is not None:
             key = model_key or model.model_id
             source = cache.regions(key, picture.key(data), est, data, picture)
-        fig = picture_figure(data, picture, model, source, layers=layers, framing=framing)
+        # Shared by every session when the model is public (a lesson's, a demo's: ui.cache). The tree
+        # drawn is named by ``model_key`` (its suffix), so the key leaves the estimator object out.
+        shared_key = (model_key or model.model_id) if model is not None and est is not None else None
+        fig = cache.figure(
+            shared_key,
+            picture.key(data),
+            {"layers": dataclasses.replace(layers, tree=None), "framing": framing},
+            data,
+            lambda: picture_figure(data, picture, model, source, layers=layers, framing=framing),
+        )
     if not outcome.ok:
         return None
     st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch")
