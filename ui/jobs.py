@@ -257,6 +257,7 @@ class _Job:
     error: JobError | None = None
     events: list = field(default_factory=list)
     waiting_for_memory: bool = False
+    memory_since: float = 0.0  # when it first found the server's memory too full to start
     done: threading.Event = field(default_factory=threading.Event)
     decode_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -675,8 +676,9 @@ class JobPool:
         while self._queue and len(self._running) < self.workers:
             job = self._queue[0]
             if not self._admissible(job):
-                job.waiting_for_memory = True
-                if not self._running and time.monotonic() - job.created > MEMORY_WAIT_SECONDS:
+                if not job.waiting_for_memory:
+                    job.waiting_for_memory, job.memory_since = True, time.monotonic()
+                if not self._running and time.monotonic() - job.memory_since > MEMORY_WAIT_SECONDS:
                     self._queue.popleft()
                     self._fail(job, ServerBusy(
                         f"the server's memory is full with other visitors' work ({server_memory() / 2**30:.1f} GB): "
