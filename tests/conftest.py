@@ -133,9 +133,10 @@ def require_browser() -> None:
 
 
 class AppServer(str):
-    """The base url of a test's Streamlit server, with ``started`` (monotonic seconds)."""
+    """The base url of a test's Streamlit server, with ``started`` (monotonic seconds) and the server's ``pid``."""
 
     started: float
+    pid: int
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +169,7 @@ def server(request, browser):
     )  # fmt: skip
     url = AppServer(f"http://127.0.0.1:{port}")
     url.started = started
+    url.pid = proc.pid
     try:
         deadline = time.monotonic() + 60
         while True:
