@@ -1,12 +1,15 @@
 # Two entry points for a fresh Linux machine with Python 3.11+:
 #   make run   installs everything into .venv and starts the app
 #   make test  installs everything into .venv and runs the whole test suite
+# and one for serving a class or a lab from this machine:
+#   make serve starts the app headless on every interface (ADDRESS, PORT)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
+ADDRESS ?= 0.0.0.0
 
-.PHONY: run test test-fast lint format bench browser-deps clean
+.PHONY: run serve test test-fast lint format bench browser-deps clean
 
 # The stamp file is rebuilt whenever a requirements file changes, so repeated
 # runs reuse the virtual environment and only reinstall when needed.
@@ -21,6 +24,15 @@ run: $(VENV)/.installed
 	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein, curvedtrees.boosting; \
 	  curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up(); curvedtrees.boosting.warm_up()"
 	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+# Serving a class: the same app and settings (.streamlit/config.toml: no file watcher, no full
+# garbage collection after every script run; perf/bench_class.py measures them), headless, on
+# every interface, with the kernels compiled before the first visitor arrives. Heavy work runs in
+# the app's worker pool (curvedtrees.limits: JOB_WORKERS, MAX_SERVER_MEMORY_BYTES).
+serve: $(VENV)/.installed
+	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein, curvedtrees.boosting; \
+	  curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up(); curvedtrees.boosting.warm_up()"
+	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT)
 
 # Browser tests drive Debian's chromium through Python playwright; install it
 # once when it is missing (needs root, as on CI and the developer machines).

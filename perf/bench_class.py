@@ -14,7 +14,8 @@ Each session is a Streamlit client speaking the websocket protocol of
 ``/_stcore/stream`` (``streamlit.proto`` BackMsg / ForwardMsg, as the browser does): it
 asks for ``/Lessons?lesson=poincare-geodesics&step=2`` and waits for the first Plotly
 chart, then steps to the next step, then opens the Train page and clicks **Train** on the
-default model, as a student would, and leaves. Server CPU is the CPU time of the server's
+default model, as a student would, and leaves (``--open-only``: it opens the lesson and leaves;
+the single sessions that serve as references do the same). Server CPU is the CPU time of the server's
 whole process tree (the server, the worker pool's template, finished jobs) from
 ``psutil``; memory is the server process's resident size.
 
@@ -67,7 +68,7 @@ FINISHED = 0  # ScriptFinishedStatus.FINISHED_SUCCESSFULLY
 class Server:
     """``streamlit run app.py`` on a free port, with the CPU and memory of its process tree at hand."""
 
-    def __init__(self, extra_args):
+    def __init__(self, extra_args, root: Path = ROOT, pythonpath: str | None = None):
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
@@ -77,7 +78,8 @@ class Server:
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(self.port),
              "--browser.gatherUsageStats", "false", *extra_args],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=root, stdout=self.log, stderr=subprocess.STDOUT,
+            env={**os.environ, **({"PYTHONPATH": pythonpath} if pythonpath else {})},
         )  # fmt: skip
         self.process = psutil.Process(self.proc.pid)
         deadline = time.monotonic() + 120
@@ -192,14 +194,15 @@ class Student:
                 return chart
 
 
-async def student(url: str, delay: float, results: list, train: bool) -> None:
+async def student(url: str, delay: float, results: list, train: bool, step: bool = True) -> None:
     await asyncio.sleep(delay)
-    record = {}
+    record = {"step": 0.0}
     async with Student(url) as session:
         record["first"] = await session.run(LESSON, "Lessons")
-        started = time.monotonic()
-        await session.run(NEXT_STEP, "Lessons")
-        record["step"] = time.monotonic() - started
+        if step:
+            started = time.monotonic()
+            await session.run(NEXT_STEP, "Lessons")
+            record["step"] = time.monotonic() - started
         if train:
             await session.run("", "Train")
             started = time.monotonic()
@@ -209,12 +212,12 @@ async def student(url: str, delay: float, results: list, train: bool) -> None:
     results.append(record)
 
 
-def class_of(url: str, n: int, spread: float, train: bool) -> list[dict]:
+def class_of(url: str, n: int, spread: float, train: bool, step: bool = True) -> list[dict]:
     results: list[dict] = []
     rng = random.Random(0)
 
     async def everyone():
-        await asyncio.gather(*(student(url, rng.uniform(0, spread), results, train) for _ in range(n)))
+        await asyncio.gather(*(student(url, rng.uniform(0, spread), results, train, step) for _ in range(n)))
 
     asyncio.run(everyone())
     return results
@@ -226,22 +229,25 @@ def percentile(values, q):
     return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
 
 
-def measure(name: str, n: int, spread: float, rss_wait: float, train: bool) -> dict:
-    print(f"\n== configuration {name!r} ({' '.join(CONFIGS[name]) or 'config.toml as it is'}); "
+def measure(
+    name: str, n: int, spread: float, rss_wait: float, train: bool, root: Path = ROOT, pythonpath=None, step=True
+) -> dict:
+    where = "" if root == ROOT else f" of the checkout in {root}"
+    print(f"\n== configuration {name!r}{where} ({' '.join(CONFIGS[name]) or 'config.toml as it is'}); "
           f"load average {os.getloadavg()[0]:.2f} ==", flush=True)  # fmt: skip
-    server = Server(CONFIGS[name])
+    server = Server(CONFIGS[name], root, pythonpath)
     try:
         cpu0 = server.cpu()
-        first = class_of(server.url, 1, 0.0, train)[0]
+        first = class_of(server.url, 1, 0.0, train, step)[0]
         cpu_first = server.cpu() - cpu0
         cpu1 = server.cpu()
-        single = class_of(server.url, 1, 0.0, train)[0]
+        single = class_of(server.url, 1, 0.0, train, step)[0]
         cpu_single = server.cpu() - cpu1
         time.sleep(3)
         rss_start = server.rss()
         watch = MemoryWatch(server)
         cpu2 = server.cpu()
-        burst = class_of(server.url, n, spread, train)
+        burst = class_of(server.url, n, spread, train, step)
         cpu_burst = (server.cpu() - cpu2) / n
         peak = watch.stop()
         left = time.monotonic()
@@ -295,12 +301,34 @@ def main(argv=None) -> int:
     parser.add_argument("--spread", type=float, default=3.0, help="seconds over which the sessions arrive")
     parser.add_argument("--rss-wait", type=float, default=300.0, help="seconds to wait after the class left")
     parser.add_argument("--no-train", action="store_true", help="students do not train a model")
+    parser.add_argument(
+        "--open-only", action="store_true", help="the class only opens the lesson (no step, no training)"
+    )
     parser.add_argument("--quick", action="store_true", help="10 sessions, 30 s memory wait")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="serve the app of another checkout (for example an export of an older commit), with this venv",
+    )
+    parser.add_argument("--pythonpath", help="PYTHONPATH for that server (a folder whose curvedtrees is that engine)")
     args = parser.parse_args(argv)
     if args.quick:
         args.sessions, args.rss_wait = 10, 30.0
     names = ["old", "new"] if args.config == "both" else [args.config]
-    results = {name: measure(name, args.sessions, args.spread, args.rss_wait, not args.no_train) for name in names}
+    results = {
+        name: measure(
+            name,
+            args.sessions,
+            args.spread,
+            args.rss_wait,
+            not (args.no_train or args.open_only),
+            args.root,
+            args.pythonpath,
+            step=not args.open_only,
+        )
+        for name in names
+    }
     print("\n| configuration | single first picture | class p50 / p95 | p95 / single | CPU first / per session |"
           " per session / first | RSS before / peak / after | after / before |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")

@@ -191,12 +191,13 @@ def _server_limits() -> dict:
 
 
 def _apply_limits(server_limits: dict) -> None:
-    import importlib
-
+    # Only modules the template has loaded: importing one here (pandas, for ui.uploads) would cost
+    # every job its import, and the tasks only read the modules the template preloads.
     for name, values in server_limits.items():
-        module = importlib.import_module(name)
-        for key, value in values.items():
-            setattr(module, key, value)
+        module = sys.modules.get(name)
+        if module is not None:
+            for key, value in values.items():
+                setattr(module, key, value)
 
 
 def _plain(values):
