@@ -126,3 +126,24 @@ def test_closing_a_heavy_link_stops_its_job_and_the_server_goes_quiet(server, br
     assert stopped_after < 5, f"the job ran on for {stopped_after:.1f} s after its page was closed"
     assert rate_after < 0.2, f"the server used {rate_after:.2f} CPU-s per second after the page was closed"
     assert rss_after < rss_before + 100 * 2**20, f"the server kept {(rss_after - rss_before) / 2**20:.0f} MiB"
+
+
+def test_a_server_that_is_gone_is_named_plainly(server, browser):
+    # Last in the module: it stops the module's server.
+    import os
+    import signal
+
+    from ui.chrome import SERVER_GONE_TEXT
+
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server + "/")
+    page.locator('[data-testid="stPlotlyChart"] .heatmaplayer image').first.wait_for(state="visible")
+    _idle(page)
+    assert page.locator("#ct-server-gone").count() == 0  # connected: no banner
+    os.kill(server.pid, signal.SIGKILL)
+    banner = page.locator("#ct-server-gone")
+    banner.wait_for(state="visible", timeout=60_000)
+    assert banner.inner_text() == SERVER_GONE_TEXT
+    assert "internet" not in banner.inner_text()
+    page.close()

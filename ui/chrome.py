@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import streamlit as st
+import streamlit.components.v1 as components
 
 from ui import cache, jobs, state, warmup
 from ui.data import DEFAULT_DEMO, DEMOS
@@ -14,6 +15,7 @@ from ui.training import DEFAULT_TREE
 
 __all__ = [
     "NAVIGATION",
+    "SERVER_GONE_TEXT",
     "adopt_dataset",
     "lecture_mode",
     "load_demo",
@@ -37,6 +39,36 @@ LECTURE_CSS = """<style>
 [data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {font-size: 1.35rem}
 [data-testid='stCaptionContainer'] {font-size: 1.05rem}
 </style>"""
+
+
+# When the server stops answering (it restarted, or went down), Streamlit's own dialog asks "Are you
+# connected to the internet?". This watcher says what happened instead: a small script in a
+# zero-height component frame (same origin) looks at the app's connection state every second and
+# shows a plain banner over the page while it is not connected, removing it once the page is back.
+SERVER_GONE_TEXT = (
+    "The app's server is not answering: it may be restarting or busy. This page reconnects by itself "
+    "when the server is back; if it has not within a minute, reload the page."
+)
+_SERVER_WATCH = """<script>
+const page = window.parent.document;
+setInterval(() => {
+  const app = page.querySelector("[data-testid='stApp']");
+  const state = app ? app.getAttribute("data-test-connection-state") : null;
+  const lost = state === "PINGING_SERVER" || state === "CONNECTING" || state === "DISCONNECTED_FOREVER";
+  let banner = page.getElementById("ct-server-gone");
+  if (lost && !banner) {
+    banner = page.createElement("div");
+    banner.id = "ct-server-gone";
+    banner.setAttribute("role", "alert");
+    banner.style.cssText = "position:fixed;top:0;left:0;right:0;z-index:1000001;padding:0.8rem 1.5rem;" +
+      "background:#fff3cd;color:#4d3900;border-bottom:1px solid #d9b44a;font:1rem sans-serif";
+    banner.textContent = %s;
+    page.body.appendChild(banner);
+  } else if (!lost && banner) {
+    banner.remove();
+  }
+}, 1000);
+</script>"""
 
 
 def lecture_mode() -> bool:
@@ -203,6 +235,7 @@ def sidebar() -> None:
         ):
             load_demo(DEFAULT_DEMO)
             st.rerun()
+        components.html(_SERVER_WATCH % json.dumps(SERVER_GONE_TEXT), height=0)
 
 
 _NOTE = "note"  # (place, markdown): a success line waiting for the page's next run
