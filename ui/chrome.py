@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import streamlit as st
-import streamlit.components.v1 as components
 
 from ui import cache, jobs, state, warmup
 from ui.data import DEFAULT_DEMO, DEMOS
@@ -43,7 +42,7 @@ LECTURE_CSS = """<style>
 
 # When the server stops answering (it restarted, or went down), Streamlit's own dialog asks "Are you
 # connected to the internet?". This watcher says what happened instead: a small script in a
-# zero-height component frame (same origin) looks at the app's connection state every second and
+# one-pixel frame (st.iframe, same origin) looks at the app's connection state every second and
 # shows a plain banner over the page while it is not connected, removing it once the page is back.
 SERVER_GONE_TEXT = (
     "The app's server is not answering: it may be restarting or busy. This page reconnects by itself "
@@ -235,7 +234,7 @@ def sidebar() -> None:
         ):
             load_demo(DEFAULT_DEMO)
             st.rerun()
-        components.html(_SERVER_WATCH % json.dumps(SERVER_GONE_TEXT), height=0)
+        st.iframe(_SERVER_WATCH % json.dumps(SERVER_GONE_TEXT), height=1)
 
 
 _NOTE = "note"  # (place, markdown): a success line waiting for the page's next run

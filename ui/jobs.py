@@ -126,15 +126,23 @@ def _preload() -> None:
 def _set_limits(cpu_seconds: float, memory_bytes: int) -> None:
     import resource
 
+    def limit(kind, soft: int, hard: int) -> None:
+        # A server that itself runs under limits (a test's child, a container) passes them down:
+        # a process may lower its hard limits, never raise them.
+        ceiling = resource.getrlimit(kind)[1]
+        if ceiling != resource.RLIM_INFINITY:
+            soft, hard = min(soft, ceiling), min(hard, ceiling)
+        resource.setrlimit(kind, (soft, hard))
+
     os.nice(5)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     cpu = max(1, math.ceil(cpu_seconds))
     # Soft limit: SIGXCPU (the job is stopped); hard limit two seconds later: SIGKILL.
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+    limit(resource.RLIMIT_CPU, cpu, cpu + 2)
     with open("/proc/self/statm") as statm:
         pages = int(statm.read().split()[0])
     address = pages * os.sysconf("SC_PAGE_SIZE") + int(memory_bytes) + _ADDRESS_HEADROOM
-    resource.setrlimit(resource.RLIMIT_AS, (address, address))
+    limit(resource.RLIMIT_AS, address, address)
 
 
 def _run_child(request_fd: int, result_fd: int) -> int:
@@ -526,6 +534,9 @@ class JobPool:
         # glibc reserves 64 MB of address space per malloc arena and thread: two arenas keep
         # a worker's address space near what it uses (RLIMIT_AS counts it).
         env.setdefault("MALLOC_ARENA_MAX", "2")
+        # OpenMP's threads (scikit-learn's HistGradientBoosting, LightGBM) sleep when idle instead of
+        # spinning: spinning burns the CPU time RLIMIT_CPU counts, most on a busy machine.
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self._template = subprocess.Popen(
             [sys.executable, "-m", "ui.worker_template", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),), cwd=root, env=env, stdin=subprocess.DEVNULL,

@@ -165,9 +165,9 @@ def run(
     cpu, memory, result = budget.cpu_seconds, budget.memory_bytes, 0
     if cost is not None:
         cost.check(budget)
-        # A small job still gets room to import what it needs: the budget it is killed at is
-        # never below a few CPU-seconds, whatever the estimate.
-        cpu = min(budget.cpu_seconds, max(cost.cpu_seconds, 15.0))
+        # A small job still gets room for what the estimate leaves out (imports, a busy machine's
+        # cache misses): the budget it is killed at is never below half a CPU-minute.
+        cpu = min(budget.cpu_seconds, max(cost.cpu_seconds, 30.0))
         memory = budget.memory_bytes
         result = cost.result_bytes
     ticket = jobs.pool().submit(
