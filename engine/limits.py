@@ -207,3 +207,92 @@ MAX_CHECKER_MEMORY_MB = 4096
 # How long an upload waits for a free checker before the server says it is busy (and
 # not that the file is damaged).
 MAX_CHECKER_WAIT_SECONDS = 300.0
+
+# ------------------------------------------------------- what a model file can produce
+# Every value a loaded model can output (a prediction, a raw score before a link
+# function) is bounded at load, along every path: for an ensemble, the sum over its
+# trees of each tree's largest leaf magnitude (times the learning rate, plus the
+# baseline), for k-NN the largest target. The fits refuse regression targets beyond
+# 1e100 (``curvedtrees.trees``), so 1e120 leaves a factor of 1e20 for sums of leaves
+# and shrinkage, and keeps every square of a difference of two outputs (squared
+# errors, R²) and sums of billions of them finite; a file whose values could reach
+# float64's overflow (1.8e308, then inf and NaN) is refused before any prediction.
+MAX_MODEL_OUTPUT = 1e120
+# Classes of one classifier file. ``predict_proba`` allocates one float per class and
+# predicted row (a picture's 40,000 grid cells at 1,000 classes are 320 MB), and tree
+# nodes hold one value per class; no dataset of the project has more than 100.
+MAX_MODEL_CLASSES = 1_000
+# Characters of one class label in a model file. NumPy stores labels as fixed-width
+# text, so the longest label sets the size of every one: 1,000 labels of 1,000
+# characters are 4 MB (one label of 100 million characters would have made it 400 GB).
+MAX_CLASS_LABEL_CHARS = 1_000
+__all__ += ["MAX_CLASS_LABEL_CHARS", "MAX_MODEL_CLASSES", "MAX_MODEL_OUTPUT"]
+
+
+# ------------------------------------------------ models that keep their training points
+# Points a model file keeps and compares every predicted row with: a k-NN file's
+# training points, a kernel perceptron's or an SVM's support vectors. The app trains
+# on at most MAX_UPLOAD_ROWS rows, so no model it makes keeps more; predicting costs
+# one product distance or kernel value per kept point and row (a 100,000-point k-NN
+# file took over a minute for 1,100 rows on the shared server).
+MAX_MODEL_POINTS = MAX_UPLOAD_ROWS
+# Points x ambient coordinates of those points: the cost of one predicted row, and
+# the same bound as an upload's cells (40 MB as float64).
+MAX_MODEL_POINT_CELLS = MAX_UPLOAD_CELLS
+# Classes of an SVM classifier file. libsvm's one-vs-one SVC computes one decision
+# value per pair of classes for every predicted row (``decision_function`` keeps them
+# all: 4,950 pairs at 100 classes, 40 kB a row) and reads every support vector once
+# per pair it is in, so predicting grows with the square of the classes (3,000
+# classes took over a minute for 1,100 rows).
+MAX_SVM_CLASSES = 100
+__all__ += ["MAX_MODEL_POINTS", "MAX_MODEL_POINT_CELLS", "MAX_SVM_CLASSES"]
+
+
+# ---------------------------------------------------------------------- graph files
+# Nodes of an uploaded graph's largest connected component: embedding is full-batch
+# over all node pairs (an n x n distance matrix per epoch, in torch), so 2,000 nodes
+# (4 million pairs) is the most a shared server should be asked for.
+MAX_GRAPH_NODES = 2_000
+# Node records in a GML or GraphML file (isolated nodes and other components are
+# dropped after parsing, so the file may hold more than the component keeps).
+MAX_GRAPH_FILE_NODES = 10 * MAX_GRAPH_NODES
+# Edges of a graph file (rows of an edge list): keeps parsing and the shortest paths cheap.
+MAX_GRAPH_EDGES = 50_000
+# Bytes of a graph file: a 50,000-edge list with long string ids is about 2 MB;
+# GraphML is wordier (about 80 bytes an edge).
+MAX_GRAPH_BYTES = 8 * 1024 * 1024
+# Elements of a GraphML file (a node or an edge with its data children, keys,
+# descriptions) or key-value records of a GML file, counted by the tokeniser before
+# the parser builds anything: the node and edge limits with ten attributes each.
+MAX_GRAPH_RECORDS = 10 * (MAX_GRAPH_FILE_NODES + MAX_GRAPH_EDGES)
+# Nesting of elements (GraphML) or lists (GML). Real files nest four levels
+# (graphml > graph > node > data; graph [ node [ ... ] ]), nested graphs a few more;
+# the parsers hold every open level in memory (unclosed GraphML elements) or recurse
+# once per level (GML), so deeper input is refused while it is read.
+MAX_GRAPH_NESTING = 32
+# Characters of one field of an edge list or labels file (a node id or a label).
+MAX_GRAPH_FIELD_CHARS = 1_000
+__all__ += [
+    "MAX_GRAPH_BYTES",
+    "MAX_GRAPH_EDGES",
+    "MAX_GRAPH_FIELD_CHARS",
+    "MAX_GRAPH_FILE_NODES",
+    "MAX_GRAPH_NESTING",
+    "MAX_GRAPH_NODES",
+    "MAX_GRAPH_RECORDS",
+]
+
+
+# -------------------------------------------------------------- the benchmark CLI
+# Trials per dataset of one run: the paper's protocol is 100; every trial's seed is
+# drawn before the first job starts, so a number like 10**30 would never start.
+MAX_BENCHMARK_TRIALS = 10_000
+# Bytes of a text file the CLI reads whole (the document of --update-doc, the
+# paper's text for --parse-paper, a stored run's parameters): BENCHMARKS.md is about
+# 100 kB and the paper's text under 1 MB; 16 MB stops /dev/zero or a wrong path
+# from filling memory.
+MAX_BENCHMARK_TEXT_BYTES = 16 * 2**20
+# Bytes of a trial log or a stored per-trial table: a 100-trial run of every preset
+# and model writes a few MB; 1 GB is far above any run and far below memory.
+MAX_BENCHMARK_TABLE_BYTES = 2**30
+__all__ += ["MAX_BENCHMARK_TABLE_BYTES", "MAX_BENCHMARK_TEXT_BYTES", "MAX_BENCHMARK_TRIALS"]
