@@ -32,7 +32,14 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from .limits import MAX_ARRAY_ITEMS, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_ESTIMATORS
+from .limits import (
+    MAX_ARRAY_ITEMS,
+    MAX_CLASS_LABEL_CHARS,
+    MAX_DOCUMENT_BYTES,
+    MAX_DOCUMENT_DEPTH,
+    MAX_ESTIMATORS,
+    MAX_MODEL_CLASSES,
+)
 
 __all__ = [
     "FORMAT",
@@ -42,6 +49,8 @@ __all__ = [
     "SERIALIZERS_GROUP",
     "VERSION",
     "decode_array",
+    "decode_classes",
+    "decode_labels",
     "dumps",
     "encode_array",
     "load_providers",
@@ -270,15 +279,20 @@ def _plain(value):
     return value
 
 
+def _too_deep() -> str:
+    return (
+        f"model document nests objects and lists deeper than {MAX_DOCUMENT_DEPTH} levels "
+        "(curvedtrees.limits.MAX_DOCUMENT_DEPTH); real model files nest fewer than 16"
+    )
+
+
 def _check_depth(document) -> None:
     """Refuse nesting deeper than MAX_DOCUMENT_DEPTH (iteratively: no recursion to exhaust)."""
     stack = [(document, 1)]
     while stack:
         value, depth = stack.pop()
         if depth > MAX_DOCUMENT_DEPTH:
-            raise ValueError(
-                f"model document nests deeper than {MAX_DOCUMENT_DEPTH} levels (curvedtrees.limits.MAX_DOCUMENT_DEPTH)"
-            )
+            raise ValueError(_too_deep())
         if isinstance(value, _Decoded):
             continue
         children = value.values() if isinstance(value, dict) else value
@@ -298,6 +312,12 @@ def encode_labels(labels: np.ndarray) -> dict:
 
 
 def decode_labels(obj, where: str) -> np.ndarray:
+    """Inverse of :func:`encode_labels`, validating every label; ``ValueError`` names ``where``.
+
+    Integers must fit int64 and floats must be finite (JSON's 1e400 reads as infinity);
+    a text label may have at most :data:`~curvedtrees.limits.MAX_CLASS_LABEL_CHARS`
+    characters, because NumPy stores text labels at the width of the longest one.
+    """
     if not isinstance(obj, dict) or set(obj) != {"kind", "values"} or not isinstance(obj["values"], list):
         raise ValueError(f"{where}: expected an object with keys kind and values (a list)")
     kind, values = obj["kind"], obj["values"]
@@ -311,8 +331,41 @@ def decode_labels(obj, where: str) -> np.ndarray:
     }
     if kind not in checks or not all(checks[kind](v) for v in values):
         raise ValueError(f"{where}: labels must all be of kind int, float, bool or str")
+    if kind == "str" and values and max(map(len, values)) > MAX_CLASS_LABEL_CHARS:
+        raise ValueError(
+            f"{where}: a label has {max(map(len, values)):,} characters; the limit is {MAX_CLASS_LABEL_CHARS:,} "
+            "(curvedtrees.limits.MAX_CLASS_LABEL_CHARS)"
+        )
     dtype = {"int": np.int64, "float": np.float64, "bool": bool, "str": str}[kind]
-    return np.asarray(values, dtype=dtype)
+    try:
+        labels = np.asarray(values, dtype=dtype)
+    except OverflowError:  # a JSON integer beyond int64 (or, for float labels, beyond float64)
+        bound = "the int64 range" if kind == "int" else "the float64 range"
+        raise ValueError(f"{where}: labels must lie in {bound}") from None
+    if kind == "float" and not np.all(np.isfinite(labels)):
+        raise ValueError(f"{where}: labels must be finite numbers (JSON numbers such as 1e400 read as infinity)")
+    return labels
+
+
+def decode_classes(obj, where: str) -> np.ndarray:
+    """The ``classes_`` of a classifier document: :func:`decode_labels`, distinct, 1 to ``MAX_MODEL_CLASSES``.
+
+    Raises
+    ------
+    ValueError
+        Malformed labels (see :func:`decode_labels`), none, repeated ones, or more than
+        :data:`~curvedtrees.limits.MAX_MODEL_CLASSES` (``predict_proba`` allocates one
+        number per class and predicted row).
+    """
+    if isinstance(obj, dict) and isinstance(obj.get("values"), list) and len(obj["values"]) > MAX_MODEL_CLASSES:
+        raise ValueError(
+            f"{where}: {len(obj['values']):,} classes; the limit is {MAX_MODEL_CLASSES:,} "
+            "(curvedtrees.limits.MAX_MODEL_CLASSES)"
+        )
+    classes = decode_labels(obj, where)
+    if classes.size == 0 or np.unique(classes).size != classes.size:
+        raise ValueError(f"{where}: classes must be distinct and non-empty")
+    return classes
 
 
 # ------------------------------------------------------------------ documents
@@ -393,9 +446,12 @@ def loads(text: str | bytes):
         document = json.loads(
             text, parse_constant=_reject_constant, parse_float=_float_parser(), object_hook=_decode_while_parsing
         )
-    except (json.JSONDecodeError, RecursionError) as exc:
-        # RecursionError: the parser's own guard against deep nesting (about 1,000 levels).
+    except json.JSONDecodeError as exc:
         raise ValueError(f"model file is not valid JSON: {str(exc)[:200]}") from None
+    except RecursionError:
+        # The parser's own guard against deep nesting (about 1,000 levels) fires before
+        # _check_depth can see the document: the same limit, in the same words.
+        raise ValueError(_too_deep()) from None
     if not isinstance(document, dict):
         raise ValueError("model document must be a JSON object")
     _check_depth(document)

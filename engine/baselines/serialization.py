@@ -27,7 +27,7 @@ def _dump_signature_state(model) -> dict:
 
 
 def _load_signature_state(model, state, keys, where="fitted"):
-    from ..io import decode_labels
+    from ..io import decode_classes
 
     expected = {"signature", "n_features_in", *keys}
     if isinstance(model, ClassifierMixin):
@@ -45,9 +45,7 @@ def _load_signature_state(model, state, keys, where="fitted"):
     model.signature_ = signature
     model.n_features_in_ = signature.ambient_dim
     if isinstance(model, ClassifierMixin):
-        classes = decode_labels(state["classes"], f"{where}.classes")
-        if classes.size < 1 or np.unique(classes).size != classes.size:
-            raise ValueError(f"{where}.classes must be distinct and non-empty")
+        classes = decode_classes(state["classes"], f"{where}.classes")
         model.classes_ = classes
     return signature
 

@@ -60,7 +60,7 @@ import numpy as np
 from ..io import (
     MAX_ESTIMATORS,
     decode_array,
-    decode_labels,
+    decode_classes,
     dumps,
     encode_array,
     encode_labels,
@@ -844,9 +844,7 @@ def _load_fitted(model, state: dict, where: str = "fitted") -> None:
             raise ValueError(f"{where}.{key} must be a non-negative integer")
     n_classes = None
     if is_classifier:
-        classes = decode_labels(state["classes"], f"{where}.classes")
-        if classes.size < 1 or np.unique(classes).size != classes.size:
-            raise ValueError(f"{where}.classes must be distinct and non-empty")
+        classes = decode_classes(state["classes"], f"{where}.classes")
         n_classes = classes.size
     if model.estimator is None or isinstance(model.estimator, str):
         template = make_backend(model.estimator or "decision_tree", is_classifier)

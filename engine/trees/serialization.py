@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, validate_parameter_constraints
 
-from ..io import MAX_ESTIMATORS, decode_array, decode_labels, encode_array, encode_labels, register
+from ..io import MAX_ESTIMATORS, decode_array, decode_classes, encode_array, encode_labels, register
 from ..manifolds import Signature
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from ._features import SplitFeatures
@@ -121,14 +121,8 @@ def _load_common(estimator, state: dict, where: str) -> None:
     estimator.n_features_in_ = signature.ambient_dim
     estimator.split_features_ = SplitFeatures.from_signature(signature, pairs)
     if is_classifier(estimator):
-        try:
-            classes = decode_labels(state.get("classes"), f"{where}.classes")
-        except OverflowError:  # integer labels beyond int64
-            raise ValueError(f"{where}.classes: integer labels must lie in the int64 range") from None
-        if classes.size == 0 or np.unique(classes).size != classes.size:
-            raise ValueError(f"{where}: classes must be distinct and non-empty")
-        if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
-            raise ValueError(f"{where}.classes: labels must be finite (JSON numbers such as 1e400 read as inf)")
+        # In the int64 / float64 range, finite, distinct, at most MAX_MODEL_CLASSES.
+        classes = decode_classes(state.get("classes"), f"{where}.classes")
         estimator.classes_ = classes
         estimator.n_classes_ = classes.size
 
