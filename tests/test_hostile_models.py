@@ -320,7 +320,7 @@ def test_a_leaf_of_zero_class_weights_is_refused(worker, documents):
     leaf = tree["nodes"]["left_child"]["data"].index(-1)
     width = len(tree["values"]["data"]) // len(tree["nodes"]["left_child"]["data"])
     tree["values"]["data"][leaf * width : (leaf + 1) * width] = [0.0] * width
-    assert_refused(worker, bad, r"values must have a positive sum at every leaf")
+    assert_refused(worker, bad, r"values must have a positive finite sum at every leaf")
 
 
 # ----------------------------------------------------------- property-based tampering

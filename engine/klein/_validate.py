@@ -30,7 +30,17 @@ import re
 
 import numpy as np
 
-__all__ = ["canonical_lightgbm", "canonical_xgboost", "check_links", "check_sklearn_values"]
+from ..limits import MAX_MODEL_OUTPUT
+
+__all__ = [
+    "canonical_lightgbm",
+    "canonical_xgboost",
+    "check_links",
+    "check_output_bound",
+    "check_sklearn_tree",
+    "check_sklearn_values",
+    "node_depths",
+]
 
 # Largest float32: XGBoost holds split conditions, leaf values and hessians as float32,
 # so a float64 above it becomes infinity inside the library.
@@ -40,6 +50,15 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _INTEGER = re.compile(r"[-+]?\d{1,19}")
 _MAX_TREES = 100_000  # trees of one embedded model (10,000 iterations of up to 10 classes)
 _MAX_LEAVES = 131_072  # LightGBM's own upper bound on num_leaves
+# Children's sample weights add up to their parent's, up to the rounding of two sums
+# taken in different orders (n rows: about n * 2**-53 relative); 1e-6 is far above that
+# for any table that fits in memory and far below a tampered number.
+_WEIGHT_SUM_RTOL = 1e-6
+# The largest raw score whose exponential is finite: float64 (LightGBM, scikit-learn)
+# and float32 (XGBoost) predictions of log-link objectives (Poisson, gamma, Tweedie)
+# are exp(raw score); one unit below the overflow, so rounding cannot cross it.
+LOG_LINK_MAX_RAW = math.log(np.finfo(np.float64).max) - 1.0
+LOG_LINK_MAX_RAW_FLOAT32 = math.log(_FLOAT32_MAX) - 1.0
 
 
 # ---------------------------------------------------------------- shared checks
@@ -95,9 +114,133 @@ def check_sklearn_values(values: np.ndarray, is_classifier: bool, leaves: np.nda
     if is_classifier:
         if np.any(values < 0):
             raise ValueError(f"{where}.values must be non-negative class weights")
-        # predict_proba divides each leaf's weights by their sum.
-        if np.any(values[leaves].sum(axis=2) <= 0):
-            raise ValueError(f"{where}.values must have a positive sum at every leaf")
+        # predict_proba divides each leaf's weights by their sum, which must be finite too
+        # (two weights of 1e308 sum to inf, and inf / inf is NaN).
+        with np.errstate(over="ignore"):
+            sums = values[leaves].sum(axis=2)
+        if np.any(sums <= 0) or not np.all(np.isfinite(sums)):
+            raise ValueError(f"{where}.values must have a positive finite sum at every leaf")
+
+
+def node_depths(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Depth of every node of a tree that passed :func:`check_links` (the root has depth 0).
+
+    Children come after their parent, so one pass in node order sees every parent first.
+    """
+    depth = np.zeros(len(left), dtype=np.int64)
+    for node in np.flatnonzero(left != -1):
+        depth[left[node]] = depth[right[node]] = depth[node] + 1
+    return depth
+
+
+def check_output_bound(bound: float, where: str, what: str, limit: float = MAX_MODEL_OUTPUT) -> None:
+    """Refuse a model whose outputs can reach ``bound`` (an upper bound of every path's sum) beyond ``limit``.
+
+    Parameters
+    ----------
+    bound : float
+        The largest magnitude any prediction or raw score of the model can take, for
+        example the sum over trees of each tree's largest leaf magnitude plus the baseline.
+    where, what : str
+        The field path and a few words on what was summed, for the message.
+    limit : float, default=MAX_MODEL_OUTPUT
+    """
+    if not bound <= limit:  # also true for nan
+        raise ValueError(
+            f"{where}: {what} can reach {bound:.3g}, beyond {limit:.3g} "
+            f"({'curvedtrees.limits.MAX_MODEL_OUTPUT' if limit == MAX_MODEL_OUTPUT else 'the overflow of its output'}):"
+            " a prediction would overflow or turn into NaN"
+        )
+
+
+def check_sklearn_tree(
+    arrays: dict, values: np.ndarray, max_depth, n_features: int, is_classifier: bool, where: str
+) -> None:
+    """Check every field of a scikit-learn ``Tree`` state that scikit-learn's compiled code trusts.
+
+    ``sklearn.tree._tree.Tree`` (scikit-learn 1.5 to 1.10) reads, from its pickled state:
+
+    ========================  =========================================  ==============================
+    field                     read by                                    here
+    ========================  =========================================  ==============================
+    ``n_features``            feature indices, importances' length       checked by the caller (equal)
+    ``n_classes``             ``value_stride``, ``predict_proba`` width  checked by the caller (equal
+                                                                         to the wrapper's classes; 1)
+    ``n_outputs``             every array's shape                        checked by the caller (1)
+    ``max_depth``             ``decision_path``'s buffer                 checked: equal to the depth
+                              (``n_rows * (1 + max_depth)`` entries)     recomputed from the children
+    ``node_count``            every loop over nodes                      recomputed (array length)
+    ``left/right_child``      every traversal                            checked: one tree, acyclic
+    ``feature``               routing, importances                       checked at splits
+    ``threshold``             routing                                    checked finite at splits
+    ``impurity``              importances, pruning path                  checked finite
+    ``n_node_samples``        display, pruning                           checked >= 0, children's sum
+    ``weighted_n_node_``      importances (divides by the root's),       checked finite, > 0 at
+    ``samples``               partial dependence (divides by each        splits, children's sum
+                              split's), pruning                          (relative 1e-6)
+    ``missing_go_to_left``    routing of NaN inputs                      not stored: 0 (inputs of the
+                                                                         wrappers are validated finite)
+    ``values``                predictions, ``predict_proba``             checked finite; class weights
+                              (divides by each leaf's sum)               >= 0 with a finite positive sum
+    ========================  =========================================  ==============================
+
+    and, computed from them, the impurity decreases of the importances (``w impurity``
+    of a node minus its children's): checked finite, also summed.
+
+    Parameters
+    ----------
+    arrays : dict of ndarray
+        ``left_child``, ``right_child``, ``feature``, ``n_node_samples`` (int64) and
+        ``threshold``, ``impurity``, ``weighted_n_node_samples`` (float64), of equal length.
+    values : ndarray of shape (n_nodes, 1, width)
+    max_depth : object
+        The stored ``max_depth`` (any JSON value: it must be the recomputed integer).
+    n_features : int
+    is_classifier : bool
+    where : str
+
+    Raises
+    ------
+    ValueError
+        The first problem found, naming the field.
+    """
+    left, right, feature = arrays["left_child"], arrays["right_child"], arrays["feature"]
+    check_links(left, right, where)
+    internal = left != -1
+    if np.any(feature[internal] < 0) or np.any(feature[internal] >= n_features):
+        raise ValueError(f"{where}: split feature out of range [0, {n_features})")
+    depth = int(node_depths(left, right).max())
+    if not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth != depth:
+        raise ValueError(
+            f"{where}: max_depth must be the tree's depth, {depth} (scikit-learn sizes decision_path's buffer by it), "
+            f"got {max_depth!r}"
+        )
+    if not np.all(np.isfinite(arrays["threshold"][internal])):
+        raise ValueError(f"{where}.nodes.threshold must be finite at every split node")
+    impurity = arrays["impurity"]
+    # Not required non-negative: scikit-learn's squared error is E[y^2] - E[y]^2, which
+    # rounding can leave a hair below zero.
+    if not np.all(np.isfinite(impurity)):
+        raise ValueError(f"{where}.nodes.impurity must be finite")
+    for name in ("n_node_samples", "weighted_n_node_samples"):
+        if not np.all(np.isfinite(arrays[name])) or np.any(arrays[name] < 0):
+            raise ValueError(f"{where}.nodes.{name} must be non-negative finite counts")
+    counts, weights = arrays["n_node_samples"], arrays["weighted_n_node_samples"]
+    parents = np.flatnonzero(internal)
+    if np.any(counts[left[parents]] + counts[right[parents]] != counts[parents]):
+        raise ValueError(f"{where}.nodes.n_node_samples: a split node's count must be its children's sum")
+    if np.any(weights[parents] <= 0):
+        raise ValueError(f"{where}.nodes.weighted_n_node_samples must be positive at every split node")
+    children = weights[left[parents]] + weights[right[parents]]
+    if np.any(np.abs(children - weights[parents]) > _WEIGHT_SUM_RTOL * weights[parents]):
+        raise ValueError(f"{where}.nodes.weighted_n_node_samples: a split node's weight must be its children's sum")
+    with np.errstate(over="ignore", invalid="ignore"):
+        weighted = weights * impurity
+        decrease = weighted[parents] - weighted[left[parents]] - weighted[right[parents]]
+        total = np.abs(decrease).sum()
+    if not np.all(np.isfinite(weighted)) or not np.isfinite(total):
+        raise ValueError(f"{where}.nodes: weighted impurities overflow float64 (the feature importances would be NaN)")
+    check_sklearn_values(values, is_classifier, ~internal, where)
 
 
 def _float_list(obj, where: str, length: int | None = None, float32: bool = False) -> np.ndarray:
@@ -270,6 +413,50 @@ def _xgb_tree(tree, index: int, n_features: int, where: str) -> dict:
     }
 
 
+# How XGBoost turns base_score into the first raw score (its ProbToMargin): the logit
+# for logistic objectives, the log for log-link ones, unchanged for the others.
+_XGB_LOGIT_BASE = ("binary:logistic", "reg:logistic")
+_XGB_LOG_BASE = ("count:poisson", "reg:gamma", "reg:tweedie")
+
+
+def _xgb_output_bound(trees, info, weight_drop, base_score, objective, groups, where) -> None:
+    """Refuse an XGBoost model whose raw scores could overflow float32 (or its exp, for log links).
+
+    XGBoost adds, in float32, the base margin and one leaf (``split_conditions`` of a leaf
+    node) of every tree of an output, each tree's scaled by its DART ``weight_drop``.
+    """
+    base = np.asarray(base_score, dtype=np.float64)
+    if objective in _XGB_LOGIT_BASE:
+        if not np.all((base > 0) & (base < 1)):
+            raise ValueError(f"{where}.learner_model_param.base_score must be a probability in (0, 1) for {objective}")
+        base = np.log(base / (1.0 - base))
+    elif objective in _XGB_LOG_BASE:
+        if not np.all(base > 0):
+            raise ValueError(f"{where}.learner_model_param.base_score must be positive for {objective}")
+        base = np.log(base)
+    leaves = np.array(
+        [max(abs(v) for v, child in zip(t["split_conditions"], t["left_children"]) if child == -1) for t in trees]
+    )
+    if weight_drop is not None:
+        leaves = leaves * np.abs(weight_drop)
+    per_output = np.bincount(info, weights=leaves, minlength=groups)
+    bound = float(np.max(np.abs(base)) + per_output.max())
+    # Half of float32's maximum: partial sums are rounded to float32 at every tree.
+    check_output_bound(
+        bound,
+        f"{where}.gradient_booster",
+        "the base margin plus every tree's largest leaf",
+        min(MAX_MODEL_OUTPUT, _FLOAT32_MAX / 2),
+    )
+    if objective in _XGB_LOG_BASE:
+        check_output_bound(
+            bound,
+            f"{where}.gradient_booster",
+            f"the raw score of {objective} (predicted as its exp)",
+            LOG_LINK_MAX_RAW_FLOAT32,
+        )
+
+
 def _xgb_objective(objective, is_classifier: bool, groups: int, where: str) -> dict:
     names = _XGB_CLASSIFIER_OBJECTIVES if is_classifier else _XGB_REGRESSOR_OBJECTIVES
     if not isinstance(objective, dict) or objective.get("name") not in names:
@@ -357,7 +544,8 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
         raise ValueError(f"{w}.learner_model_param.num_target must be 1: multi-target models are refused")
     if params["boost_from_average"] not in ("0", "1"):
         raise ValueError(f"{w}.learner_model_param.boost_from_average must be 0 or 1")
-    if len(_xgb_number_text(params["base_score"], f"{w}.learner_model_param.base_score")) not in (1, groups):
+    base_score = _xgb_number_text(params["base_score"], f"{w}.learner_model_param.base_score")
+    if len(base_score) not in (1, groups):
         raise ValueError(f"{w}.learner_model_param.base_score must hold 1 or {groups} numbers")
 
     objective = _xgb_objective(learner["objective"], is_classifier, groups, f"{w}.objective")
@@ -404,8 +592,10 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
     if cats is not None and (not isinstance(cats, dict) or len(cats) > 10 or any(v != [] for v in cats.values())):
         raise ValueError(f"{b}.cats must be empty: categorical features are refused")
     trees = [_xgb_tree(t, i, n_features, f"{b}.trees[{i}]") for i, t in enumerate(trees_in)]
+    weight_drop = None
     if dart:
         weight_drop = _float_list(booster["weight_drop"], f"{w}.gradient_booster.weight_drop", n_trees, float32=True)
+    _xgb_output_bound(trees, info, weight_drop, base_score, objective["name"], groups, w)
 
     attributes = learner["attributes"]
     _check_keys(attributes, (), f"{w}.attributes", optional=("scikit_learn", "best_iteration", "best_score"))
@@ -568,7 +758,8 @@ def _ints_text(array: np.ndarray) -> str:
     return " ".join(str(int(v)) for v in array)
 
 
-def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> str:
+def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> tuple[str, float]:
+    """One checked tree as canonical text, and its largest leaf magnitude."""
     fields = _lgb_pairs(lines, where)
     _check_keys(fields, _LGB_TREE_KEYS, where)
     (num_leaves,) = _lgb_ints(fields["num_leaves"], f"{where}.num_leaves", (1,), 1, _MAX_LEAVES)
@@ -596,7 +787,7 @@ def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> str:
     links_left[:n_int] = unified(left)
     links_right[:n_int] = unified(right)
     check_links(links_left, links_right, where)
-    _lgb_floats(fields["leaf_value"], f"{where}.leaf_value", (num_leaves,))
+    leaf_values = _lgb_floats(fields["leaf_value"], f"{where}.leaf_value", (num_leaves,))
     # A tree of one leaf is written without its leaf weight.
     lengths = (num_leaves, 0) if n_int == 0 else (num_leaves,)
     _lgb_floats(fields["leaf_weight"], f"{where}.leaf_weight", lengths)
@@ -620,7 +811,8 @@ def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> str:
                 f"shrinkage={float(shrinkage)!r}",
             ]
         )
-        + "\n\n\n"
+        + "\n\n\n",
+        float(np.abs(leaf_values).max()),
     )
 
 
@@ -720,6 +912,15 @@ def canonical_lightgbm(text: str, n_features: int, is_classifier: bool, n_classe
         if not lines or lines[0] != f"Tree={i}":
             raise ValueError(f"{where}: tree {i} must start with the line 'Tree={i}'")
         trees.append(_lgb_tree(lines[1:], i, n_features, f"{where}.Tree={i}"))
+    # A raw score adds one leaf of every tree of its class (leaf values hold the shrinkage
+    # and, in the first trees, the initial score); average_output divides the sum.
+    largest = np.array([leaf for _, leaf in trees])
+    bound = float(np.bincount(np.arange(len(trees)) % per_iteration, weights=largest).max())
+    check_output_bound(bound, where, "the sum of the trees' largest leaf values")
+    name = objective.split(" ")[0]
+    if name in ("poisson", "gamma", "tweedie"):
+        check_output_bound(bound, where, f"the raw score of {name} (predicted as its exp)", LOG_LINK_MAX_RAW)
+    trees = [text for text, _ in trees]
     lines = [
         "tree",
         f"version={header['version']}",

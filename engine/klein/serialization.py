@@ -69,7 +69,14 @@ from ..io import (
 )
 from ..manifolds import Signature
 from ._estimators import ESTIMATOR_NAMES, KleinTreeClassifier, KleinTreeRegressor
-from ._validate import canonical_lightgbm, canonical_xgboost, check_links, check_sklearn_values
+from ._validate import (
+    LOG_LINK_MAX_RAW,
+    canonical_lightgbm,
+    canonical_xgboost,
+    check_links,
+    check_output_bound,
+    check_sklearn_tree,
+)
 
 __all__ = ["LightGBMBoosterModel", "dump_tree_model", "from_json_dict", "load_tree_model", "to_json_dict"]
 
@@ -96,6 +103,10 @@ _LIGHTGBM = ("LGBMClassifier", "LGBMRegressor")
 _NODE_INT = ("left_child", "right_child", "feature", "n_node_samples")
 _NODE_FLOAT = ("threshold", "impurity", "weighted_n_node_samples")
 _MAX_TEXT = 150_000_000  # characters of an embedded XGBoost / LightGBM model
+# Parameters of a wrapped model that describe the machine it runs on, not the model
+# (threads): a file may hold them (they are saved with the other parameters) but they are
+# never read from it, so a file cannot make predict start thousands of threads.
+_RUNTIME_PARAMS = frozenset({"n_jobs", "nthread", "num_threads", "num_thread", "nthreads"})
 
 
 # ---------------------------------------------------------------- parameter values
@@ -172,7 +183,7 @@ def _load_spec(spec, where="params.estimator"):
     # LightGBM's estimators take any LightGBM parameter as a keyword (verbose, ...).
     if unknown and spec["class"] not in _LIGHTGBM:
         raise ValueError(f"{where}: unknown parameters for {spec['class']}: {sorted(unknown)}")
-    params = {k: _decode_value(v, f"{where}.{k}") for k, v in spec["params"].items()}
+    params = {k: _decode_value(v, f"{where}.{k}") for k, v in spec["params"].items() if k not in _RUNTIME_PARAMS}
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
@@ -207,7 +218,16 @@ def _check_tree_structure(left, right, feature, n_features, where):
         raise ValueError(f"{where}: split feature out of range [0, {n_features})")
 
 
-def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
+def _load_sklearn_tree(cls, state, is_classifier, n_features, where, n_classes=None):
+    """A scikit-learn tree estimator rebuilt from its checked node arrays.
+
+    ``n_classes`` is the wrapper's number of classes for a classifier tree (its
+    ``predict_proba`` must have one column per class of the wrapper); a regression tree
+    has one value per node. Every field scikit-learn reads is listed, with how it is
+    checked, in :func:`curvedtrees.klein._validate.check_sklearn_tree`; ``max_features``
+    (read only by a refit) must lie in ``[1, n_features]`` and the tree's parameters pass
+    scikit-learn's own validation.
+    """
     from sklearn.tree._tree import NODE_DTYPE, Tree
 
     if not isinstance(state, dict):
@@ -215,16 +235,18 @@ def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
     if state.get("n_features") != n_features:
         raise ValueError(f"{where}: n_features must be {n_features}")
     n_outputs = state.get("n_outputs")
-    n_classes = state.get("n_classes")
-    max_depth = state.get("max_depth")
+    stored_classes = state.get("n_classes")
     max_features = state.get("max_features")
-    if n_outputs != 1 or not isinstance(n_classes, list) or len(n_classes) != 1:
+    if n_outputs != 1 or not isinstance(stored_classes, list) or len(stored_classes) != 1:
         raise ValueError(f"{where}: single-output trees only")
-    counts = [*n_classes, max_features]
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in counts):
-        raise ValueError(f"{where}: n_classes and max_features must be positive integers")
-    if not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 0:
-        raise ValueError(f"{where}: max_depth must be a non-negative integer")
+    width = n_classes if is_classifier else 1
+    if is_classifier and (not isinstance(width, int) or width < 1):
+        raise ValueError(f"{where}: a classifier tree needs the wrapper's number of classes")
+    if stored_classes != [width] or isinstance(stored_classes[0], bool):
+        kind = f"{width} classes (the wrapper's)" if is_classifier else "1 value per node (a regression tree)"
+        raise ValueError(f"{where}.n_classes must be [{width}]: {kind}")
+    if not isinstance(max_features, int) or isinstance(max_features, bool) or not 1 <= max_features <= n_features:
+        raise ValueError(f"{where}: max_features must be an integer in [1, {n_features}]")
     nodes_in = state.get("nodes")
     if not isinstance(nodes_in, dict) or set(nodes_in) != {*_NODE_INT, *_NODE_FLOAT}:
         raise ValueError(f"{where}.nodes must hold exactly {sorted({*_NODE_INT, *_NODE_FLOAT})}")
@@ -233,24 +255,15 @@ def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
     n_nodes = len(arrays["left_child"])
     if any(len(a) != n_nodes for a in arrays.values()):
         raise ValueError(f"{where}: node arrays must have equal lengths")
-    _check_tree_structure(arrays["left_child"], arrays["right_child"], arrays["feature"], n_features, where)
-    if not np.all(np.isfinite(arrays["threshold"][arrays["left_child"] != -1])):
-        raise ValueError(f"{where}.nodes.threshold must be finite at every split node")
-    if not np.all(np.isfinite(arrays["impurity"])):
-        raise ValueError(f"{where}.nodes.impurity must be finite")
-    for name in ("n_node_samples", "weighted_n_node_samples"):
-        if not np.all(np.isfinite(arrays[name])) or np.any(arrays[name] < 0):
-            raise ValueError(f"{where}.nodes.{name} must be non-negative finite counts")
-    width = n_classes[0] if is_classifier else 1
     values = decode_array(state.get("values"), f"{where}.values", "float64", 3)
     if values.shape != (n_nodes, 1, width):
         raise ValueError(f"{where}.values must have shape {(n_nodes, 1, width)}")
-    check_sklearn_values(values, is_classifier, arrays["left_child"] == -1, where)
-    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
+    check_sklearn_tree(arrays, values, state.get("max_depth"), n_features, is_classifier, where)
+    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)  # missing_go_to_left: 0 (inputs are never NaN)
     for name, array in arrays.items():
         nodes[name] = array
-    tree = Tree(n_features, np.asarray(n_classes, dtype=np.intp), 1)
-    tree.__setstate__({"max_depth": max_depth, "node_count": n_nodes, "nodes": nodes, "values": values})
+    tree = Tree(n_features, np.asarray([width], dtype=np.intp), 1)
+    tree.__setstate__({"max_depth": state["max_depth"], "node_count": n_nodes, "nodes": nodes, "values": values})
     params = state.get("params")
     if not isinstance(params, dict):
         raise ValueError(f"{where}.params must be an object")
@@ -258,14 +271,21 @@ def _load_sklearn_tree(cls, state, is_classifier, n_features, where):
     if set(params) - known:
         raise ValueError(f"{where}.params: unknown parameters {sorted(set(params) - known)}")
     estimator = cls(**{k: _decode_value(v, f"{where}.params.{k}") for k, v in params.items()})
+    _check_template(estimator, is_classifier, f"{where}.params")
     estimator.tree_ = tree
     estimator.n_features_in_ = n_features
     estimator.n_outputs_ = 1
     estimator.max_features_ = max_features
     if is_classifier:
-        estimator.classes_ = np.arange(n_classes[0])
-        estimator.n_classes_ = n_classes[0]
+        estimator.classes_ = np.arange(width)
+        estimator.n_classes_ = width
     return estimator
+
+
+def _largest_leaf(estimator) -> float:
+    """The largest magnitude of a loaded scikit-learn tree's leaf values."""
+    tree = estimator.tree_
+    return float(np.abs(tree.value[tree.children_left == -1]).max())
 
 
 # ------------------------------------------------ scikit-learn gradient boosting
@@ -439,6 +459,9 @@ def _load_gradient_boosting(state, template, is_classifier, n_features, n_classe
             trees[i, k] = _load_sklearn_tree(
                 DecisionTreeRegressor, tree, False, n_features, f"{where}.stages[{i}][{k}]"
             )
+    # What predict reads besides the trees: learning_rate (the parameter, validated above),
+    # init_ (the prior or constant below), the loss (rebuilt from the parameter) and the
+    # counts set below; max_features_, train_score_ and the out-of-bag scores only inform.
     max_features = _check_count(state["max_features"], f"{where}.max_features", 1, n_features)
     train_score = decode_array(state["train_score"], f"{where}.train_score", "float64", 1)
     if train_score.shape != (len(stages),):
@@ -469,6 +492,18 @@ def _load_gradient_boosting(state, template, is_classifier, n_features, n_classe
             raise ValueError(f"{where}.init.constant must be one finite number, shape (1, 1)")
     else:
         _check_keys(init, ("kind",), f"{where}.init")
+    # Every raw score is the initial one plus learning_rate times one leaf of each stage's
+    # tree. scikit-learn clips the prior to [eps, 1 - eps] (float32's eps) before taking
+    # its logit or log, so the initial score's magnitude is at most log(1 / eps).
+    initial = {"zero": 0.0, "prior": math.log(1.0 / np.finfo(np.float32).eps)}.get(kind)
+    if kind == "constant":
+        initial = float(np.abs(constant).max())
+    stages_bound = sum(max(_largest_leaf(tree) for tree in stage) for stage in trees)
+    check_output_bound(
+        initial + float(template.learning_rate) * stages_bound,
+        where,
+        f"the initial score plus learning_rate ({template.learning_rate!r}) times the stages' largest leaves",
+    )
 
     action = f"rebuild {name}"
     model = template
@@ -543,7 +578,19 @@ def _dump_hist_gradient_boosting(model) -> dict:
 
 
 def _load_hist_nodes(obj, n_features, where) -> dict:
-    """Checked node arrays of one TreePredictor (leaves' children set to -1 for the structure check)."""
+    """Checked node arrays of one TreePredictor (leaves' children set to -1 for the structure check).
+
+    What scikit-learn's compiled predictor reads of each node record: ``is_leaf``,
+    ``left``, ``right`` (checked: one acyclic tree), ``feature_idx`` (checked in range),
+    ``num_threshold`` (finite at splits), ``missing_go_to_left`` (0 or 1), ``value``
+    (finite; the leaves' are added to the raw score, bounded with the baseline by the
+    caller), ``is_categorical`` (0: categorical splits are refused) and ``bitset_idx``
+    (read only for categorical splits); ``bin_threshold`` (at most 255) when predicting
+    binned data in a fit; ``count`` by partial dependence, which divides by a split's
+    count (checked positive at splits and equal to the children's sum); ``depth`` by
+    ``get_max_depth`` (checked: 0 at the root, one more than the parent below it);
+    ``gain`` only informs (checked finite).
+    """
     _check_keys(obj, ("nodes",), where)
     fields = obj["nodes"]
     if not isinstance(fields, dict) or set(fields) != _HGB_FIELDS:
@@ -576,6 +623,10 @@ def _load_hist_nodes(obj, n_features, where) -> dict:
         or np.any(depth[right[internal]] != depth[internal] + 1)
     ):
         raise ValueError(f"{where}.nodes.depth must be 0 at the root and one more than the parent's below it")
+    count, parents = arrays["count"], np.flatnonzero(internal)
+    if np.any(count[parents] <= 0) or np.any(count[left[parents]] + count[right[parents]] != count[parents]):
+        raise ValueError(f"{where}.nodes.count must be positive at every split node and its children's sum")
+    arrays["largest_leaf"] = float(np.abs(arrays["value"][leaf]).max())
     return arrays
 
 
@@ -609,6 +660,12 @@ def _load_hist_gradient_boosting(state, template, is_classifier, n_features, n_c
     baseline = decode_array(state["baseline_prediction"], f"{where}.baseline_prediction", "float64", 2)
     if baseline.shape != (1, width) or not np.all(np.isfinite(baseline)):
         raise ValueError(f"{where}.baseline_prediction must be {width} finite numbers, shape (1, {width})")
+    # A raw score is the baseline plus one leaf of every iteration's tree (the leaves hold
+    # the learning rate already); Poisson and gamma losses predict its exponential.
+    bound = float(np.abs(baseline).max()) + sum(max(tree.pop("largest_leaf") for tree in row) for row in arrays)
+    check_output_bound(bound, where, "the baseline plus the iterations' largest leaves")
+    if getattr(template, "loss", None) in ("poisson", "gamma"):
+        check_output_bound(bound, where, f"the raw score of the {template.loss} loss", LOG_LINK_MAX_RAW)
     mapper_state = state["bin_mapper"]
     _check_keys(mapper_state, ("n_bins_non_missing", "bin_thresholds"), f"{where}.bin_mapper")
     max_bins = template.max_bins
@@ -745,7 +802,10 @@ def load_tree_model(state, template, is_classifier, n_features, n_classes, where
         cls = type(template) if template is not None else None
         if cls is None or type(template).__name__ not in _SKLEARN_TREES:
             raise ValueError(f"{where}: the stored tree needs a scikit-learn tree estimator parameter")
-        return _load_sklearn_tree(cls, state.get("tree"), is_classifier, n_features, f"{where}.tree")
+        tree = _load_sklearn_tree(cls, state.get("tree"), is_classifier, n_features, f"{where}.tree", n_classes)
+        if not is_classifier:
+            check_output_bound(_largest_leaf(tree), f"{where}.tree", "a leaf value")
+        return tree
     if kind == "sklearn_forest":
         if template is None or _SKLEARN_TREES.get(type(template).__name__, ("", ""))[1] != "forest":
             raise ValueError(f"{where}: the stored forest needs a scikit-learn forest estimator parameter")
@@ -753,11 +813,16 @@ def load_tree_model(state, template, is_classifier, n_features, n_classes, where
         if not isinstance(trees, list) or not 1 <= len(trees) <= MAX_ESTIMATORS:
             raise ValueError(f"{where}.trees must be a list of 1 to {MAX_ESTIMATORS} trees")
         tree_cls = type(template.estimator)
+        _check_template(template, is_classifier, f"{where} ({type(template).__name__})")
         forest = template
         forest.estimators_ = [
-            _load_sklearn_tree(tree_cls, t, is_classifier, n_features, f"{where}.trees[{i}]")
+            _load_sklearn_tree(tree_cls, t, is_classifier, n_features, f"{where}.trees[{i}]", n_classes)
             for i, t in enumerate(trees)
         ]
+        if not is_classifier:
+            # scikit-learn adds the trees' predictions up before dividing by their number.
+            bound = sum(_largest_leaf(t) for t in forest.estimators_)
+            check_output_bound(bound, f"{where}.trees", "the sum of the trees' largest leaf values")
         forest.estimator_ = tree_cls()
         forest.n_features_in_ = n_features
         forest.n_outputs_ = 1
