@@ -105,7 +105,10 @@ class _GeodesicKNN(BaseEstimator):
             exact = np.isinf(weights)
             rows = exact.any(axis=1)
             weights[rows] = exact[rows].astype(np.float64)
-            return weights
+            # Divided by each row's largest weight (the same weighted mean and votes): 1 / d
+            # of a neighbour at 1e-200 is 1e200, and times a target of 1e120 it would
+            # overflow to inf (and NaN once divided by the infinite total).
+            return weights / weights.max(axis=1, keepdims=True)
         weights = np.asarray(self.weights(distances), dtype=np.float64)
         if weights.shape != distances.shape:
             raise ValueError(

@@ -1,4 +1,22 @@
-"""JSON state of the baselines for :mod:`curvedtrees.io` (never pickle)."""
+"""JSON state of the baselines for :mod:`curvedtrees.io` (never pickle).
+
+Model files are untrusted, and these models are read by compiled code (libsvm's
+predict, numba kernels) and cost, per predicted row, one distance or kernel value per
+point they keep. So loading checks every field that prediction reads, and bounds the
+cost before anything is predicted:
+
+* parameters: validated like ``fit`` validates them (``_parameter_constraints``, the
+  SVC / SVR's own), so ``weights="x"`` or ``n_neighbors=0`` fail at load, naming the
+  parameter, instead of at predict ("'str' object is not callable");
+* classes: :func:`curvedtrees.io.decode_classes` (int64 / float64 range, finite,
+  distinct, at most ``MAX_MODEL_CLASSES``; SVMs at most ``MAX_SVM_CLASSES``);
+* kept points (k-NN training points, support vectors): on the manifold, at most
+  ``MAX_MODEL_POINTS`` of them and ``MAX_MODEL_POINT_CELLS`` coordinates in all;
+* every number a prediction is made of: finite, and the largest output a prediction
+  can reach (the largest k-NN target; the sum of the dual coefficients' magnitudes plus
+  the intercept, kernel values lying in [0, 1]) at most ``MAX_MODEL_OUTPUT``. Each
+  loader lists, field by field, what is checked and what is recomputed.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +25,20 @@ import math
 import numpy as np
 from sklearn.base import ClassifierMixin, clone
 
+from ..limits import MAX_MODEL_OUTPUT, MAX_MODEL_POINT_CELLS, MAX_MODEL_POINTS, MAX_SVM_CLASSES
 from ..manifolds.signature import Signature
 from ._common import _component_weights, _product_manifold
 from ._knn import GeodesicKNNClassifier, GeodesicKNNRegressor
 from ._perceptron import ProductPerceptronClassifier
 from ._svm import ProductSVMClassifier, ProductSVMRegressor
-from ._wrappers import AmbientClassifier, AmbientRegressor, TangentClassifier, TangentRegressor, _AmbientMixin
+from ._wrappers import (
+    AmbientClassifier,
+    AmbientRegressor,
+    TangentClassifier,
+    TangentRegressor,
+    _AmbientMixin,
+    _TangentMixin,
+)
 
 
 # ------------------------------------------------------------------ serialisation
@@ -50,6 +76,53 @@ def _load_signature_state(model, state, keys, where="fitted"):
     return signature
 
 
+def _params_loader(cls):
+    """``load_params`` for ``cls``: the stored parameters validated as ``fit`` validates them."""
+
+    def load(params: dict) -> dict:
+        estimator = cls(**params)  # unknown names were refused by curvedtrees.io already
+        signature = estimator.signature
+        if signature is not None:
+            Signature.parse(signature)  # ValueError naming the malformed signature
+        weights = getattr(estimator, "component_weights", None)
+        if weights is not None and (
+            not isinstance(weights, list)
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)
+        ):
+            raise ValueError("component_weights must be null or a list of numbers (one per component)")
+        if isinstance(estimator, _AmbientMixin | _TangentMixin):
+            # Only the default wrapped model has a stored form (saving refuses any other).
+            if estimator.estimator is not None:
+                raise ValueError("estimator must be null (the default scikit-learn tree) in a model file")
+            return params
+        estimator._validate_params()
+        if hasattr(estimator, "_make_svm"):
+            estimator._make_svm()._validate_params()  # C, epsilon: the SVC / SVR's own checks
+        return params
+
+    return load
+
+
+def _check_points(points: np.ndarray, signature, where: str) -> np.ndarray:
+    """Kept points of a model file: bounded in number and cells, then validated on the manifold."""
+    n, width = points.shape
+    if n > MAX_MODEL_POINTS or n * width > MAX_MODEL_POINT_CELLS:
+        raise ValueError(
+            f"{where}: {n:,} points of {width} coordinates; a model file may keep at most {MAX_MODEL_POINTS:,} "
+            f"points and {MAX_MODEL_POINT_CELLS:,} coordinates (curvedtrees.limits.MAX_MODEL_POINTS, "
+            "MAX_MODEL_POINT_CELLS): every predicted row is compared with each of them"
+        )
+    return _product_manifold(signature).validate(points, name=where) if n else points
+
+
+def _check_output(bound: float, where: str, what: str) -> None:
+    if not bound <= MAX_MODEL_OUTPUT:  # also true for nan
+        raise ValueError(
+            f"{where}: {what} can reach {bound:.3g}, beyond {MAX_MODEL_OUTPUT:.3g} "
+            "(curvedtrees.limits.MAX_MODEL_OUTPUT): a prediction would overflow or turn into NaN"
+        )
+
+
 def _dump_wrapper(model):
     from ..klein.serialization import dump_tree_model
 
@@ -85,6 +158,14 @@ def _dump_knn(model):
 
 
 def _load_knn(model, state):
+    """k-NN state: every field prediction reads.
+
+    ``X`` (the training points): checked (count and cells bounded, on the manifold);
+    ``y``: checked (a classifier's encoded labels in ``[0, n_classes)``, a regressor's
+    finite targets at most ``MAX_MODEL_OUTPUT``: a prediction is a weighted mean of k
+    of them); ``n_samples_fit_``: recomputed (the rows of ``X``), and ``n_neighbors`` (a
+    validated parameter) must not exceed it.
+    """
     from ..io import decode_array
 
     signature = _load_signature_state(model, state, {"X", "y"})
@@ -95,7 +176,13 @@ def _load_knn(model, state):
         raise ValueError(f"fitted: X must have shape (n, {signature.ambient_dim}) with n >= 1 and y n entries")
     if classifier and (y.min() < 0 or y.max() >= len(model.classes_)):
         raise ValueError("fitted.y: encoded labels out of range")
-    model._fit_X = _product_manifold(signature).validate(X, name="fitted.X")
+    if not classifier:
+        if not np.all(np.isfinite(y)):
+            raise ValueError("fitted.y: the targets must be finite (a prediction averages them)")
+        _check_output(float(np.abs(y).max()), "fitted.y", "a target")
+    if model.n_neighbors > len(X):
+        raise ValueError(f"params.n_neighbors is {model.n_neighbors}, more than the {len(X)} stored training points")
+    model._fit_X = _check_points(X, signature, "fitted.X")
     model._y = y
     model.n_samples_fit_ = len(X)
 
@@ -116,6 +203,18 @@ def _dump_perceptron(model):
 
 
 def _load_perceptron(model, state):
+    """Perceptron state: every field prediction reads.
+
+    ``support_vectors``: checked (count and cells bounded, on the manifold);
+    ``dual_coef`` (``alpha_i y_i``: a mistake count times +-1): checked whole numbers of
+    magnitude at most ``n_iter``, none all zero on a kept row, shape (n_support,
+    n_problems); ``n_iter``: checked in ``[0, max_iter]``; ``normalisers``: checked
+    positive and finite, R² exactly for a spherical component (recomputed from the
+    signature and compared), and for the others at least every support vector's squared
+    norm on that component (they bound the inner products over the training rows, of
+    which the support vectors are some); the component weights: recomputed from the
+    parameter.
+    """
     from ..io import decode_array
 
     signature = _load_signature_state(model, state, {"support_vectors", "dual_coef", "normalisers", "n_iter"})
@@ -125,14 +224,36 @@ def _load_perceptron(model, state):
     n_problems = 1 if len(model.classes_) == 2 else len(model.classes_)
     if support.shape[1] != signature.ambient_dim or dual.shape != (len(support), n_problems):
         raise ValueError("fitted: support_vectors and dual_coef shapes do not match the signature and classes")
-    if normalisers.shape != (len(signature),) or not np.all(normalisers > 0):
-        raise ValueError("fitted.normalisers must be one positive number per component")
-    if not isinstance(state["n_iter"], int) or state["n_iter"] < 0:
-        raise ValueError("fitted.n_iter must be a non-negative integer")
+    support = _check_points(support, signature, "fitted.support_vectors")
+    n_iter = state["n_iter"]
+    if not isinstance(n_iter, int) or isinstance(n_iter, bool) or not 0 <= n_iter <= model.max_iter:
+        raise ValueError(f"fitted.n_iter must be an integer in [0, max_iter = {model.max_iter}]")
+    if not np.all(np.isfinite(dual)) or np.any(dual != np.round(dual)) or np.any(np.abs(dual) > n_iter):
+        raise ValueError(
+            f"fitted.dual_coef must hold whole numbers of magnitude at most n_iter = {n_iter} (a mistake count "
+            "times +-1 per row and problem)"
+        )
+    if len(dual) and np.any(~dual.any(axis=1)):
+        raise ValueError("fitted.dual_coef: every support vector needs a nonzero coefficient")
+    if normalisers.shape != (len(signature),) or not np.all(np.isfinite(normalisers)) or not np.all(normalisers > 0):
+        raise ValueError("fitted.normalisers must be one positive finite number per component")
+    for c, component in enumerate(signature.components):
+        if component.kind == "S":
+            if normalisers[c] != component.radius**2:
+                raise ValueError(
+                    f"fitted.normalisers[{c}] must be {component.radius**2!r}, the squared radius of {component}"
+                )
+        elif len(support):
+            largest = float(np.max(np.sum(support[:, component.slice] ** 2, axis=1)))
+            if normalisers[c] < largest * (1.0 - 1e-12):
+                raise ValueError(
+                    f"fitted.normalisers[{c}] must be at least the largest squared norm of a support vector on "
+                    f"{component} ({largest:.6g})"
+                )
     model.support_vectors_ = np.ascontiguousarray(support)
     model.dual_coef_ = dual
     model.normalisers_ = normalisers
-    model.n_iter_ = state["n_iter"]
+    model.n_iter_ = n_iter
     model._weights = _component_weights(model.component_weights, signature)
 
 
@@ -187,6 +308,21 @@ def _dump_svm(model):
 
 
 def _load_svm(model, state):
+    """SVC / SVR state: every field of the libsvm model that its compiled predict reads.
+
+    Checked: ``support_vectors`` (ours, for the product kernel: count and cells
+    bounded, on the manifold); ``n_support`` (one count per class adding up to the
+    support vectors: libsvm reads them as offsets; an SVR's total, twice);
+    ``dual_coef`` and ``intercept`` (shapes, finite, and the largest decision value
+    they can reach at most ``MAX_MODEL_OUTPUT``); ``prob_a`` / ``prob_b`` (empty or one
+    finite number per pair of classes); ``fit_status`` (0 or 1); ``n_iter`` and
+    ``class_weight`` (shapes, non-negative); ``gamma`` (positive, finite, equal to the
+    parameter); the classes (at most ``MAX_SVM_CLASSES``). Recomputed: ``support_``
+    (0 .. n_SV - 1), ``shape_fit_`` and ``n_features_in_`` (the kernel's columns), the
+    public ``dual_coef_`` / ``intercept_`` (scikit-learn's sign convention),
+    ``_effective_probability``, ``_sparse`` (False) and ``_gamma`` (unused with a
+    precomputed kernel).
+    """
     from ..io import decode_array
 
     where = "fitted"
@@ -204,12 +340,16 @@ def _load_svm(model, state):
     n_sv = support_vectors.shape[0]
     if support_vectors.shape[1] != signature.ambient_dim:
         raise ValueError(f"{where}.support_vectors must have shape (n_support_vectors, {signature.ambient_dim})")
-    if n_sv:
-        support_vectors = _product_manifold(signature).validate(support_vectors, name=f"{where}.support_vectors")
+    support_vectors = _check_points(support_vectors, signature, f"{where}.support_vectors")
     if classifier:
         n_classes = len(model.classes_)
         if n_classes < 2:
             raise ValueError(f"{where}.classes: an SVM classifier needs at least two classes")
+        if n_classes > MAX_SVM_CLASSES:
+            raise ValueError(
+                f"{where}.classes: {n_classes:,} classes; an SVM file may have at most {MAX_SVM_CLASSES} "
+                "(curvedtrees.limits.MAX_SVM_CLASSES: one-vs-one prediction grows with the square of the classes)"
+            )
         n_pairs = n_classes * (n_classes - 1) // 2
         shapes = {
             "n_support": (n_classes,),
@@ -248,6 +388,13 @@ def _load_svm(model, state):
     fit_status = state["fit_status"]
     if not isinstance(fit_status, int) or isinstance(fit_status, bool) or fit_status not in (0, 1):
         raise ValueError(f"{where}.fit_status must be 0 or 1")
+    # Every decision value is an intercept plus dual coefficients times kernel values in
+    # [0, 1]: the largest sum of magnitudes bounds them all.
+    with np.errstate(over="ignore"):
+        reach = float(np.abs(arrays["dual_coef"]).sum(axis=1).max(initial=0.0) + np.abs(arrays["intercept"]).max())
+    _check_output(
+        reach, f"{where}.dual_coef", "a decision value (the dual coefficients' magnitudes plus the intercept)"
+    )
 
     n_fit = max(1, n_sv)  # scikit-learn needs one kernel column even without support vectors
     svm = model._make_svm()
@@ -293,12 +440,18 @@ def _register():
     from ..io import register
 
     for cls in (AmbientClassifier, AmbientRegressor, TangentClassifier, TangentRegressor):
-        register(cls, _dump_wrapper, _load_wrapper)
+        register(cls, _dump_wrapper, _load_wrapper, None, _params_loader(cls))
     for cls in (GeodesicKNNClassifier, GeodesicKNNRegressor):
-        register(cls, _dump_knn, _load_knn)
-    register(ProductPerceptronClassifier, _dump_perceptron, _load_perceptron)
+        register(cls, _dump_knn, _load_knn, None, _params_loader(cls))
+    register(
+        ProductPerceptronClassifier,
+        _dump_perceptron,
+        _load_perceptron,
+        None,
+        _params_loader(ProductPerceptronClassifier),
+    )
     for cls in (ProductSVMClassifier, ProductSVMRegressor):
-        register(cls, _dump_svm, _load_svm)
+        register(cls, _dump_svm, _load_svm, None, _params_loader(cls))
 
 
 _register()
