@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from curvedtrees import io
+from curvedtrees.limits import MAX_MODEL_OUTPUT
 from curvedtrees.manifolds import ProductManifold
 from curvedtrees.trees import (
     ProductDecisionTreeClassifier,
@@ -181,10 +182,15 @@ def test_node_statistics_are_checked_on_load(name, value, message):
 
 
 def test_regression_forest_values_must_average_in_float64():
+    # Each tree's leaves within the bound, their sum beyond it: the forest adds them up.
     doc = document("regforest")
     for tree in doc["fitted"]["trees"]:
-        tree["tree"]["value"]["data"][-1] = 1.5e308
-    with pytest.raises(ValueError, match="too large to average"):
+        tree["tree"]["value"]["data"][-1] = 0.6 * MAX_MODEL_OUTPUT
+    with pytest.raises(ValueError, match="too large to average.*MAX_MODEL_OUTPUT"):
+        io.loads(json.dumps(doc))
+    # One tree's leaf of 1.5e308 is refused on its own.
+    doc["fitted"]["trees"][0]["tree"]["value"]["data"][-1] = 1.5e308
+    with pytest.raises(ValueError, match=r"trees\[0\]\.tree\.value: a node value can reach 1\.5e\+308"):
         io.loads(json.dumps(doc))
 
 

@@ -6,9 +6,15 @@ the scores, the bins (``cut``, ``thresholds`` and per-plane ``sizes``) and ``tre
 ``n_iter`` lists of ``n_trees_per_iteration`` trees, each the product trees' node
 arrays (``children_left``, ``feature``, ``threshold``, ``normal``, ``margin``,
 ``value``: the leaf's raw-score contribution, ...). Documents are untrusted: every
-array is rebuilt through :class:`curvedtrees.trees.Tree`'s structural checks, leaf
-values and the baseline must be finite, and every count must agree with the others.
-The parameters are validated as ``fit`` validates them before the estimator is built.
+array is rebuilt through :class:`curvedtrees.trees.Tree`'s structural checks and the
+product trees' checks of node numbers (finite values and statistics, impurity
+decreases, which the importances add up, finite and summing to a float64; split normals
+that match their boundaries), the baseline must be finite, and every count must agree
+with the others. What the model can output is bounded before any prediction: a raw
+score is the baseline plus one leaf of every tree of its output (the leaves hold the
+learning rate), so the baseline's magnitude plus the sum over iterations of each
+iteration's largest leaf magnitude must be at most ``MAX_MODEL_OUTPUT``. The
+parameters are validated as ``fit`` validates them before the estimator is built.
 """
 
 from __future__ import annotations
@@ -18,7 +24,14 @@ from sklearn.base import is_classifier
 
 from ..io import MAX_ESTIMATORS, decode_array, encode_array, register
 from ..trees.kernels import Tree
-from ..trees.serialization import _TREE_ARRAYS, _dump_common, _load_common, _params_loader
+from ..trees.serialization import (
+    _TREE_ARRAYS,
+    _check_node_numbers,
+    _dump_common,
+    _load_common,
+    _params_loader,
+    check_leaf_bound,
+)
 from ._binning import PlaneBins
 from ._estimators import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 
@@ -114,8 +127,19 @@ def _load(model, state: dict) -> None:
                 raise ValueError(f"{at}: {exc}") from None
             if not np.all(np.isfinite(tree.value)):
                 raise ValueError(f"{at}.value must be finite (it is added to every prediction)")
+            try:
+                _check_node_numbers(tree, classifier=False)  # one raw-score value per node
+            except ValueError as exc:
+                raise ValueError(f"{at}: {exc}") from None
             row.append(tree)
         fitted.append(row)
+    largest = sum(max(float(np.abs(tree.value).max()) for tree in row) for row in fitted)
+    check_leaf_bound(
+        float(np.abs(baseline).max()) + largest, f"{where}.trees", "the baseline plus every tree's largest leaf"
+    )
+    # The importances add every tree's impurity decreases up.
+    if not np.isfinite(sum(float(np.abs(tree.improvement).sum()) for row in fitted for tree in row)):
+        raise ValueError(f"{where}.trees: the impurity decreases sum beyond float64 (the importances would be NaN)")
     model.n_trees_per_iteration_ = expected
     model.baseline_ = baseline
     model.do_early_stopping_ = early

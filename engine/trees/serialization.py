@@ -12,7 +12,12 @@ the indices the compiled routing reads), loading checks what the tree's numbers 
 * node values are finite; a classifier's are class fractions (non-negative, each
   node's summing to 1); node statistics (impurity, weights, counts, impurity
   decreases, margins) are finite and non-negative where they are defined. Every
-  refusal names the node.
+  refusal names the node;
+* split normals agree with the boundary they describe: a linear split's is the unit
+  normal of its threshold, ``(-t, 1) / hypot(t, 1)``, as the builder computes it (the
+  Inspector divides by its second entry), a circular split's has length 1;
+* what the model can output is bounded: a regression tree's largest leaf, a forest's
+  sum of its trees' largest leaves, at most ``MAX_MODEL_OUTPUT``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, validate_parameter_constraints
 
 from ..io import MAX_ESTIMATORS, decode_array, decode_classes, encode_array, encode_labels, register
+from ..limits import MAX_MODEL_OUTPUT
 from ..manifolds import Signature
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from ._features import SplitFeatures
@@ -47,6 +53,9 @@ _FOREST_CONSTRAINTS = {
 # A node's class fractions sum to 1 up to the rounding of one division per class:
 # far above n_classes * 2**-53, far below any real mistake.
 _FRACTION_SUM_TOL = 1e-9
+# A split normal is a unit vector computed in float64 (a hypot and two divisions, or a
+# sine and a cosine): a few ulps off the exact one, far inside this tolerance.
+_NORMAL_TOL = 1e-12
 
 _TREE_ARRAYS = {
     "children_left": ("int64", 1),
@@ -155,6 +164,8 @@ def _load_tree(estimator, state: dict, where: str = "fitted") -> None:
         _check_node_numbers(estimator.tree_, is_classifier(estimator))
     except ValueError as exc:
         raise ValueError(f"{where}.tree: {exc}") from None
+    if not is_classifier(estimator):
+        check_leaf_bound(float(np.abs(estimator.tree_.value).max()), f"{where}.tree.value", "a node value")
 
 
 def _first_bad(bad: np.ndarray) -> int:
@@ -193,12 +204,51 @@ def _check_node_numbers(tree: Tree, classifier: bool) -> None:
     # Bounding the sum of magnitudes bounds every partial sum of the importances.
     if not np.isfinite(np.abs(tree.improvement).sum()):
         raise ValueError("improvement: the impurity decreases sum beyond float64")
+    check_split_normals(tree)
     if classifier:
         total = tree.value.sum(axis=1)
         bad = np.abs(total - 1.0) > _FRACTION_SUM_TOL
         if np.any(bad):
             node = _first_bad(bad)
             raise ValueError(f"node {node}: class fractions must sum to 1, got {total[node]!r}")
+
+
+def check_split_normals(tree: Tree) -> None:
+    """Refuse split normals that do not describe their split, naming the node.
+
+    Routing reads a linear split's threshold and a circular split's normal; the
+    Inspector and the pictures read the normal of every split (``-n_i / n_j`` is the
+    boundary of a Euclidean threshold, so a normal of (0, 0) divides by zero there). A
+    linear split's normal must be the builder's ``(-t, 1) / hypot(t, 1)`` of its
+    threshold ``t``; a circular split's must have length 1.
+    """
+    linear = np.flatnonzero(tree.linear)
+    t = tree.threshold[linear]
+    scale = np.hypot(t, 1.0)
+    expected = np.stack([-t / scale, 1.0 / scale], axis=1)
+    bad = np.zeros(tree.node_count, dtype=bool)
+    bad[linear] = ~(np.abs(tree.normal[linear] - expected) <= _NORMAL_TOL).all(axis=1)
+    circular = np.flatnonzero((tree.children_left != -1) & ~tree.linear)
+    length = np.hypot(tree.normal[circular, 0], tree.normal[circular, 1])
+    bad[circular] = ~(np.abs(length - 1.0) <= _NORMAL_TOL)
+    if np.any(bad):
+        node = int(np.flatnonzero(bad)[0])
+        shown = np.array2string(tree.normal[node])
+        if tree.linear[node]:
+            raise ValueError(
+                f"node {node}: normal {shown} does not match the split's threshold {tree.threshold[node]!r} (a linear "
+                f"split's normal is (-t, 1) / hypot(t, 1))"
+            )
+        raise ValueError(f"node {node}: normal {shown} of a circular split must have length 1")
+
+
+def check_leaf_bound(bound: float, where: str, what: str) -> None:
+    """Refuse a model whose outputs can reach ``bound`` beyond ``MAX_MODEL_OUTPUT``."""
+    if not bound <= MAX_MODEL_OUTPUT:  # also true for nan
+        raise ValueError(
+            f"{where}: {what} can reach {bound:.3g}, beyond {MAX_MODEL_OUTPUT:.3g} "
+            "(curvedtrees.limits.MAX_MODEL_OUTPUT): a prediction would overflow or turn into NaN"
+        )
 
 
 def _dump_forest(forest) -> dict | None:
@@ -226,10 +276,11 @@ def _load_forest(forest, state: dict) -> None:
             raise ValueError(f"fitted.trees[{k}] has different classes than the forest")
         estimators.append(tree)
     if not is_classifier(forest):
-        # Predictions average the trees' leaf values: their largest magnitudes must sum
-        # to a float64, or a prediction would overflow to inf (and NaN with signs mixed).
-        if not np.isfinite(sum(float(np.abs(t.tree_.value).max()) for t in estimators)):
-            raise ValueError("fitted.trees: the trees' leaf values are too large to average in float64")
+        # Predictions add the trees' leaf values up before dividing by their number: their
+        # largest magnitudes must sum to a bounded float64, or a prediction would overflow
+        # to inf (and NaN with signs mixed).
+        bound = sum(float(np.abs(t.tree_.value).max()) for t in estimators)
+        check_leaf_bound(bound, "fitted.trees", "the trees' leaf values are too large to average: their sum")
     forest.estimators_ = estimators
 
 
