@@ -3,31 +3,72 @@
 :func:`read_graph` turns the bytes of an uploaded file into a :class:`GraphData` that
 :func:`curvedtrees.datasets.load_graph_embedding` and
 :func:`curvedtrees.datasets.load_link_prediction` embed like the bundled graphs. The bytes
-are untrusted: their size is bounded before anything is parsed, XML documents that declare
-a DTD or entities are refused before the XML parser sees them, node and edge counts are
-bounded while reading, and every problem is a ``ValueError`` in plain words. What is
-repaired rather than refused (self-loops, repeated edges, direction, nodes outside the
-largest connected component, labels of nodes the graph does not have) is said in
-``GraphData.notes``.
+are untrusted, so everything is counted the way it is parsed, before the parser builds
+anything:
+
+* the file's bytes are bounded first (``MAX_GRAPH_BYTES``);
+* an edge list's rows are counted by the reader that parses them, one at a time,
+  stopping at ``MAX_GRAPH_EDGES``; fields longer than ``MAX_GRAPH_FIELD_CHARS`` are
+  refused (the ``csv`` module's own limit raised an error of its own);
+* GraphML is first read by expat's own tokeniser (the parser networkx uses), without
+  building a tree: ``node`` and ``edge`` elements are counted by their local name
+  whatever their namespace prefix (``<ns0:node>``), every element and attribute counts
+  towards ``MAX_GRAPH_RECORDS``, nesting (unclosed elements) stops at ``MAX_GRAPH_NESTING``,
+  and a DTD or an entity declaration is refused;
+* GML is first read by a tokeniser of networkx's own GML grammar (keys, numbers,
+  strings, brackets, comments, strings spread over lines), so ``node`` records are
+  counted however they are spaced or commented (``node#\n[``) and whatever the line
+  endings, with the same record and nesting bounds (networkx's parser recurses once
+  per nesting level).
+
+Only then does networkx parse the text. Every problem, whichever step finds it, is a
+:class:`GraphFileError` (a ``ValueError``) in plain words. What is repaired rather
+than refused (self-loops, repeated edges, direction, nodes outside the largest connected
+component, labels of nodes the graph does not have) is said in ``GraphData.notes``.
+
+:func:`read_graph` is a pure function of its arguments (bytes and strings in, a
+:class:`GraphData` of plain Python and networkx objects out, an exception that pickles):
+the app can run it in a worker process.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+import xml.parsers.expat
 
+from ..limits import (
+    MAX_GRAPH_BYTES,
+    MAX_GRAPH_EDGES,
+    MAX_GRAPH_FIELD_CHARS,
+    MAX_GRAPH_FILE_NODES,
+    MAX_GRAPH_NESTING,
+    MAX_GRAPH_NODES,
+    MAX_GRAPH_RECORDS,
+)
 from ..utils import require
 from .graphs import GraphData
 
-__all__ = ["MAX_GRAPH_BYTES", "MAX_GRAPH_EDGES", "MAX_GRAPH_NODES", "read_graph", "read_node_labels"]
+__all__ = [
+    "MAX_GRAPH_BYTES",
+    "MAX_GRAPH_EDGES",
+    "MAX_GRAPH_FIELD_CHARS",
+    "MAX_GRAPH_FILE_NODES",
+    "MAX_GRAPH_NESTING",
+    "MAX_GRAPH_NODES",
+    "MAX_GRAPH_RECORDS",
+    "GraphFileError",
+    "read_graph",
+    "read_node_labels",
+]
 
-# Embedding is full-batch over all node pairs (an n x n distance matrix per epoch, in torch),
-# so 2,000 nodes (4 million pairs, a few seconds per hundred epochs here) is the most a
-# shared server should be asked for; the edge bound keeps parsing and the shortest paths cheap.
-MAX_GRAPH_NODES = 2_000
-MAX_GRAPH_EDGES = 50_000
-# A 50,000-edge list with long string ids is about 2 MB; GraphML is wordier (about 80 bytes an edge).
-MAX_GRAPH_BYTES = 8 * 1024 * 1024
+# The limits live in curvedtrees.limits (with their reasons); they are read from this
+# module's globals at call time, so tests (and the app) can lower them here.
+
+
+class GraphFileError(ValueError):
+    """A graph or labels file that cannot be used, with the reason in plain words."""
+
 
 _FORMATS = {
     ".csv": "edgelist",
@@ -44,10 +85,12 @@ _LABEL_ATTRIBUTES = ("class", "label_class", "community", "group", "club", "valu
 
 
 def _text(raw: bytes, what: str) -> str:
+    if not isinstance(raw, (bytes, bytearray)):
+        raise GraphFileError(f"the {what} must be bytes, not {type(raw).__name__}")
     if len(raw) > MAX_GRAPH_BYTES:
-        raise ValueError(f"the {what} has {len(raw):,} bytes; the limit is {MAX_GRAPH_BYTES:,}")
+        raise GraphFileError(f"the {what} has {len(raw):,} bytes; the limit is {MAX_GRAPH_BYTES:,}")
     if not raw.strip():
-        raise ValueError(f"the {what} is empty")
+        raise GraphFileError(f"the {what} is empty")
     for encoding in ("utf-8-sig", "latin-1"):  # latin-1 decodes any bytes: the fallback never fails
         try:
             return raw.decode(encoding)
@@ -75,17 +118,32 @@ def _sniff_delimiter(lines: list[str]) -> str | None:
 
 
 def _rows(text: str, what: str) -> list[list[str]]:
+    """The non-blank, non-comment rows of a table, counted as they are read (stopping at the limit)."""
     lines = text.splitlines()
     delimiter = _sniff_delimiter(lines)
     rows = []
     reader = csv.reader(lines, delimiter=delimiter) if delimiter else (line.split() for line in lines)
-    for row in reader:
-        cells = [cell.strip() for cell in row]
-        if not any(cells) or cells[0].startswith("#"):
-            continue
-        rows.append(cells)
-        if len(rows) > MAX_GRAPH_EDGES + 1:  # + 1: a header row
-            raise ValueError(f"the {what} has more than {MAX_GRAPH_EDGES:,} rows; the limit is {MAX_GRAPH_EDGES:,}")
+    try:
+        for row in reader:
+            cells = [cell.strip() for cell in row]
+            if not any(cells) or cells[0].startswith("#"):
+                continue
+            long = next((cell for cell in cells if len(cell) > MAX_GRAPH_FIELD_CHARS), None)
+            if long is not None:
+                raise GraphFileError(
+                    f"row {len(rows) + 1} of the {what} has a value of {len(long):,} characters; the limit is "
+                    f"{MAX_GRAPH_FIELD_CHARS:,} (node ids and labels are short: is a quote left open?)"
+                )
+            rows.append(cells)
+            if len(rows) > MAX_GRAPH_EDGES + 1:  # + 1: a header row
+                raise GraphFileError(
+                    f"the {what} has more than {MAX_GRAPH_EDGES:,} rows; the limit is {MAX_GRAPH_EDGES:,}"
+                )
+    except csv.Error as exc:  # a field beyond the csv module's own limit, a stray quote ...
+        raise GraphFileError(
+            f"row {len(rows) + 1} of the {what} could not be read ({exc}): node ids and labels are short values "
+            "separated by commas, tabs, semicolons or spaces; is a quote left open?"
+        ) from None
     return rows
 
 
@@ -110,12 +168,12 @@ def _edge_list(text: str, notes: list[str]):
     ):
         rows = rows[1:]
     if not rows:
-        raise ValueError("the edge list has no edges")
+        raise GraphFileError("the edge list has no edges")
     short = [k + 1 for k, row in enumerate(rows) if len(row) < 2 or not row[0] or not row[1]]
     if short:
         # Count the ids actually there: "5," splits into two cells but names one node.
         found = sum(bool(cell) for cell in rows[short[0] - 1][:2])
-        raise ValueError(
+        raise GraphFileError(
             f"an edge list needs two node ids per row (source and target, separated by a comma, a tab, a semicolon "
             f"or spaces); row {short[0]} has {found} value{'s' if found != 1 else ''}"
             + (f" ({len(short)} such rows)" if len(short) > 1 else "")
@@ -126,33 +184,160 @@ def _edge_list(text: str, notes: list[str]):
     return [(_node_id(row[0]), _node_id(row[1])) for row in rows], []
 
 
-def _refuse_dtd(text: str, what: str) -> None:
-    # The XML parser would expand entities (a few hundred bytes can expand to gigabytes);
-    # GraphML never needs a DTD, so any declaration is refused before parsing.
-    if re.search(r"<!\s*(DOCTYPE|ENTITY)", text, re.IGNORECASE):
-        raise ValueError(f"the {what} declares a DTD or entities, which GraphML files do not need; remove them")
+class _Refused(Exception):
+    """Raised inside a tokeniser's callback to stop it with a :class:`GraphFileError` message."""
+
+
+def _count_limits(kind: str, nodes: int, edges: int, records: int, depth: int) -> None:
+    """Stop a tokeniser as soon as a count passes its limit."""
+    if depth > MAX_GRAPH_NESTING:
+        raise _Refused(
+            f"the {kind} file nests {'elements' if kind == 'GraphML' else 'lists'} deeper than {MAX_GRAPH_NESTING} "
+            f"levels (a graph file nests about four{'; is an element left unclosed?' if kind == 'GraphML' else ''})"
+        )
+    if nodes > MAX_GRAPH_FILE_NODES or edges > MAX_GRAPH_EDGES:
+        raise _Refused(
+            f"the {kind} file has more than {MAX_GRAPH_FILE_NODES:,} nodes or {MAX_GRAPH_EDGES:,} edges; the limits "
+            f"are {MAX_GRAPH_NODES:,} nodes (in its largest connected component, {MAX_GRAPH_FILE_NODES:,} in the "
+            f"file) and {MAX_GRAPH_EDGES:,} edges"
+        )
+    if records > MAX_GRAPH_RECORDS:
+        what = "elements and attributes" if kind == "GraphML" else "key-value records"
+        raise _Refused(
+            f"the {kind} file has more than {MAX_GRAPH_RECORDS:,} {what}; the limit is {MAX_GRAPH_RECORDS:,}"
+        )
+
+
+def _scan_graphml(text: str) -> None:
+    """Read GraphML with expat's tokeniser, counting before anything is built.
+
+    Names arrive as ``"namespace-uri local-name"`` (namespace processing on), so a
+    prefixed ``<ns0:node>`` counts as a node like ``<node>``. A DOCTYPE or an entity
+    declaration stops the scan: GraphML never needs one, and the tree builder would
+    expand entities.
+    """
+    # expat hands each element's attributes over as one dict, built before any callback can
+    # count them (700,000 attributes on one element took 200 MB): every attribute has an
+    # equals sign, so their count bounds the attributes first, at C speed.
+    if text.count("=") > MAX_GRAPH_RECORDS:
+        raise GraphFileError(
+            f"the GraphML file has more than {MAX_GRAPH_RECORDS:,} attributes (equals signs); the limit is "
+            f"{MAX_GRAPH_RECORDS:,} elements and attributes"
+        )
+    parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
+    counts = {"node": 0, "edge": 0}
+    state = {"depth": 0, "records": 0}
+
+    def start(name, attributes):
+        state["depth"] += 1
+        state["records"] += 1 + len(attributes)  # networkx keeps every attribute of every element
+        local = name.rsplit(" ", 1)[-1]
+        if local in counts:
+            counts[local] += 1
+        _count_limits("GraphML", counts["node"], counts["edge"], state["records"], state["depth"])
+
+    def end(name):
+        state["depth"] -= 1
+
+    def refuse_dtd(*args):
+        raise _Refused("the GraphML file declares a DTD or entities, which GraphML files do not need; remove them")
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.StartDoctypeDeclHandler = refuse_dtd
+    parser.EntityDeclHandler = refuse_dtd
+    try:
+        parser.Parse(text, True)
+    except _Refused as exc:
+        raise GraphFileError(str(exc)) from None
+    except xml.parsers.expat.ExpatError as exc:
+        raise GraphFileError(f"the GRAPHML file could not be read: {exc}") from None
+
+
+# networkx's GML grammar, one alternative per token kind, tried in its order: keys,
+# reals, integers, strings, list start and end, then comments and spaces (skipped).
+_GML_TOKEN = re.compile(
+    r"(?P<key>[A-Za-z][0-9A-Za-z_]*\b)"
+    r"|(?P<real>[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.[0-9]*|INF)(?:[Ee][+-]?[0-9]+)?)"
+    r"|(?P<int>[+-]?[0-9]+)"
+    r'|(?P<string>".*?")'
+    r"|(?P<open>\[)"
+    r"|(?P<close>\])"
+    r"|(?P<skip>#.*$|\s+)"
+)
+
+
+def _gml_lines(text: str):
+    """The lines networkx tokenises: ``str.splitlines`` (any line ending), and a string
+    spread over lines (a line with one quote, not at either end) joined to the line that
+    closes it by spaces."""
+    pending: list[str] = []
+    for line in text.splitlines():
+        if pending:
+            pending.append(line.strip())
+            if line.endswith('"'):
+                yield " ".join(pending)
+                pending = []
+            continue
+        stripped = line.strip()
+        if line.count('"') == 1 and stripped[0] != '"' and stripped[-1] != '"':
+            pending = [line.rstrip()]
+            continue
+        yield line
+    # An unclosed string (pending at the end) is never tokenised by networkx either.
+
+
+def _scan_gml(text: str) -> None:
+    """Count GML's node and edge records, key-value records and nesting as networkx's tokeniser sees them.
+
+    A record is a key token; a node (an edge) is the key ``node`` (``edge``) whose next
+    token, comments and spaces skipped, opens a list. Nothing is built; the scan stops at
+    the first passed limit, or at a character no token matches (which networkx's parser
+    then reports, with its position).
+    """
+    nodes = edges = records = depth = 0
+    last_key = None
+    for number, line in enumerate(_gml_lines(text), start=1):
+        position = 0
+        while position < len(line):
+            match = _GML_TOKEN.match(line, position)
+            if match is None:
+                return
+            position = match.end()
+            kind = match.lastgroup
+            if kind == "skip":
+                continue
+            if kind == "open":
+                depth += 1
+                nodes += last_key == "node"
+                edges += last_key == "edge"
+            elif kind == "close":
+                depth -= 1
+            elif kind == "key":
+                records += 1
+            last_key = match.group() if kind == "key" else None
+            try:
+                _count_limits("GML", nodes, edges, records, depth)
+            except _Refused as exc:
+                raise GraphFileError(f"{exc} (line {number})") from None
 
 
 def _networkx_graph(text: str, kind: str, notes: list[str]):
     nx = require("networkx", "Reading graph files")
-    # Bound the counts before the parser builds anything: each node and edge is one tag.
-    n_nodes = len(re.findall(r"<node\b" if kind == "graphml" else r"\bnode\s*\[", text))
-    n_edges = len(re.findall(r"<edge\b" if kind == "graphml" else r"\bedge\s*\[", text))
-    if n_nodes > MAX_GRAPH_NODES * 10 or n_edges > MAX_GRAPH_EDGES:
-        raise ValueError(
-            f"the {kind.upper()} file has {n_nodes:,} nodes and {n_edges:,} edges; the limits are "
-            f"{MAX_GRAPH_NODES:,} nodes (in its largest connected component) and {MAX_GRAPH_EDGES:,} edges"
-        )
+    # Counted by the format's own tokeniser before the parser builds anything.
+    if kind == "graphml":
+        _scan_graphml(text)
+    else:
+        _scan_gml(text)
     try:
         if kind == "graphml":
-            _refuse_dtd(text, "GraphML file")
             graph = nx.parse_graphml(text)
         else:
             graph = nx.parse_gml(text, label="id")  # ids, not labels, name the nodes (labels may repeat)
     except (nx.NetworkXError, ValueError, SyntaxError, KeyError, TypeError) as exc:
-        raise ValueError(f"the {kind.upper()} file could not be read: {exc}") from None
-    except Exception as exc:  # the XML parser's own errors (ParseError and friends)
-        raise ValueError(f"the {kind.upper()} file could not be read: {type(exc).__name__}: {exc}") from None
+        raise GraphFileError(f"the {kind.upper()} file could not be read: {exc}") from None
+    except Exception as exc:  # the XML parser's own errors (ParseError and friends), networkx's surprises
+        raise GraphFileError(f"the {kind.upper()} file could not be read: {type(exc).__name__}: {exc}") from None
     if graph.is_directed():
         notes.append("The graph is directed; edges are treated as undirected.")
     if graph.is_multigraph():
@@ -181,15 +366,15 @@ def read_node_labels(raw: bytes) -> dict:
     if rows and len(rows[0]) >= 2 and rows[0][0].lower() in {"node", "id", "name", "node_id"}:
         rows = rows[1:]
     if not rows:
-        raise ValueError("the labels file has no rows")
+        raise GraphFileError("the labels file has no rows")
     short = [k + 1 for k, row in enumerate(rows) if len(row) < 2 or row[1] == ""]
     if short:
-        raise ValueError(f"a labels file needs two columns (node id, label); row {short[0]} has no label")
+        raise GraphFileError(f"a labels file needs two columns (node id, label); row {short[0]} has no label")
     labels = {}
     for row in rows:
         node = _node_id(row[0])
         if node in labels and labels[node] != row[1]:
-            raise ValueError(f"node {node!r} has two labels in the labels file: {labels[node]!r} and {row[1]!r}")
+            raise GraphFileError(f"node {node!r} has two labels in the labels file: {labels[node]!r} and {row[1]!r}")
         labels[node] = row[1]
     return labels
 
@@ -234,15 +419,30 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
 
     Raises
     ------
-    ValueError
-        An empty or oversized file, a malformed row, fewer than 3 nodes or 2 edges, nodes
-        without a label when others have one, and so on, with the reason.
+    GraphFileError
+        (a ``ValueError``) An empty or oversized file, too many nodes, edges, records or
+        nesting levels, a malformed row or document, fewer than 3 nodes or 2 edges, nodes
+        without a label when others have one, and so on, with the reason; whatever step
+        finds the problem, it is this one error type with a plain message.
     """
+    try:
+        return _read_graph(raw, filename, labels, title)
+    except GraphFileError:
+        raise
+    except RecursionError:
+        raise GraphFileError(f"{filename!r} nests too deeply to be read") from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, UnicodeError, csv.Error) as exc:
+        # A parser's own surprise (networkx's GML reader indexes an empty line inside a string
+        # spread over lines, for one): still one error type, naming the file.
+        raise GraphFileError(f"{filename!r} could not be read: {type(exc).__name__}: {exc}") from None
+
+
+def _read_graph(raw, filename, labels, title) -> GraphData:
     nx = require("networkx", "Reading graph files")
     suffix = "." + filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     kind = _FORMATS.get(suffix)
     if kind is None:
-        raise ValueError(
+        raise GraphFileError(
             f"{filename!r}: unknown graph format {suffix or '(no extension)'}; use an edge list (.csv, .tsv, .txt, "
             ".edges), .gml or .graphml"
         )
@@ -268,7 +468,7 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         )
     graph.add_nodes_from(node for node, _ in extra_nodes)
     if graph.number_of_edges() < 2:
-        raise ValueError(
+        raise GraphFileError(
             f"the graph has {graph.number_of_edges()} edge{'s' if graph.number_of_edges() != 1 else ''} between "
             "distinct nodes; an embedding needs at least 2 edges (3 nodes)"
         )
@@ -283,7 +483,7 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         )
         graph = graph.subgraph(component).copy()
     if graph.number_of_nodes() > MAX_GRAPH_NODES:
-        raise ValueError(
+        raise GraphFileError(
             f"the graph's largest connected component has {graph.number_of_nodes():,} nodes; the limit is "
             f"{MAX_GRAPH_NODES:,} (embedding compares every pair of nodes)"
         )
@@ -304,7 +504,7 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
             # Labels for nodes the graph does not have usually mean ids written differently
             # (1-based against 0-based, names against numbers): say so in the same message.
             strangers = ", ".join(repr(node) for node in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
-            raise ValueError(
+            raise GraphFileError(
                 f"{len(missing):,} of {graph.number_of_nodes():,} nodes have no label ({shown}"
                 f"{', ...' if len(missing) > 5 else ''})"
                 + (
@@ -317,7 +517,7 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
             )
         task, y, names = _target({node: raw_labels[node] for node in graph.nodes})
         if task == "classification" and len(names) < 2:
-            raise ValueError(f"every node has the same label ({names[0]!r}); a classifier needs at least two")
+            raise GraphFileError(f"every node has the same label ({names[0]!r}); a classifier needs at least two")
     name = title or filename
     return GraphData(
         graph=graph,
