@@ -226,24 +226,39 @@ def sniff_format(text: str, ext: str = "csv") -> TextFormat:
     return TextFormat(best, decimal, hint)
 
 
+# What ends a line for pandas' readers (and the csv module) is \r\n, \r or \n. Not
+# str.splitlines, which also breaks at \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and \u2029:
+# counting with it would see more, shorter lines than the parser does.
+# A line with something besides spaces and tabs on it (the readers skip the others),
+# at the start of the text or after any line end.
+_FILLED_LINE = re.compile(r"(?:\A|\r\n|\r|\n)[ \t]*[^\s]")
+# The text of each line, without its line end.
+_LINE_TEXT = re.compile(r"[^\r\n]+")
+
+
 def count_rows(text: str, fmt: TextFormat) -> int:
     """Data rows of a text table (header and blank lines excluded), without parsing it.
 
-    Counts line ends in one C-speed pass; blank lines are looked for only when the
-    total could be over a limit, and only when the text has quotes (where a field
-    may span lines) are the records read with the ``csv`` module, one at a time.
+    Counts line ends the way pandas reads them (``\\r\\n``, a lone ``\\r`` or a lone
+    ``\\n``: a file with old Mac line endings has as many rows as any other) in C-speed
+    passes; blank lines are looked for only when the total could be over a limit, and
+    only when the text has quotes (where a field may span lines) are the records read
+    with the ``csv`` module, one at a time, with universal newlines as the ``csv``
+    module requires.
     """
     if '"' in text and fmt.sep != r"\s+":
         previous = csv.field_size_limit(MAX_CSV_FIELD_CHARS)
         try:
-            records = sum(1 for row in csv.reader(io.StringIO(text), delimiter=fmt.sep) if any(f.strip() for f in row))
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=fmt.sep)
+            records = sum(1 for row in reader if any(f.strip() for f in row))
         finally:
             csv.field_size_limit(previous)
         return max(records - 1, 0)
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    ends = text.count("\n") + text.count("\r") - text.count("\r\n")
+    lines = ends + (0 if text.endswith(("\n", "\r")) else 1)
     if lines <= MAX_ROWS + 1:
         return max(lines - 1, 0)  # at most the limit whatever the blank lines; pandas counts exactly
-    filled = sum(1 for _ in re.finditer(r"^[ \t\r]*\S", text, flags=re.MULTILINE))
+    filled = sum(1 for _ in _FILLED_LINE.finditer(text))
     return max(filled - 1, 0)
 
 
@@ -255,7 +270,9 @@ def _read_text(name: str, data: bytes, ext: str) -> tuple[pd.DataFrame, str | No
     if "\x00" in text:
         raise UploadError(f"{name} looks like a binary file, not a CSV/TSV table")
     fmt = sniff_format(text, ext)
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    # The header as pandas reads it: the first non-blank line, up to a line end it knows
+    # (\r\n, \r or \n; str.splitlines would cut it at a form feed and count fewer columns).
+    first = next((m.group() for m in _LINE_TEXT.finditer(text) if m.group().strip()), "")
     n_columns = len(first.split()) if fmt.sep == r"\s+" else _count_outside_quotes(first, fmt.sep) + 1
     if n_columns > MAX_COLUMNS:
         raise UploadError(f"{name} has {n_columns:,} columns; the limit is {MAX_COLUMNS:,}")
