@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import re
 
+import numpy as np
 import streamlit as st
 
 __all__ = [
@@ -42,6 +43,26 @@ _HTML_CONFIG = {
     "displaylogo": False,
     "toImageButtonOptions": {"format": "png", "width": LECTURE_SIZE[0], "height": LECTURE_SIZE[1]},
 }
+
+
+# Characters XML 1.0 forbids: C0 controls other than tab, line feed and carriage return,
+# lone surrogates, U+FFFE and U+FFFF. An SVG holding one is not well-formed, and kaleido
+# draws the PNG from that SVG, so a title with a NUL (a dataset title from a link or an
+# upload) failed both exports. They are invisible in a title, so they are dropped.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(value):
+    """``value`` (a figure's JSON form) with every character XML forbids removed from its texts."""
+    if isinstance(value, str):
+        return _NOT_XML.sub("", value)
+    if isinstance(value, dict):
+        return {key: _xml_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_xml_safe(item) for item in value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OUS":
+        return np.array([_xml_safe(item) for item in value.ravel().tolist()], dtype=object).reshape(value.shape)
+    return value
 
 
 def static_export_available() -> bool:
@@ -83,8 +104,8 @@ def image_bytes(fig, fmt: str, size: tuple[int, int] = LECTURE_SIZE, scale: int 
     if not static_export_available():
         raise ImportError("PNG and SVG export needs kaleido: pip install 'curvedtrees[app]'")
     # A copy: the layout's own size (a page's column height) must not shape the slide, and the
-    # figure on the page must stay as it is.
-    slide = type(fig)(fig)
+    # figure on the page must stay as it is. Its texts are made XML-safe (see _NOT_XML).
+    slide = type(fig)(_xml_safe(fig.to_plotly_json()))
     layout_width, layout_height = round(width / scale), round(height / scale)
     slide.update_layout(width=layout_width, height=layout_height, autosize=False)
     return slide.to_image(format=fmt, width=layout_width, height=layout_height, scale=scale)
