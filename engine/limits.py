@@ -287,6 +287,9 @@ __all__ += [
 # Trials per dataset of one run: the paper's protocol is 100; every trial's seed is
 # drawn before the first job starts, so a number like 10**30 would never start.
 MAX_BENCHMARK_TRIALS = 10_000
+# Points of one generated dataset (--n-samples): the paper's mixtures have 1,000; a
+# million rows fit every model of the benchmark in memory, 10**30 would never start.
+MAX_BENCHMARK_SAMPLES = 1_000_000
 # Bytes of a text file the CLI reads whole (the document of --update-doc, the
 # paper's text for --parse-paper, a stored run's parameters): BENCHMARKS.md is about
 # 100 kB and the paper's text under 1 MB; 16 MB stops /dev/zero or a wrong path
@@ -295,4 +298,4 @@ MAX_BENCHMARK_TEXT_BYTES = 16 * 2**20
 # Bytes of a trial log or a stored per-trial table: a 100-trial run of every preset
 # and model writes a few MB; 1 GB is far above any run and far below memory.
 MAX_BENCHMARK_TABLE_BYTES = 2**30
-__all__ += ["MAX_BENCHMARK_TABLE_BYTES", "MAX_BENCHMARK_TEXT_BYTES", "MAX_BENCHMARK_TRIALS"]
+__all__ += ["MAX_BENCHMARK_SAMPLES", "MAX_BENCHMARK_TABLE_BYTES", "MAX_BENCHMARK_TEXT_BYTES", "MAX_BENCHMARK_TRIALS"]

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .runner import RESULT_COLUMNS, _split, job_seed, trial_seeds
-from .stored import _read
+from .stored import _read_json, read_results
 
 __all__ = [
     "AdditionError",
@@ -71,8 +71,8 @@ def read_stored_run(directory, name: str) -> tuple[dict, pd.DataFrame, Path]:
             f"{name}.csv or {name}.csv.gz): run it first"
         )
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        results = _read(path)
+        meta = _read_json(meta_path)
+        results = read_results(path)  # bounded, every column checked (a table of NaNs is refused here)
     except (OSError, ValueError) as exc:
         raise AdditionError(f"cannot read the stored run {name!r} in {directory}: {exc}") from None
     if not isinstance(meta, dict):

@@ -33,6 +33,16 @@ Every failure is one line on stderr, and the exit code says which kind:
 0 done; 1 the run or its reports failed; 2 bad arguments, an unusable
 ``--out`` or ``--name``, a trial log that does not fit, or a Dask scheduler that
 cannot be reached (within ``--connect-timeout`` seconds); 130 interrupted.
+
+Everything is checked before any trial runs: every number against its bound
+(``--trials`` at most ``MAX_BENCHMARK_TRIALS``, ``--n-samples`` at most
+``MAX_BENCHMARK_SAMPLES``, ``--n-jobs`` not 0, a finite ``--connect-timeout``), the
+optional packages the reports need (statsmodels for the Bonferroni correction), and
+every file the command reads is read at most ``MAX_BENCHMARK_TEXT_BYTES`` (a
+document, the paper's text) or ``MAX_BENCHMARK_TABLE_BYTES`` (a trial log, a stored
+table) and checked column by column. A run of fewer than
+:data:`~curvedtrees.benchmarks.report.MIN_TRIALS_FOR_INTERVAL` trials warns that its
+confidence intervals are too wide to compare models.
 """
 
 from __future__ import annotations
@@ -249,6 +259,73 @@ def main(argv=None) -> int:
         return EXIT_FAILED
 
 
+def _read_text(path: Path, option: str) -> str:
+    """A text file named on the command line, read at most MAX_BENCHMARK_TEXT_BYTES."""
+    from ..limits import MAX_BENCHMARK_TEXT_BYTES
+    from .stored import StoredRunError, read_bounded
+
+    try:
+        data = read_bounded(path, MAX_BENCHMARK_TEXT_BYTES, "file")
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
+    except StoredRunError:
+        raise UsageError(
+            f"{option} {path}: more than {MAX_BENCHMARK_TEXT_BYTES:,} bytes (curvedtrees.limits."
+            "MAX_BENCHMARK_TEXT_BYTES); is it the right file?"
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{option} {path}: not UTF-8 text") from None
+
+
+def _check_numbers(args) -> None:
+    """Every number of the command against its bound, before anything is created or run."""
+    import math
+
+    from ..limits import MAX_BENCHMARK_SAMPLES, MAX_BENCHMARK_TRIALS
+
+    if args.trials is not None and not 1 <= args.trials <= MAX_BENCHMARK_TRIALS:
+        raise UsageError(
+            f"--trials must be from 1 to {MAX_BENCHMARK_TRIALS:,} (curvedtrees.limits.MAX_BENCHMARK_TRIALS), "
+            f"got {args.trials}"
+        )
+    if args.n_samples is not None and not 10 <= args.n_samples <= MAX_BENCHMARK_SAMPLES:
+        raise UsageError(
+            f"--n-samples must be from 10 to {MAX_BENCHMARK_SAMPLES:,} (curvedtrees.limits.MAX_BENCHMARK_SAMPLES), "
+            f"got {args.n_samples}"
+        )
+    if args.max_depth is not None and not 1 <= args.max_depth <= 2**31 - 1:
+        raise UsageError(
+            f"--max-depth must be from 1 to {2**31 - 1} (trees store depths as int32), got {args.max_depth}"
+        )
+    if args.n_jobs is not None and (args.n_jobs == 0 or args.n_jobs < -(os.cpu_count() or 1)):
+        raise UsageError(
+            f"--n-jobs must be a positive number of processes, or -1 for every core (-2 for all but one, ...), "
+            f"got {args.n_jobs}"
+        )
+    if args.connect_timeout is not None and not (math.isfinite(args.connect_timeout) and args.connect_timeout > 0):
+        raise UsageError(f"--connect-timeout must be a positive number of seconds, got {args.connect_timeout}")
+
+
+def _check_extras() -> None:
+    """The optional packages the reports need, before the first trial (not after hours of them)."""
+    import importlib.util
+
+    if importlib.util.find_spec("statsmodels") is None:
+        raise UsageError(
+            "the reports need statsmodels (the Bonferroni correction of the tests): pip install "
+            "'curvedtrees[benchmarks]'; nothing was run"
+        )
+
+
+def _warn_few_trials(n_trials: int) -> None:
+    from .report import MIN_TRIALS_FOR_INTERVAL, few_trials_warning
+
+    if n_trials < MIN_TRIALS_FOR_INTERVAL:
+        print(f"warning: {few_trials_warning(n_trials)}", file=sys.stderr)
+
+
 def _dispatch(args) -> int:
     if args.list:
         _list(sys.stdout)
@@ -266,6 +343,7 @@ def _rewrite_reports(args) -> int:
     from .additions import AdditionError, rewrite_reports
     from .report import check_run_name
 
+    _check_extras()
     try:
         check_run_name(args.rewrite_reports)
         written = rewrite_reports(args.out, args.rewrite_reports)
@@ -278,15 +356,16 @@ def _rewrite_reports(args) -> int:
 
 def _update_doc(args) -> int:
     from .document import fill_document
+    from .stored import StoredRunError
 
     path = Path(args.update_doc)
     if not Path(args.out).is_dir():
         raise UsageError(f"--out {args.out} is not a folder of stored runs")
+    text = _read_text(path, "--update-doc")
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--update-doc {path}: cannot read it ({exc.strerror or exc})") from None
-    filled = fill_document(text, args.out)
+        filled = fill_document(text, args.out)
+    except StoredRunError as exc:
+        raise UsageError(f"--update-doc: {exc}") from None
     path.write_text(filled, encoding="utf-8")
     print(f"updated {path} from the runs in {args.out}")
     return EXIT_OK
@@ -296,10 +375,7 @@ def _parse_paper(args) -> int:
     from .paper import parse_table5
 
     source = Path(args.parse_paper)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--parse-paper {source}: cannot read it ({exc.strerror or exc})") from None
+    text = _read_text(source, "--parse-paper")
     out = prepare_out_dir(args.out)
     table = parse_table5(text)
     target = out / "paper_table5.csv"
@@ -335,11 +411,9 @@ def _run(args) -> int:
         check_run_name(name)
     except ValueError as exc:
         raise UsageError(f"--name {exc}") from None
-    if args.trials is not None and args.trials < 1:
-        raise UsageError(f"--trials must be at least 1, got {args.trials}")
+    _check_numbers(args)
+    _check_extras()
     connect_timeout = DEFAULT_CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
-    if not connect_timeout > 0:
-        raise UsageError(f"--connect-timeout must be a positive number of seconds, got {args.connect_timeout}")
     if args.add_models is not None and args.models is not None:
         raise UsageError("--add-models and --models cannot be combined: --add-models adds to the stored run's models")
     out = prepare_out_dir(args.out)
@@ -392,6 +466,7 @@ def _run(args) -> int:
     failures = int((results["error"] != "").sum())
     if failures:
         print(f"warning: {failures} fits failed; see the 'error' column of {written['results']}", file=sys.stderr)
+    _warn_few_trials(int(results.attrs.get("n_trials", results["trial"].nunique())))
     n_jobs = len(results[["dataset", "task", "signature", "trial"]].drop_duplicates())
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"n_jobs={args.n_jobs or 1}"
     again = f", {resumed} of them read back from the trial log" if resumed else ""
@@ -481,6 +556,7 @@ def _add(args, preset, name, out, connect_timeout) -> int:
     failures = int((added["error"] != "").sum())
     if failures:
         print(f"warning: {failures} fits failed; see the 'error' column of {written['results']}", file=sys.stderr)
+    _warn_few_trials(int(results.attrs.get("n_trials", results["trial"].nunique())))
     new = ", ".join(m for m in results.attrs["models"] if m not in (meta.get("models") or []))
     wall = added.attrs["wall_seconds"]
     print(f"added {new} to {name!r}: {len(added)} fits in {wall:.1f} s ({_duration(wall)})")

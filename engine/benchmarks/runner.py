@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
+from ..limits import MAX_BENCHMARK_TABLE_BYTES, MAX_BENCHMARK_TRIALS
 from .specs import METRICS, DatasetSpec, ModelSpec, metric_for_task
 
 __all__ = [
@@ -458,11 +459,17 @@ class TrialLog:
             run with other parameters (naming them).
         """
         try:
-            data = self.path.read_bytes()
+            with open(self.path, "rb") as handle:
+                data = handle.read(MAX_BENCHMARK_TABLE_BYTES + 1)  # bounded, whatever the path is
         except FileNotFoundError:
             raise TrialLogError(f"nothing to resume: {self.path} does not exist") from None
         except OSError as exc:
             raise TrialLogError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        if len(data) > MAX_BENCHMARK_TABLE_BYTES:
+            raise TrialLogError(
+                f"{self.path} has more than {MAX_BENCHMARK_TABLE_BYTES:,} bytes (curvedtrees.limits."
+                "MAX_BENCHMARK_TABLE_BYTES): not a trial log of this program; delete it to start over"
+            )
         if not data.endswith(b"\n"):
             # The process was stopped while writing this line; its job simply runs again.
             self._torn_at = data.rfind(b"\n") + 1
@@ -472,7 +479,8 @@ class TrialLog:
             raise TrialLogError(f"{self.path} is empty (no header line): delete it to start over")
         header = self._parse(lines[0], 1)
         if (
-            header.get("format") != _LOG_FORMAT
+            not isinstance(header, dict)  # a line of JSON that is not an object (a string, a list)
+            or header.get("format") != _LOG_FORMAT
             or header.get("version") != _LOG_VERSION
             or header.get("columns") != RESULT_COLUMNS
             or not isinstance(header.get("params"), dict)
@@ -501,7 +509,7 @@ class TrialLog:
     def _parse(self, line: bytes, number: int):
         try:
             return json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested beyond the parser's guard
             raise TrialLogError(f"{self.path}, line {number}: not a JSON record (the file is damaged)") from None
 
     def _check_record(self, record, number, datasets, names, seeds):
@@ -838,8 +846,11 @@ def run_benchmark(
     datasets = _as_list(datasets, "datasets")
     models = _as_list(models, "models")
     _check_unique(datasets, models)
-    if int(n_trials) != n_trials or n_trials < 1:
-        raise ValueError(f"n_trials must be a positive integer, got {n_trials!r}")
+    if int(n_trials) != n_trials or not 1 <= n_trials <= MAX_BENCHMARK_TRIALS:
+        raise ValueError(
+            f"n_trials must be an integer from 1 to {MAX_BENCHMARK_TRIALS:,} (curvedtrees.limits."
+            f"MAX_BENCHMARK_TRIALS), got {n_trials!r}"
+        )
     if not 0.0 < float(test_size) < 1.0:
         raise ValueError(f"test_size must be a fraction strictly between 0 and 1, got {test_size!r}")
     if on_error not in ("raise", "record"):
@@ -898,8 +909,14 @@ def run_benchmark(
         elif pending:
             from joblib import Parallel, delayed
 
+            workers = n_jobs if n_jobs is not None else (-1 if active_backend == "dask" else None)
+            if active_backend != "dask" and workers is not None:
+                from joblib import effective_n_jobs
+
+                # Never more local processes than jobs left to run (40 for 2 jobs started 44).
+                workers = min(effective_n_jobs(workers), len(pending))
             parallel = Parallel(
-                n_jobs=n_jobs if n_jobs is not None else (-1 if active_backend == "dask" else None),
+                n_jobs=workers,
                 backend=active_backend if active_backend not in (None, "dask") else None,
                 return_as="generator_unordered",
             )
