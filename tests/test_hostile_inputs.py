@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -291,6 +292,121 @@ def test_oversized_csv_is_refused_by_bytes_rows_columns_and_cells():
     row = ",".join(["1"] * 120).encode() + b"\n"
     with pytest.raises(uploads.UploadError, match=r"50,000 rows of 120 columns .* the limit is 5,000,000 values"):
         uploads.read_table("cells.csv", ",".join(f"c{j}" for j in range(120)).encode() + b"\n" + row * 50_000)
+
+
+def test_line_endings_pandas_reads_are_all_counted():
+    # The issue's case: CR-only line endings were one line to the limits (count_rows counted
+    # \n only), so 25,000 x 400 cells, twice the limit, were accepted and parsed.
+    header = ",".join(f"c{j}" for j in range(400)).encode()
+    row = b",".join([b"1"] * 400)
+    for end in (b"\r", b"\r\n", b"\n"):
+        with pytest.raises(uploads.UploadError, match=r"25,000 rows of 400 columns .* the limit is 5,000,000 values"):
+            uploads.read_table("cr.csv", end.join([header, *[row] * 25_000]))
+    # Mixed endings, and rows past the row limit, with blank lines the readers skip.
+    mixed = b"a,b" + b"".join(b"\r1,2\n3,4\r\n5,6" for _ in range(20_000)) + b"\r\r  \r"
+    with pytest.raises(uploads.UploadError, match="has 60,000 rows; the limit is 50,000"):
+        uploads.read_table("mixed.csv", mixed)
+    # A quoted CR-only file is read (the csv module needs universal newlines for it).
+    table = uploads.read_table("quoted.csv", b'a,b\r"x",1\r"y\rz",2\r')
+    assert table.shape == (2, 2) and table["a"].tolist() == ["x", "y\rz"]
+
+
+def test_the_header_line_ends_where_pandas_ends_it():
+    # str.splitlines cut the header at a form feed, so 601 columns counted as 1.
+    header = b"a\x0cb," + b",".join(b"c%d" % j for j in range(600))
+    with pytest.raises(uploads.UploadError, match="has 601 columns; the limit is 500"):
+        uploads.read_table("ff.csv", header + b"\n" + b",".join([b"1"] * 601) + b"\n")
+
+
+# ---------------------------------------------------------------- graph files
+# Each file is built and read in a child capped at CHILD_MEMORY: before the fix, 8 MB of
+# unclosed GraphML took 920 MB; GML hiding 300,000 nodes took 10 CPU-s to parse.
+_GRAPH_BOMB = """
+import json, sys, time
+from curvedtrees.datasets import graph_files, read_graph
+case = sys.argv[1]
+LIMIT = graph_files.MAX_GRAPH_BYTES
+def trim(raw):
+    return raw[:LIMIT - 64]
+if case == "gml-hidden-nodes":  # the issue's: node#\\n[ hid every node from the count
+    name, raw = "g.gml", trim(b"graph [\\n" + b"".join(b"node#\\n[ id %d ]\\n" % k for k in range(300_000)))
+elif case == "gml-cr-comments":
+    name, raw = "g.gml", trim(b"graph [\\r" + b"".join(b"node # c\\r\\r [ id %d ]\\r" % k for k in range(300_000)))
+elif case == "gml-hidden-edges":
+    name, raw = "g.gml", trim(b"graph [ " + b"".join(b"edge#\\n[ source 1 target 2 ] " for k in range(300_000)))
+elif case == "gml-records":
+    name, raw = "g.gml", trim(b"graph [ " + b"a 1 " * 2_000_000)
+elif case == "gml-deep":
+    name, raw = "g.gml", b"graph [ " + b"a [ " * 100_000 + b"] " * 100_001
+elif case == "graphml-namespace":  # the issue's: <ns0:node> passed 80,000 nodes
+    name, raw = "g.graphml", (b'<ns0:graphml xmlns:ns0="http://graphml.graphdrawing.org/xmlns"><ns0:graph>'
+        + b"".join(b'<ns0:node id="n%d"/>' % k for k in range(80_000)) + b"</ns0:graph></ns0:graphml>")
+elif case == "graphml-unclosed":  # the issue's: 8 MB of unclosed elements, 23 s and 962 MB
+    name, raw = "g.graphml", trim(b"<graphml><graph>" + b"<a>" * 3_000_000)
+elif case == "graphml-deep-closed":
+    name, raw = "g.graphml", b"<graphml>" + b"<a>" * 10_000 + b"</a>" * 10_000 + b"</graphml>"
+elif case == "graphml-attributes":
+    name, raw = "g.graphml", trim(b"<graphml " + b" ".join(b'a%d=""' % k for k in range(800_000)) + b"/>")
+elif case == "graphml-elements":
+    name, raw = "g.graphml", trim(b"<graphml><graph>" + b"<desc/>" * 1_200_000 + b"</graph></graphml>")
+elif case == "graphml-dtd":
+    name, raw = "g.graphml", b'<?xml version="1.0"?><!DOCTYPE g [<!ENTITY a "aaaa">]><graphml/>'
+elif case == "edge-list-field":  # the issue's: _csv.Error, uncaught on the Embeddings page
+    name, raw = "g.csv", b'1,2\\n2,3\\n"' + b"x" * 200_000 + b'",1\\n'
+elif case == "edge-list-long-id":
+    name, raw = "g.csv", b"1,2\\n2,3\\n" + b"x" * 5_000 + b",1\\n"
+elif case == "edge-list-cr":
+    name, raw = "g.csv", b"\\r".join(b"%d,%d" % (k, k + 1) for k in range(60_000))
+start = time.process_time()
+try:
+    read_graph(raw, name)
+    answer = {"verdict": "ok"}
+except graph_files.GraphFileError as exc:
+    answer = {"verdict": "GraphFileError", "message": str(exc)}
+except Exception as exc:
+    answer = {"verdict": type(exc).__name__, "message": str(exc)}
+answer["cpu"] = time.process_time() - start
+print(json.dumps(answer))
+"""
+
+GRAPH_BOMBS = {
+    "gml-hidden-nodes": r"GML file has more than 20,000 nodes or 50,000 edges",
+    "gml-cr-comments": r"GML file has more than 20,000 nodes",
+    "gml-hidden-edges": r"GML file has more than 20,000 nodes or 50,000 edges",
+    "gml-records": r"GML file has more than 700,000 key-value records",
+    "gml-deep": r"GML file nests lists deeper than 32 levels",
+    "graphml-namespace": r"GraphML file has more than 20,000 nodes",
+    "graphml-unclosed": r"GraphML file nests elements deeper than 32 levels .* left unclosed",
+    "graphml-deep-closed": r"GraphML file nests elements deeper than 32 levels",
+    "graphml-attributes": r"GraphML file has more than 700,000 (attributes|elements and attributes)",
+    "graphml-elements": r"GraphML file has more than 700,000 elements and attributes",
+    "graphml-dtd": r"declares a DTD or entities",
+    "edge-list-field": r"row 3 of the edge list could not be read .* is a quote left open",
+    "edge-list-long-id": r"row 3 of the edge list has a value of 5,000 characters; the limit is 1,000",
+    "edge-list-cr": r"the edge list has more than 50,000 rows",
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAPH_BOMBS))
+def test_graph_files_are_counted_the_way_they_are_parsed(case):
+    answer = json.loads(run_limited(_GRAPH_BOMB, case))
+    assert answer["verdict"] == "GraphFileError", answer
+    assert re.search(GRAPH_BOMBS[case], answer["message"]), answer["message"]
+    assert "Traceback" not in answer["message"] and "recursion" not in answer["message"]
+
+
+def test_graph_errors_pickle_and_a_read_graph_result_too():
+    # The serving layer runs read_graph in a worker process: inputs, output and error cross it.
+    import pickle
+
+    from curvedtrees.datasets import read_graph
+    from curvedtrees.datasets.graph_files import GraphFileError
+
+    data = read_graph(b"1,2\n2,3\n3,1\n", "g.csv")
+    again = pickle.loads(pickle.dumps(data))
+    assert sorted(again.graph.edges) == sorted(data.graph.edges)
+    error = pickle.loads(pickle.dumps(GraphFileError("the GML file nests lists deeper than 32 levels")))
+    assert isinstance(error, ValueError) and "32 levels" in str(error)
 
 
 # ------------------------------------------------------------------ the app

@@ -41,6 +41,15 @@ for line in sys.stdin:
         outputs = [np.asarray(model.predict(X))]
         if hasattr(model, "predict_proba"):
             outputs.append(np.asarray(model.predict_proba(X), dtype=np.float64))
+        # What the Inspector and scikit-learn's tools read later: the wrapped tree's paths
+        # (a buffer sized by max_depth) and the importances.
+        inner = getattr(model, "estimator_", None)
+        if hasattr(inner, "decision_path") and hasattr(model, "transform_features"):
+            features = model.transform_features(X)
+            inner.decision_path(features)
+            inner.apply(features)
+        if hasattr(model, "feature_importances_"):
+            outputs.append(np.asarray(model.feature_importances_, dtype=np.float64))
         finite = all(o.dtype.kind not in "fc" or bool(np.all(np.isfinite(o))) for o in outputs)
         answer = {"verdict": "ok", "finite": finite, "n": len(outputs[0])}
     except Exception as exc:
@@ -537,3 +546,380 @@ def test_sandbox_checks_a_model_against_the_dataset_in_words(data):
         check_against_dataset(model, dataset(y=np.where(y == 0, "a", "b")))
     with pytest.raises(ModelFileError, match=r"the current dataset's labels are \{1, 2, 3\}"):
         check_against_dataset(model, dataset(y=np.where(y == 0, 3, y)))
+
+
+# ------------------------------------- issue 27: every field a library trusts, every output bounded
+# Each document is loaded, predicted on and (for scikit-learn trees) walked by decision_path
+# in the worker: the max_depth case wrote past decision_path's buffer (SIGSEGV) before.
+@pytest.fixture(scope="module")
+def more_documents(data):
+    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingRegressor, RandomForestRegressor
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = data
+    models = {
+        "tree_regressor": KleinTreeRegressor(DecisionTreeRegressor(max_depth=3, random_state=0), signature=SIG),
+        "forest_regressor": KleinTreeRegressor(
+            RandomForestRegressor(n_estimators=2, max_depth=3, random_state=0), signature=SIG
+        ),
+        "gradient_boosting": KleinTreeClassifier(
+            GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0), signature=SIG
+        ),
+        "hist_gradient_boosting": KleinTreeRegressor(
+            HistGradientBoostingRegressor(max_iter=3, max_leaf_nodes=4, random_state=0), signature=SIG
+        ),
+        "lightgbm_regressor": KleinTreeRegressor(
+            lightgbm.LGBMRegressor(n_estimators=3, num_leaves=4, min_child_samples=5, verbose=-1), signature=SIG
+        ),
+    }
+    out = {}
+    for name, model in models.items():
+        target = y if isinstance(model, KleinTreeClassifier) else X[:, 1]
+        out[name] = json.loads(io.dumps(model.fit(X, target)))
+    return out
+
+
+def _sk_tree(document):
+    """The first scikit-learn tree state of a Klein document (a tree, a forest's or a boosting stage's)."""
+    backend = document["fitted"]["backend"]
+    if backend["kind"] == "sklearn_tree":
+        return backend["tree"]
+    if backend["kind"] == "sklearn_forest":
+        return backend["trees"][0]
+    return backend["stages"][0][0]
+
+
+def _first_leaf(tree) -> int:
+    return tree["nodes"]["left_child"]["data"].index(-1)
+
+
+def _sk(change):
+    """An edit of a copy of a document that applies ``change`` to its first scikit-learn tree."""
+
+    def edit(document):
+        bad = json.loads(json.dumps(document))
+        change(_sk_tree(bad))
+        return bad
+
+    return edit
+
+
+def _node(field, node, value):
+    def change(tree):
+        tree["nodes"][field]["data"][_first_leaf(tree) if node is None else node] = value
+
+    return change
+
+
+def _five_classes(tree):
+    n = len(tree["nodes"]["left_child"]["data"])
+    tree["n_classes"] = [5]
+    tree["values"] = {"dtype": "float64", "shape": [n, 1, 5], "data": [0.2] * 5 * n}
+
+
+def _leaf_value(value, width=1, count=1):
+    def change(tree):
+        start = _first_leaf(tree) * width
+        tree["values"]["data"][start : start + count] = [value] * count
+
+    return change
+
+
+def _every_forest_leaf(value):
+    def edit(document):
+        bad = json.loads(json.dumps(document))
+        for tree in bad["fitted"]["backend"]["trees"]:
+            tree["values"]["data"][_first_leaf(tree)] = value
+        return bad
+
+    return edit
+
+
+def _gb_learning_rate(rate):
+    def edit(document):
+        bad = json.loads(json.dumps(document))
+        bad["params"]["estimator"]["params"]["learning_rate"] = rate
+        return bad
+
+    return edit
+
+
+def _hgb_leaves(value):
+    def edit(document):
+        bad = json.loads(json.dumps(document))
+        for row in bad["fitted"]["backend"]["predictors"][:2]:
+            nodes = row[0]["nodes"]
+            nodes["value"]["data"][nodes["is_leaf"]["data"].index(1)] = value
+        return bad
+
+    return edit
+
+
+def _hgb_count(document):
+    bad = json.loads(json.dumps(document))
+    bad["fitted"]["backend"]["predictors"][0][0]["nodes"]["count"]["data"][0] += 5
+    return bad
+
+
+SKLEARN_FIELDS = [
+    # The issue's case: decision_path's buffer is sized by max_depth.
+    (
+        "max_depth-0",
+        "decision_tree",
+        _sk(lambda t: t.update(max_depth=0)),
+        r"max_depth must be the tree's depth, \d+ .*got 0",
+    ),
+    ("forest-max_depth", "random_forest", _sk(lambda t: t.update(max_depth=1)), r"trees\[0\]: max_depth must be"),
+    ("max_depth-huge", "decision_tree", _sk(lambda t: t.update(max_depth=10**6)), r"max_depth must be the tree's"),
+    ("max_depth-bool", "decision_tree", _sk(lambda t: t.update(max_depth=True)), r"max_depth must be the tree's"),
+    # n_classes sets value_stride and predict_proba's width: the wrapper's, exactly.
+    ("n_classes", "decision_tree", _sk(_five_classes), r"n_classes must be \[3\]"),
+    ("regression-n_classes", "tree_regressor", _sk(lambda t: t.update(n_classes=[4])), r"n_classes must be \[1\]"),
+    ("max_features", "decision_tree", _sk(lambda t: t.update(max_features=99)), r"max_features must be an integer"),
+    # Counts and weights: their children's sums, positive at splits (partial dependence divides).
+    ("counts", "decision_tree", _sk(_node("n_node_samples", 0, 7)), r"count must be its children's sum"),
+    ("root-weight", "decision_tree", _sk(_node("weighted_n_node_samples", 0, 0.0)), r"positive at every split"),
+    ("weights", "decision_tree", _sk(_node("weighted_n_node_samples", 0, 1e9)), r"weight must be its children's"),
+    # A finite impurity times a finite weight overflows: the importances would be NaN.
+    ("impurity-overflow", "decision_tree", _sk(_node("impurity", 0, 1e307)), r"weighted impurities overflow"),
+    # Two class weights of 1e308 sum to inf: predict_proba would divide inf by inf.
+    ("leaf-weights-sum", "decision_tree", _sk(_leaf_value(1e308, 3, 2)), r"positive finite sum at every leaf"),
+    # What a model can output, along every path.
+    ("leaf-1e300", "tree_regressor", _sk(_leaf_value(1e300)), r"a leaf value can reach 1e\+300.*MAX_MODEL_OUTPUT"),
+    ("forest-sum", "forest_regressor", _every_forest_leaf(0.6e120), r"the sum of the trees' largest leaf values"),
+    ("gb-rate", "gradient_boosting", _gb_learning_rate(1e308), r"learning_rate \(1e\+308\) times the stages'"),
+    ("gb-leaf", "gradient_boosting", _sk(_leaf_value(1e200)), r"the initial score plus learning_rate"),
+    ("hgb-sum", "hist_gradient_boosting", _hgb_leaves(1e308), r"the baseline plus the iterations' largest leaves"),
+    ("hgb-count", "hist_gradient_boosting", _hgb_count, r"count must be positive at every split node and its"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "pattern"), [case[1:] for case in SKLEARN_FIELDS], ids=[case[0] for case in SKLEARN_FIELDS]
+)
+def test_fields_scikit_learn_trusts_are_checked_in_the_worker(worker, documents, more_documents, name, edit, pattern):
+    assert_refused(worker, edit({**documents, **more_documents}[name]), pattern)
+
+
+def _xgb_leaf(inner, tree, value):
+    nodes = _xgb_tree(inner, tree)
+    nodes["split_conditions"][nodes["left_children"].index(-1)] = value
+
+
+def _xgb_objective(name, base_score, leaf=None):
+    def change(inner):
+        inner["learner"]["objective"] = {"name": name}
+        inner["learner"]["learner_model_param"]["base_score"] = base_score
+        if leaf is not None:
+            _xgb_leaf(inner, 0, leaf)
+
+    return change
+
+
+def _two_xgb_leaves(value, trees=(0, 3)):
+    def change(inner):
+        for tree in trees:
+            _xgb_leaf(inner, tree, value)
+
+    return change
+
+
+XGBOOST_OUTPUTS = [
+    # XGBoost adds leaves in float32: two leaves near float32's maximum overflow to inf.
+    ("float32-sum", "xgboost", _two_xgb_leaves(3.4e38), r"the base margin plus every tree's largest leaf can reach"),
+    ("regressor-sum", "xgboost_regressor", _two_xgb_leaves(3e38, (0, 1)), r"every tree's largest leaf can reach 6e"),
+    # The first raw score is base_score's logit or log: a probability, or positive.
+    ("logistic-base", "xgboost_regressor", _xgb_objective("reg:logistic", "2E0"), r"a probability in \(0, 1\)"),
+    ("gamma-base", "xgboost_regressor", _xgb_objective("reg:gamma", "-1E0"), r"base_score must be positive"),
+    # Poisson predicts exp(raw score): a leaf of 100 overflows float32.
+    ("poisson-exp", "xgboost_regressor", _xgb_objective("count:poisson", "2E0", 100.0), r"count:poisson \(predicted"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "pattern"), [case[1:] for case in XGBOOST_OUTPUTS], ids=[case[0] for case in XGBOOST_OUTPUTS]
+)
+def test_xgboost_outputs_are_bounded_in_float32(worker, documents, name, change, pattern):
+    assert_refused(worker, _with_inner(documents[name], change), pattern)
+
+
+def _lgb_poisson(text):
+    text = re.sub(r"^objective=regression\b", "objective=poisson", text, count=1, flags=re.M)
+    return re.sub(r"^leaf_value=(\S+)", "leaf_value=800", text, count=1, flags=re.M)
+
+
+def test_lightgbm_leaf_sums_and_log_link_raw_scores_are_bounded(worker, more_documents):
+    document = more_documents["lightgbm_regressor"]
+    # Two trees with a leaf of 1e300: each finite, their sum beyond MAX_MODEL_OUTPUT.
+    big = _lgb_replace(r"^leaf_value=(\S+)", r"leaf_value=1e300", count=2)
+    assert_refused(worker, _with_inner(document, big), r"the sum of the trees' largest leaf values can reach 2e")
+    # Poisson predicts exp(raw score): a leaf of 800 overflows float64.
+    assert_refused(worker, _with_inner(document, _lgb_poisson), r"raw score of poisson \(predicted as its exp\)")
+
+
+def test_thread_counts_of_a_wrapped_model_are_never_read_from_a_file(documents):
+    bad = json.loads(json.dumps(documents["random_forest"]))
+    bad["params"]["estimator"]["params"]["n_jobs"] = 20_000
+    model = io.loads(json.dumps(bad))
+    assert model.estimator.n_jobs is None and model.estimator_.n_jobs is None
+
+
+@pytest.mark.parametrize("name", ["decision_tree", "xgboost", "lightgbm"])
+def test_klein_labels_beyond_int64_are_refused_in_words(worker, documents, name):
+    bad = json.loads(json.dumps(documents[name]))
+    bad["fitted"]["classes"] = {"kind": "int", "values": [0, 1, 2**70]}
+    assert_refused(worker, bad, r"fitted\.classes: labels must lie in the int64 range")
+
+
+def test_every_number_of_more_libraries_tampered_never_crashes(worker, more_documents):
+    # Numbers of every scikit-learn state, each in turn set to a hostile value: the document
+    # loads and predicts finite values, or is refused with ValueError. About 600 documents.
+    rng = np.random.default_rng(0)
+    for document in more_documents.values():
+        backend = document["fitted"]["backend"]
+        if "model" in backend:
+            continue  # LightGBM's text: the property-based tests above
+        paths = [p for p in _numeric_paths(backend) if "data" in p or p[-1] in ("max_depth", "n_features")]
+        for k in rng.choice(len(paths), size=min(30, len(paths)), replace=False):
+            for value in (0, -1, 1e308, "nan", 2**31):
+                bad = json.loads(json.dumps(document))
+                _put(bad["fitted"]["backend"], paths[k], value)
+                assert_safe(worker, bad)
+
+
+# --------------------------------------------- issue 27: baseline files get the trees' checks
+@pytest.fixture(scope="module")
+def baseline_documents(data):
+    from curvedtrees.baselines import (
+        AmbientClassifier,
+        GeodesicKNNClassifier,
+        GeodesicKNNRegressor,
+        ProductPerceptronClassifier,
+        ProductSVMClassifier,
+        ProductSVMRegressor,
+        TangentRegressor,
+    )
+
+    X, y = data
+    target = X[:, 1]
+    models = {
+        "knn": GeodesicKNNClassifier(n_neighbors=3, signature=SIG).fit(X, y),
+        "knn_regressor": GeodesicKNNRegressor(n_neighbors=3, signature=SIG, weights="distance").fit(X, target),
+        "perceptron": ProductPerceptronClassifier(signature=SIG, random_state=0).fit(X, y),
+        "svm": ProductSVMClassifier(signature=SIG).fit(X, y),
+        "svr": ProductSVMRegressor(signature=SIG).fit(X, target),
+        "ambient": AmbientClassifier(signature=SIG).fit(X, y),
+        "tangent_regressor": TangentRegressor(signature=SIG).fit(X, target),
+    }
+    return {name: json.loads(io.dumps(model)) for name, model in models.items()}
+
+
+def _edit(path, value):
+    def edit(document):
+        bad = json.loads(json.dumps(document))
+        target = bad
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value(target[path[-1]]) if callable(value) else value
+        return bad
+
+    return edit
+
+
+def _set_item(index, value):
+    def change(array):
+        array["data"][index] = value
+        return array
+
+    return change
+
+
+def _scale(factor):
+    def change(array):
+        array["data"] = [v * factor for v in array["data"]]
+        return array
+
+    return change
+
+
+BASELINE_FIELDS = [
+    # Parameters, validated at load as fit validates them.
+    ("knn-weights", "knn", _edit(("params", "weights"), "x"), r"invalid parameters for GeodesicKNNClassifier.*weights"),
+    ("knn-k-0", "knn", _edit(("params", "n_neighbors"), 0), r"n_neighbors"),
+    ("knn-k-above", "knn", _edit(("params", "n_neighbors"), 10_000), r"n_neighbors is 10000, more than the 150"),
+    ("svm-C", "svm", _edit(("params", "C"), -1.0), r"invalid parameters for ProductSVMClassifier.*'C'"),
+    ("svm-gamma", "svr", _edit(("params", "gamma"), "huge"), r"invalid parameters for ProductSVMRegressor.*gamma"),
+    ("perceptron-weights", "perceptron", _edit(("params", "component_weights"), ["a"]), r"component_weights"),
+    ("wrapper-estimator", "ambient", _edit(("params", "estimator"), "x"), r"estimator must be null"),
+    # Labels beyond int64 (OverflowError before) and too many classes.
+    ("knn-int64", "knn", _edit(("fitted", "classes"), {"kind": "int", "values": [0, 1, 2**70]}), r"int64 range"),
+    ("svm-int64", "svm", _edit(("fitted", "classes"), {"kind": "int", "values": [0, 1, 2**64]}), r"int64 range"),
+    (
+        "svm-classes",
+        "svm",
+        _edit(("fitted", "classes"), {"kind": "int", "values": list(range(101))}),
+        r"101 classes; an SVM file may have at most 100",
+    ),
+    (
+        "knn-classes",
+        "knn",
+        _edit(("fitted", "classes"), {"kind": "int", "values": list(range(1001))}),
+        r"1,001 classes; the limit is 1,000",
+    ),
+    (
+        "label-length",
+        "knn",
+        _edit(("fitted", "classes"), {"kind": "str", "values": ["a", "b", "c" * 5000]}),
+        r"a label has 5,000 characters",
+    ),
+    # Values a prediction is made of.
+    ("knn-target-nan", "knn_regressor", _edit(("fitted", "y"), _set_item(0, "nan")), r"targets must be finite"),
+    ("knn-target-big", "knn_regressor", _edit(("fitted", "y"), _set_item(0, 1e300)), r"a target can reach 1e\+300"),
+    ("knn-point-nan", "knn", _edit(("fitted", "X"), _set_item(0, "nan")), r"fitted\.X"),
+    ("perceptron-dual-nan", "perceptron", _edit(("fitted", "dual_coef"), _set_item(0, "nan")), r"whole numbers"),
+    ("perceptron-dual-half", "perceptron", _edit(("fitted", "dual_coef"), _set_item(0, 0.5)), r"whole numbers"),
+    ("perceptron-dual-big", "perceptron", _edit(("fitted", "dual_coef"), _set_item(0, 1e9)), r"at most n_iter"),
+    ("perceptron-sv-nan", "perceptron", _edit(("fitted", "support_vectors"), _set_item(0, "nan")), r"support_vec"),
+    ("perceptron-norm-0", "perceptron", _edit(("fitted", "normalisers"), _set_item(0, 0.0)), r"positive finite"),
+    ("perceptron-norm-small", "perceptron", _edit(("fitted", "normalisers"), _scale(1e-6)), r"largest squared norm"),
+    ("perceptron-n-iter", "perceptron", _edit(("fitted", "n_iter"), 10**6), r"n_iter must be an integer in \[0, "),
+    ("svm-dual-big", "svm", _edit(("fitted", "dual_coef"), _set_item(0, 1e308)), r"a decision value .* can reach"),
+    ("svr-dual-inf", "svr", _edit(("fitted", "dual_coef"), _set_item(0, "inf")), r"dual_coef must be finite"),
+    ("svr-intercept", "svr", _edit(("fitted", "intercept"), _set_item(0, 1e200)), r"can reach 1e\+200"),
+    # The wrappers' trees go through the Klein checks (max_depth sizes decision_path's buffer).
+    ("ambient-max_depth", "ambient", _edit(("fitted", "estimator", "tree", "max_depth"), 0), r"max_depth must be"),
+    (
+        "tangent-leaf",
+        "tangent_regressor",
+        _edit(("fitted", "estimator", "tree", "values"), _set_item(-1, 1e300)),
+        r"a leaf value can reach",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "pattern"), [case[1:] for case in BASELINE_FIELDS], ids=[case[0] for case in BASELINE_FIELDS]
+)
+def test_baseline_files_get_the_field_checks_of_the_trees(worker, baseline_documents, name, edit, pattern):
+    assert_refused(worker, edit(baseline_documents[name]), pattern)
+
+
+def test_valid_baseline_documents_load_and_predict_in_the_worker(worker, baseline_documents):
+    for name, document in baseline_documents.items():
+        assert worker.run(document) == {"verdict": "ok", "finite": True, "n": 20}, name
+
+
+def test_a_knn_file_of_more_points_than_the_app_trains_on_is_refused_before_predicting(worker):
+    # The issue's 100,000-point file took over a minute to predict 1,100 rows: refused at load.
+    from curvedtrees.baselines import GeodesicKNNRegressor
+    from curvedtrees.limits import MAX_MODEL_POINTS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(10, 1))
+    document = json.loads(io.dumps(GeodesicKNNRegressor(n_neighbors=1).fit(X, X[:, 0])))
+    n = MAX_MODEL_POINTS + 1
+    document["fitted"]["X"] = {"dtype": "float64", "shape": [n, 1], "data": [0.5] * n}
+    document["fitted"]["y"] = {"dtype": "float64", "shape": [n], "data": [1.0] * n}
+    answer = worker.run(document)
+    assert answer["verdict"] == "ValueError" and f"{n:,} points" in answer["message"], answer
+    assert "MAX_MODEL_POINTS" in answer["message"]

@@ -186,7 +186,7 @@ def test_regression_forest_values_must_average_in_float64():
     doc = document("regforest")
     for tree in doc["fitted"]["trees"]:
         tree["tree"]["value"]["data"][-1] = 0.6 * MAX_MODEL_OUTPUT
-    with pytest.raises(ValueError, match="too large to average.*MAX_MODEL_OUTPUT"):
+    with pytest.raises(ValueError, match=r"too large to average.*MAX_MODEL_OUTPUT"):
         io.loads(json.dumps(doc))
     # One tree's leaf of 1.5e308 is refused on its own.
     doc["fitted"]["trees"][0]["tree"]["value"]["data"][-1] = 1.5e308
@@ -584,3 +584,120 @@ def tampering_property(kind: str, max_examples: int) -> None:
 @pytest.mark.parametrize("kind", ["tree", "regtree", "forest", "regforest"])
 def test_tampered_documents_load_and_predict_finite_outputs_or_raise_value_error(kind):
     run_isolated(f"hostile.tampering_property({kind!r}, max_examples=200)", timeout=400)
+
+
+# ------------------------------------------------------- issue 27: normals, sums, boosting
+def _split_of_kind(estimator, linear: bool) -> int:
+    tree = estimator.tree_
+    nodes = np.flatnonzero((tree.children_left != -1) & (tree.linear == linear))
+    assert nodes.size, "the fixture needs a split of this kind"
+    return int(nodes[0])
+
+
+@pytest.mark.parametrize(
+    ("linear", "normal", "message"),
+    [
+        # The issue's case: the Inspector divided by the second entry of (0, 0).
+        (True, [0.0, 0.0], r"normal \[0\. 0\.\] does not match the split's threshold"),
+        (True, [1.0, 0.0], r"normal \[1\. 0\.\] does not match the split's threshold -?\d"),
+        (False, [0.0, 0.0], r"normal \[0\. 0\.\] of a circular split must have length 1"),
+        (False, [3.0, 4.0], r"normal \[3\. 4\.\] of a circular split must have length 1"),
+    ],
+)
+def test_split_normals_must_describe_their_split(linear, normal, message):
+    if linear:
+        estimator = fitted("tree")
+    else:  # every split plane of a sphere is circular
+        X = ProductManifold("S2").random_normal(120, random_state=0)
+        estimator = ProductDecisionTreeClassifier(signature="S2", max_depth=2, random_state=0).fit(X, X[:, 0] > 0)
+    node = _split_of_kind(estimator, linear)
+    doc = json.loads(io.dumps(estimator))
+    doc["fitted"]["tree"]["normal"]["data"][2 * node : 2 * node + 2] = normal
+    with pytest.raises(ValueError, match=rf"node {node}: {message}"):
+        io.loads(json.dumps(doc))
+
+
+def test_every_split_of_a_valid_file_reaches_the_inspector():
+    from curvedtrees.viz.treeview import node_details
+
+    loaded = io.loads(io.dumps(fitted("tree")))
+    for node in np.flatnonzero(loaded.tree_.children_left != -1):
+        assert node_details(loaded, int(node))["kind"] == "split"
+
+
+def test_a_regression_leaf_beyond_the_output_bound_is_refused():
+    doc = document("regtree")
+    doc["fitted"]["tree"]["value"]["data"][-1] = 1e300
+    with pytest.raises(ValueError, match=r"tree\.value: a node value can reach 1e\+300.*MAX_MODEL_OUTPUT"):
+        io.loads(json.dumps(doc))
+
+
+# Boosting files: the same node checks, and the baseline plus every iteration's largest leaf bounded.
+@pytest.fixture(scope="module")
+def boosted_document():
+    from curvedtrees.boosting import ProductGradientBoostingClassifier
+
+    model = ProductGradientBoostingClassifier(signature=SIGNATURE, pairs="all", max_iter=4, random_state=0)
+    return json.loads(io.dumps(model.fit(points(), labels())))
+
+
+def _leaves(arrays) -> list[int]:
+    return [k for k, child in enumerate(arrays["children_left"]["data"]) if child == -1]
+
+
+def test_boosting_leaves_that_sum_beyond_float64_are_refused(boosted_document):
+    # The issue's case: two finite leaves of 1e308 in rows no probe reaches sum to inf (NaN probabilities).
+    doc = json.loads(json.dumps(boosted_document))
+    for iteration in doc["fitted"]["trees"][:2]:
+        iteration[0]["value"]["data"][_leaves(iteration[0])[0]] = 1e308
+    with pytest.raises(ValueError, match=r"fitted\.trees: the baseline plus every tree's largest leaf can reach inf"):
+        io.loads(json.dumps(doc))
+
+
+def test_a_boosting_baseline_beyond_the_output_bound_is_refused(boosted_document):
+    doc = json.loads(json.dumps(boosted_document))
+    doc["fitted"]["baseline"]["data"][0] = 2 * MAX_MODEL_OUTPUT
+    with pytest.raises(ValueError, match=r"the baseline plus every tree's largest leaf can reach"):
+        io.loads(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("improvement", "nan", r"node \d+: improvement must be finite"),  # NaN importances otherwise
+        ("weighted_n_node_samples", -1.0, r"node \d+: weighted_n_node_samples must be finite and >= 0"),
+        ("margin", -2.0, r"node \d+: margin must be >= 0 at a split"),
+        ("normal", 0.0, r"node 0: normal"),
+    ],
+)
+def test_boosted_trees_get_the_product_trees_node_checks(boosted_document, field, value, message):
+    doc = json.loads(json.dumps(boosted_document))
+    arrays = doc["fitted"]["trees"][0][0]
+    if field == "normal":
+        arrays["normal"]["data"][0:2] = [value, value]
+    else:
+        arrays[field]["data"][0] = value
+    with pytest.raises(ValueError, match=message):
+        io.loads(json.dumps(doc))
+
+
+def test_boosting_refuses_a_learning_rate_above_one():
+    from curvedtrees.boosting import ProductGradientBoostingClassifier
+
+    with pytest.raises(ValueError, match=r"'learning_rate' parameter .* range \(0\.0, 1\.0\]\. Got 1e\+308"):
+        ProductGradientBoostingClassifier(signature=SIGNATURE, learning_rate=1e308).fit(points(), labels())
+
+
+@pytest.mark.parametrize("scale", [1e308, 1e38, 1e-300])
+def test_boosting_with_extreme_sample_weights_gives_finite_probabilities(scale):
+    from curvedtrees.boosting import ProductGradientBoostingClassifier
+
+    X, y = points(), labels()
+    weights = np.where(np.arange(len(y)) % 4 == 0, 0.5, 1.0)
+    model = ProductGradientBoostingClassifier(signature=SIGNATURE, max_iter=10, random_state=0)
+    reference = model.fit(X, y, sample_weight=weights).predict_proba(X)
+    proba = model.fit(X, y, sample_weight=weights * scale).predict_proba(X)
+    assert np.all(np.isfinite(proba))
+    # Rescaled by a power of two into [1, 2): the model of weights 1 and 0.5, up to the
+    # regularising constants that do not scale (min_hessian_to_split, the value epsilon).
+    np.testing.assert_allclose(proba, reference, atol=1e-6)
