@@ -236,8 +236,8 @@ def check_split_normals(tree: Tree) -> None:
         shown = np.array2string(tree.normal[node])
         if tree.linear[node]:
             raise ValueError(
-                f"node {node}: normal {shown} does not match the split's threshold {tree.threshold[node]!r} (a linear "
-                f"split's normal is (-t, 1) / hypot(t, 1))"
+                f"node {node}: normal {shown} does not match the split's threshold "
+                f"{float(tree.threshold[node])!r} (a linear split's normal is (-t, 1) / hypot(t, 1))"
             )
         raise ValueError(f"node {node}: normal {shown} of a circular split must have length 1")
 
