@@ -429,3 +429,125 @@ def test_progress_bar_counts_jobs_and_starts_at_resumed_ones():
     resumed(3, 4)
     resumed.close()
     assert "3/4" in stream.getvalue() and "0/4" not in stream.getvalue()
+
+
+# ------------------------------------------- issue 27 / 26: everything the CLI reads or is told, first
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--trials", str(10**30)], "--trials must be from 1 to 10,000"),
+        (["--trials", "0"], "--trials must be from 1 to 10,000"),
+        (["--n-samples", str(10**30)], "--n-samples must be from 10 to 1,000,000"),
+        (["--max-depth", "0"], "--max-depth must be from 1 to"),
+        (["--max-depth", str(10**30)], "--max-depth must be from 1 to"),
+        (["--n-jobs", "0"], "--n-jobs must be a positive number of processes"),
+        (["--n-jobs", "-100000"], "--n-jobs must be a positive number of processes"),
+        (["--connect-timeout", "inf"], "--connect-timeout must be a positive number of seconds, got inf"),
+        (["--connect-timeout", "nan"], "--connect-timeout must be a positive number of seconds, got nan"),
+    ],
+)
+def test_numbers_are_bounded_before_anything_runs(tmp_path, monkeypatch, capsys, arguments, message):
+    _no_run(monkeypatch)
+    assert main([*TINY, *arguments, "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    assert message in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()  # refused before --out was created
+
+
+def test_a_missing_statsmodels_is_named_before_the_first_trial(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "statsmodels" else real(name, *a))
+    _no_run(monkeypatch)
+    assert main([*TINY, "--out", str(tmp_path), "--quiet"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "the reports need statsmodels" in line and "pip install 'curvedtrees[benchmarks]'" in line
+    assert "nothing was run" in line
+
+
+def test_fewer_than_five_trials_warn_that_the_intervals_say_nothing(tmp_path, capsys):
+    two = [*TINY[:3], "2", *TINY[4:]]
+    assert main([*two, "--out", str(tmp_path), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: only 2 trials: the 95% confidence intervals are too wide to compare models" in err
+    assert "multiplies the standard error by 12.7" in err and "--trials 5" in err
+    assert "**Warning:** Only 2 trials" in (tmp_path / "tiny.md").read_text()
+    from curvedtrees.benchmarks.report import MIN_TRIALS_FOR_INTERVAL, few_trials_warning
+
+    assert MIN_TRIALS_FOR_INTERVAL == 5 and "no interval can be computed" in few_trials_warning(1)
+
+
+def test_local_workers_never_outnumber_the_jobs(tmp_path, monkeypatch):
+    # The issue's case: --n-jobs 40 on a 2-job run started 44 processes.
+    import joblib
+
+    asked = []
+    real = joblib.Parallel
+
+    def parallel(*args, n_jobs=None, **kwargs):
+        asked.append(n_jobs)
+        return real(*args, n_jobs=1, **kwargs)
+
+    monkeypatch.setattr(joblib, "Parallel", parallel)
+    specs = [blobs("classification", n_samples=60)]
+    run_benchmark(specs, get_models("ambient_dt"), n_trials=2, n_jobs=40)
+    assert asked == [2]
+
+
+def _stored_run(tmp_path):
+    out = tmp_path / "runs"
+    assert main([*TINY, "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_a_stored_table_of_nans_is_refused_naming_the_file_row_and_column(tmp_path, capsys):
+    out = _stored_run(tmp_path)
+    capsys.readouterr()
+    table = pd.read_csv(out / "tiny.csv")
+    pd.DataFrame(float("nan"), index=table.index, columns=table.columns).to_csv(out / "tiny.csv", index=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert main(["--rewrite-reports", "tiny", "--out", str(out)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "tiny.csv, row 2: section must be a non-empty text, got an empty cell" in line
+    assert "KeyError" not in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # nothing was rewritten
+    # The same table through --add-models and the summary through --update-doc.
+    assert main([*TINY[:6], "--add-models", "product_rf", "--out", str(out), "--quiet"]) == 2
+    assert "row 2: section must be a non-empty text" in _one_line(capsys.readouterr().err)
+    summary = pd.read_csv(out / "tiny_summary.csv")
+    summary["n_trials"] = -1.5
+    summary.to_csv(out / "tiny_summary.csv", index=False)
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- begin ranks tiny -->\nold\n<!-- end ranks tiny -->\n")
+    assert main(["--update-doc", str(doc), "--out", str(out)]) == 2
+    assert "n_trials must be a whole non-negative number, got -1.5" in _one_line(capsys.readouterr().err)
+    assert "old" in doc.read_text()
+
+
+@pytest.mark.parametrize("option", ["--update-doc", "--parse-paper"])
+def test_files_read_whole_are_bounded(tmp_path, capsys, option):
+    # The issue's case: --update-doc /dev/zero read until MemoryError.
+    assert main([option, "/dev/zero", "--out", str(tmp_path)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert f"{option} /dev/zero: more than 16,777,216 bytes" in line and "MAX_BENCHMARK_TEXT_BYTES" in line
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ('"a JSON string"', "is not a trial log of this version of curvedtrees (line 1)"),  # AttributeError before
+        ("[1, 2, 3]", "is not a trial log of this version of curvedtrees (line 1)"),
+        ("[" * 100_000 + "]" * 100_000, "line 1: not a JSON record (the file is damaged)"),
+    ],
+)
+def test_a_trial_log_that_is_not_one_is_refused_in_words(tmp_path, capsys, header, message):
+    (tmp_path / "tiny.partial.jsonl").write_text(header + "\n")
+    assert main([*TINY, "--out", str(tmp_path), "--quiet", "--resume"]) == 2
+    assert message in _one_line(capsys.readouterr().err)
+
+
+def test_a_trial_log_larger_than_any_run_is_refused_unread(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(runner, "MAX_BENCHMARK_TABLE_BYTES", 1_000)
+    (tmp_path / "tiny.partial.jsonl").write_text("x" * 2_000 + "\n")
+    assert main([*TINY, "--out", str(tmp_path), "--quiet", "--resume"]) == 2
+    assert "has more than 1,000 bytes" in _one_line(capsys.readouterr().err)

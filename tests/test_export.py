@@ -90,6 +90,25 @@ def test_png_and_svg_are_drawn_at_lecture_size_and_leave_the_figure_alone():
 
 
 # ------------------------------------------------------------------ the pages
+@needs_kaleido
+def test_titles_with_characters_xml_forbids_still_export():
+    # The case: a title with a NUL (a dataset title from a link or an upload) broke the
+    # SVG (not well-formed) and the PNG (kaleido draws it from that SVG); lone surrogates too.
+    import xml.dom.minidom
+
+    import numpy as np
+
+    hostile = small_figure()
+    hostile.update_layout(title="H2\x00 on the \x07Poincaré disk\ud800")
+    hostile.data[0].name = "class\x1b 1"
+    hostile.data[0].text = np.array([["a\x00", "b"], ["c", "d\ud800"]], dtype=object)
+    svg = image_bytes(hostile, "svg")
+    xml.dom.minidom.parseString(svg)  # well-formed
+    assert "H2 on the Poincaré disk".encode() in svg
+    assert image_bytes(hostile, "png").startswith(b"\x89PNG")
+    assert hostile.layout.title.text == "H2\x00 on the \x07Poincaré disk\ud800"  # the page's figure is unchanged
+
+
 def test_regions_has_export_buttons_under_its_picture():
     at = start("pages/3_Regions.py")
     assert export_keys(at) == {f"regions_export_{fmt}" for fmt in ("png", "svg", "html")}

@@ -1,14 +1,19 @@
 """Hostile model files: each one loads and predicts finite values or raises ValueError; none crashes or hangs.
 
 Every document that could crash is loaded in a child process (a worker that reads one
-document per line and answers one verdict per line), so a regression that segfaults,
-aborts or loops fails one test with the signal's name instead of killing the run.
+document per line and answers one verdict per line, its address space capped), so a
+regression that segfaults, aborts, loops or allocates without bound fails one test with
+the signal's name instead of killing the run. The worker predicts, and walks what the
+Inspector and scikit-learn's tools read later (a wrapped tree's ``decision_path``, the
+importances), so a field that only those trust is exercised too.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
 import selectors
 import signal
 import subprocess
@@ -59,8 +64,18 @@ for line in sys.stdin:
 """
 
 
+# The worker's address-space cap: Python with XGBoost, LightGBM, scikit-learn and the engine
+# imported, one thread each, reserves about 1 GB; 3 GB leaves every legitimate document room
+# and turns a regression that allocates without bound into one failed document.
+WORKER_MEMORY = 3 * 2**30
+
+
+def _cap_worker_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY, WORKER_MEMORY))
+
+
 class Worker:
-    """A child process that loads documents; a crash or a hang fails the document that caused it."""
+    """A child process that loads documents; a crash, a hang or exhausted memory fails the document that caused it."""
 
     def __init__(self, X: np.ndarray, code: str = _WORKER):
         self.X = X
@@ -73,6 +88,9 @@ class Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            preexec_fn=_cap_worker_memory,
+            # One thread each: thread pools reserve address space of their own.
+            env=dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1"),
             text=True,
             bufsize=1,
         )
@@ -923,3 +941,11 @@ def test_a_knn_file_of_more_points_than_the_app_trains_on_is_refused_before_pred
     answer = worker.run(document)
     assert answer["verdict"] == "ValueError" and f"{n:,} points" in answer["message"], answer
     assert "MAX_MODEL_POINTS" in answer["message"]
+
+
+def test_infinite_float_labels_of_a_perceptron_are_refused(worker, baseline_documents):
+    # JSON reads 1e400 as infinity; labels were never checked for finiteness (class 0 everywhere).
+    bad = json.loads(json.dumps(baseline_documents["perceptron"]))
+    bad["fitted"]["classes"] = {"kind": "float", "values": [0.0, 1.0, 98765.4321]}
+    answer = worker.run(json.dumps(bad).replace("98765.4321", "1e400"))
+    assert answer["verdict"] == "ValueError" and "labels must be finite numbers" in answer["message"], answer

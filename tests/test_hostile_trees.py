@@ -641,7 +641,7 @@ def boosted_document():
     return json.loads(io.dumps(model.fit(points(), labels())))
 
 
-def _leaves(arrays) -> list[int]:
+def _leaf_ids(arrays) -> list[int]:
     return [k for k, child in enumerate(arrays["children_left"]["data"]) if child == -1]
 
 
@@ -649,7 +649,7 @@ def test_boosting_leaves_that_sum_beyond_float64_are_refused(boosted_document):
     # The case: two finite leaves of 1e308 in rows no probe reaches sum to inf (NaN probabilities).
     doc = json.loads(json.dumps(boosted_document))
     for iteration in doc["fitted"]["trees"][:2]:
-        iteration[0]["value"]["data"][_leaves(iteration[0])[0]] = 1e308
+        iteration[0]["value"]["data"][_leaf_ids(iteration[0])[0]] = 1e308
     with pytest.raises(ValueError, match=r"fitted\.trees: the baseline plus every tree's largest leaf can reach inf"):
         io.loads(json.dumps(doc))
 

@@ -351,6 +351,21 @@ def _xgb_number_text(value, where: str) -> list[float]:
 
 
 def _xgb_tree(tree, index: int, n_features: int, where: str) -> dict:
+    """One XGBoost tree, every field checked or recomputed, as the canonical dict re-emitted.
+
+    What XGBoost's ``LoadModel`` reads of a tree and what is done with it here:
+    ``left_children`` / ``right_children`` (traversal: checked, one acyclic tree);
+    ``parents`` (recomputed from the children); ``split_indices`` (checked in range at
+    splits, 0 at leaves); ``split_conditions`` (the threshold at a split, the leaf value at a
+    leaf: checked float32-finite; the leaves bounded with the other trees' by
+    :func:`_xgb_output_bound`); ``default_left`` (checked 0 or 1); ``base_weights``,
+    ``loss_changes``, ``sum_hessian`` (node weight, gain and cover, read by the importances
+    and SHAP: checked float32-finite, cover non-negative); ``split_type`` and the four
+    ``categories`` arrays (checked all zero / empty: categorical splits are refused);
+    ``id`` (checked: the tree's position); ``tree_param`` (``num_nodes`` checked against
+    the arrays, ``num_deleted`` 0, ``num_feature`` the wrapper's, ``size_leaf_vector`` 0
+    or 1).
+    """
     _check_keys(tree, _XGB_TREE_KEYS, where)
     param = tree["tree_param"]
     _check_keys(param, ("num_deleted", "num_feature", "num_nodes", "size_leaf_vector"), f"{where}.tree_param")
@@ -510,8 +525,10 @@ def canonical_xgboost(text: str, n_features: int, is_classifier: bool, n_classes
     """
     try:
         model = json.loads(text, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
         raise ValueError(f"{where} is not XGBoost JSON: {exc}") from None
+    except RecursionError:  # the parser's own guard, not a message for a user
+        raise ValueError(f"{where} is not XGBoost JSON: it nests far deeper than an XGBoost model does") from None
     _check_keys(model, ("learner", "version"), where)
     version = _int_list(model["version"], f"{where}.version", 3, 0, 999)
     if version[0] < 1:
@@ -759,7 +776,20 @@ def _ints_text(array: np.ndarray) -> str:
 
 
 def _lgb_tree(lines: list[str], index: int, n_features: int, where: str) -> tuple[str, float]:
-    """One checked tree as canonical text, and its largest leaf magnitude."""
+    """One checked tree as canonical text, and its largest leaf magnitude.
+
+    What LightGBM's text parser reads of a tree and what is done with it here: ``Tree=``
+    (checked: the tree's position); ``num_leaves`` (checked in [1, 131,072]: it sizes
+    every other array); ``num_cat`` and ``is_linear`` (checked 0: categorical and linear
+    trees are refused); ``split_feature`` (checked in range), ``threshold``, ``split_gain``
+    (checked finite), ``decision_type`` (checked: numeric splits only), ``left_child`` /
+    ``right_child`` (checked: one acyclic tree over internal nodes and leaves),
+    ``leaf_value`` (checked finite; bounded with the other trees' by the caller),
+    ``leaf_weight``, ``leaf_count``, ``internal_value``, ``internal_weight``,
+    ``internal_count`` (checked counts and finite numbers), ``shrinkage`` (checked finite;
+    informative: the leaves hold it already). ``tree_sizes`` in the header, which the
+    parser reads trees by, is recomputed from the re-emitted text.
+    """
     fields = _lgb_pairs(lines, where)
     _check_keys(fields, _LGB_TREE_KEYS, where)
     (num_leaves,) = _lgb_ints(fields["num_leaves"], f"{where}.num_leaves", (1,), 1, _MAX_LEAVES)

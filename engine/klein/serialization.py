@@ -991,4 +991,6 @@ def from_json_dict(document: dict):
         text = json.dumps(document, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"not a JSON model document: {exc}") from None
+    except RecursionError:
+        raise ValueError("not a model document: it nests deeper than any model document does") from None
     return loads(text)
