@@ -39,6 +39,7 @@ from .limits import (
     MAX_DOCUMENT_DEPTH,
     MAX_ESTIMATORS,
     MAX_MODEL_CLASSES,
+    MAX_MODEL_OUTPUT,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "MAX_ESTIMATORS",
     "SERIALIZERS_GROUP",
     "VERSION",
+    "check_output_bound",
     "decode_array",
     "decode_classes",
     "decode_labels",
@@ -366,6 +368,28 @@ def decode_classes(obj, where: str) -> np.ndarray:
     if classes.size == 0 or np.unique(classes).size != classes.size:
         raise ValueError(f"{where}: classes must be distinct and non-empty")
     return classes
+
+
+def check_output_bound(bound: float, where: str, what: str, limit: float = MAX_MODEL_OUTPUT) -> None:
+    """Refuse a model whose outputs can reach ``bound`` beyond ``limit``, naming ``where`` and ``what``.
+
+    Parameters
+    ----------
+    bound : float
+        The largest magnitude any prediction or raw score of the model can take, computed
+        from the file's own numbers along every path (for an ensemble, the sum over its
+        trees of each tree's largest leaf magnitude, with the learning rate and baseline).
+    where, what : str
+        The field path and a few words on what was summed, for the message.
+    limit : float, default=MAX_MODEL_OUTPUT
+        Another bound where the output overflows sooner (float32, an exponential).
+    """
+    if not bound <= limit:  # also true for nan
+        name = "curvedtrees.limits.MAX_MODEL_OUTPUT" if limit == MAX_MODEL_OUTPUT else "the overflow of its output"
+        raise ValueError(
+            f"{where}: {what} can reach {bound:.3g}, beyond {limit:.3g} ({name}): a prediction would overflow or "
+            "turn into NaN"
+        )
 
 
 # ------------------------------------------------------------------ documents

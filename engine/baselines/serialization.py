@@ -25,7 +25,8 @@ import math
 import numpy as np
 from sklearn.base import ClassifierMixin, clone
 
-from ..limits import MAX_MODEL_OUTPUT, MAX_MODEL_POINT_CELLS, MAX_MODEL_POINTS, MAX_SVM_CLASSES
+from ..io import check_output_bound
+from ..limits import MAX_MODEL_POINT_CELLS, MAX_MODEL_POINTS, MAX_SVM_CLASSES
 from ..manifolds.signature import Signature
 from ._common import _component_weights, _product_manifold
 from ._knn import GeodesicKNNClassifier, GeodesicKNNRegressor
@@ -115,14 +116,6 @@ def _check_points(points: np.ndarray, signature, where: str) -> np.ndarray:
     return _product_manifold(signature).validate(points, name=where) if n else points
 
 
-def _check_output(bound: float, where: str, what: str) -> None:
-    if not bound <= MAX_MODEL_OUTPUT:  # also true for nan
-        raise ValueError(
-            f"{where}: {what} can reach {bound:.3g}, beyond {MAX_MODEL_OUTPUT:.3g} "
-            "(curvedtrees.limits.MAX_MODEL_OUTPUT): a prediction would overflow or turn into NaN"
-        )
-
-
 def _dump_wrapper(model):
     from ..klein.serialization import dump_tree_model
 
@@ -179,7 +172,7 @@ def _load_knn(model, state):
     if not classifier:
         if not np.all(np.isfinite(y)):
             raise ValueError("fitted.y: the targets must be finite (a prediction averages them)")
-        _check_output(float(np.abs(y).max()), "fitted.y", "a target")
+        check_output_bound(float(np.abs(y).max()), "fitted.y", "a target")
     if model.n_neighbors > len(X):
         raise ValueError(f"params.n_neighbors is {model.n_neighbors}, more than the {len(X)} stored training points")
     model._fit_X = _check_points(X, signature, "fitted.X")
@@ -392,7 +385,7 @@ def _load_svm(model, state):
     # [0, 1]: the largest sum of magnitudes bounds them all.
     with np.errstate(over="ignore"):
         reach = float(np.abs(arrays["dual_coef"]).sum(axis=1).max(initial=0.0) + np.abs(arrays["intercept"]).max())
-    _check_output(
+    check_output_bound(
         reach, f"{where}.dual_coef", "a decision value (the dual coefficients' magnitudes plus the intercept)"
     )
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import is_classifier
 
-from ..io import MAX_ESTIMATORS, decode_array, encode_array, register
+from ..io import MAX_ESTIMATORS, check_output_bound, decode_array, encode_array, register
 from ..trees.kernels import Tree
 from ..trees.serialization import (
     _TREE_ARRAYS,
@@ -30,7 +30,6 @@ from ..trees.serialization import (
     _dump_common,
     _load_common,
     _params_loader,
-    check_leaf_bound,
 )
 from ._binning import PlaneBins
 from ._estimators import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
@@ -134,7 +133,7 @@ def _load(model, state: dict) -> None:
             row.append(tree)
         fitted.append(row)
     largest = sum(max(float(np.abs(tree.value).max()) for tree in row) for row in fitted)
-    check_leaf_bound(
+    check_output_bound(
         float(np.abs(baseline).max()) + largest, f"{where}.trees", "the baseline plus every tree's largest leaf"
     )
     # The importances add every tree's impurity decreases up.

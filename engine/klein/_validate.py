@@ -30,13 +30,13 @@ import re
 
 import numpy as np
 
+from ..io import check_output_bound
 from ..limits import MAX_MODEL_OUTPUT
 
 __all__ = [
     "canonical_lightgbm",
     "canonical_xgboost",
     "check_links",
-    "check_output_bound",
     "check_sklearn_tree",
     "check_sklearn_values",
     "node_depths",
@@ -125,32 +125,17 @@ def check_sklearn_values(values: np.ndarray, is_classifier: bool, leaves: np.nda
 def node_depths(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Depth of every node of a tree that passed :func:`check_links` (the root has depth 0).
 
-    Children come after their parent, so one pass in node order sees every parent first.
+    Level by level from the root, one array operation per level: every node is reached
+    exactly once (the links are checked), so this ends after ``max depth + 1`` levels.
     """
     depth = np.zeros(len(left), dtype=np.int64)
-    for node in np.flatnonzero(left != -1):
-        depth[left[node]] = depth[right[node]] = depth[node] + 1
+    level, d = np.array([0]), 0
+    while level.size:
+        level = level[left[level] != -1]
+        level = np.concatenate([left[level], right[level]])
+        d += 1
+        depth[level] = d
     return depth
-
-
-def check_output_bound(bound: float, where: str, what: str, limit: float = MAX_MODEL_OUTPUT) -> None:
-    """Refuse a model whose outputs can reach ``bound`` (an upper bound of every path's sum) beyond ``limit``.
-
-    Parameters
-    ----------
-    bound : float
-        The largest magnitude any prediction or raw score of the model can take, for
-        example the sum over trees of each tree's largest leaf magnitude plus the baseline.
-    where, what : str
-        The field path and a few words on what was summed, for the message.
-    limit : float, default=MAX_MODEL_OUTPUT
-    """
-    if not bound <= limit:  # also true for nan
-        raise ValueError(
-            f"{where}: {what} can reach {bound:.3g}, beyond {limit:.3g} "
-            f"({'curvedtrees.limits.MAX_MODEL_OUTPUT' if limit == MAX_MODEL_OUTPUT else 'the overflow of its output'}):"
-            " a prediction would overflow or turn into NaN"
-        )
 
 
 def check_sklearn_tree(

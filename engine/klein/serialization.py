@@ -59,6 +59,7 @@ import numpy as np
 
 from ..io import (
     MAX_ESTIMATORS,
+    check_output_bound,
     decode_array,
     decode_classes,
     dumps,
@@ -74,7 +75,6 @@ from ._validate import (
     canonical_lightgbm,
     canonical_xgboost,
     check_links,
-    check_output_bound,
     check_sklearn_tree,
 )
 

@@ -28,8 +28,15 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, validate_parameter_constraints
 
-from ..io import MAX_ESTIMATORS, decode_array, decode_classes, encode_array, encode_labels, register
-from ..limits import MAX_MODEL_OUTPUT
+from ..io import (
+    MAX_ESTIMATORS,
+    check_output_bound,
+    decode_array,
+    decode_classes,
+    encode_array,
+    encode_labels,
+    register,
+)
 from ..manifolds import Signature
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from ._features import SplitFeatures
@@ -165,7 +172,7 @@ def _load_tree(estimator, state: dict, where: str = "fitted") -> None:
     except ValueError as exc:
         raise ValueError(f"{where}.tree: {exc}") from None
     if not is_classifier(estimator):
-        check_leaf_bound(float(np.abs(estimator.tree_.value).max()), f"{where}.tree.value", "a node value")
+        check_output_bound(float(np.abs(estimator.tree_.value).max()), f"{where}.tree.value", "a node value")
 
 
 def _first_bad(bad: np.ndarray) -> int:
@@ -242,15 +249,6 @@ def check_split_normals(tree: Tree) -> None:
         raise ValueError(f"node {node}: normal {shown} of a circular split must have length 1")
 
 
-def check_leaf_bound(bound: float, where: str, what: str) -> None:
-    """Refuse a model whose outputs can reach ``bound`` beyond ``MAX_MODEL_OUTPUT``."""
-    if not bound <= MAX_MODEL_OUTPUT:  # also true for nan
-        raise ValueError(
-            f"{where}: {what} can reach {bound:.3g}, beyond {MAX_MODEL_OUTPUT:.3g} "
-            "(curvedtrees.limits.MAX_MODEL_OUTPUT): a prediction would overflow or turn into NaN"
-        )
-
-
 def _dump_forest(forest) -> dict | None:
     state = _dump_common(forest)
     if state is None:
@@ -280,7 +278,7 @@ def _load_forest(forest, state: dict) -> None:
         # largest magnitudes must sum to a bounded float64, or a prediction would overflow
         # to inf (and NaN with signs mixed).
         bound = sum(float(np.abs(t.tree_.value).max()) for t in estimators)
-        check_leaf_bound(bound, "fitted.trees", "the trees' leaf values are too large to average: their sum")
+        check_output_bound(bound, "fitted.trees", "the trees' leaf values are too large to average: their sum")
     forest.estimators_ = estimators
 
 
