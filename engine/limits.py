@@ -26,19 +26,35 @@ __all__ = [
     "JOB_WORKERS",
     "MAX_AMBIENT_DIM",
     "MAX_ARRAY_ITEMS",
+    "MAX_BENCHMARK_SAMPLES",
+    "MAX_BENCHMARK_TABLE_BYTES",
+    "MAX_BENCHMARK_TEXT_BYTES",
+    "MAX_BENCHMARK_TRIALS",
     "MAX_CHECKER_CPU_SECONDS",
     "MAX_CHECKER_MEMORY_MB",
     "MAX_CHECKER_WAIT_SECONDS",
+    "MAX_CLASS_LABEL_CHARS",
     "MAX_COV_SCALE",
     "MAX_CSV_FIELD_CHARS",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_DEPTH",
     "MAX_EMBEDDING_DIM",
     "MAX_ESTIMATORS",
+    "MAX_GRAPH_BYTES",
+    "MAX_GRAPH_EDGES",
+    "MAX_GRAPH_FIELD_CHARS",
+    "MAX_GRAPH_FILE_NODES",
+    "MAX_GRAPH_NESTING",
+    "MAX_GRAPH_NODES",
+    "MAX_GRAPH_RECORDS",
     "MAX_JOB_CPU_SECONDS",
     "MAX_JOB_MEMORY_BYTES",
     "MAX_LINK_CHARS",
     "MAX_LINK_TITLE_CHARS",
+    "MAX_MODEL_CLASSES",
+    "MAX_MODEL_OUTPUT",
+    "MAX_MODEL_POINTS",
+    "MAX_MODEL_POINT_CELLS",
     "MAX_PICTURE_CPU_SECONDS",
     "MAX_QUEUED_JOBS",
     "MAX_RESULT_BYTES",
@@ -47,6 +63,7 @@ __all__ = [
     "MAX_SIGNATURE_CHARS",
     "MAX_SIGNATURE_COMPONENTS",
     "MAX_SPLIT_FEATURES",
+    "MAX_SVM_CLASSES",
     "MAX_SYNTHETIC_CELLS",
     "MAX_SYNTHETIC_CLASSES",
     "MAX_SYNTHETIC_CLUSTERS",
@@ -226,7 +243,6 @@ MAX_MODEL_CLASSES = 1_000
 # text, so the longest label sets the size of every one: 1,000 labels of 1,000
 # characters are 4 MB (one label of 100 million characters would have made it 400 GB).
 MAX_CLASS_LABEL_CHARS = 1_000
-__all__ += ["MAX_CLASS_LABEL_CHARS", "MAX_MODEL_CLASSES", "MAX_MODEL_OUTPUT"]
 
 
 # ------------------------------------------------ models that keep their training points
@@ -245,7 +261,6 @@ MAX_MODEL_POINT_CELLS = MAX_UPLOAD_CELLS
 # per pair it is in, so predicting grows with the square of the classes (3,000
 # classes took over a minute for 1,100 rows).
 MAX_SVM_CLASSES = 100
-__all__ += ["MAX_MODEL_POINTS", "MAX_MODEL_POINT_CELLS", "MAX_SVM_CLASSES"]
 
 
 # ---------------------------------------------------------------------- graph files
@@ -272,15 +287,6 @@ MAX_GRAPH_RECORDS = 10 * (MAX_GRAPH_FILE_NODES + MAX_GRAPH_EDGES)
 MAX_GRAPH_NESTING = 32
 # Characters of one field of an edge list or labels file (a node id or a label).
 MAX_GRAPH_FIELD_CHARS = 1_000
-__all__ += [
-    "MAX_GRAPH_BYTES",
-    "MAX_GRAPH_EDGES",
-    "MAX_GRAPH_FIELD_CHARS",
-    "MAX_GRAPH_FILE_NODES",
-    "MAX_GRAPH_NESTING",
-    "MAX_GRAPH_NODES",
-    "MAX_GRAPH_RECORDS",
-]
 
 
 # -------------------------------------------------------------- the benchmark CLI
@@ -298,4 +304,3 @@ MAX_BENCHMARK_TEXT_BYTES = 16 * 2**20
 # Bytes of a trial log or a stored per-trial table: a 100-trial run of every preset
 # and model writes a few MB; 1 GB is far above any run and far below memory.
 MAX_BENCHMARK_TABLE_BYTES = 2**30
-__all__ += ["MAX_BENCHMARK_SAMPLES", "MAX_BENCHMARK_TABLE_BYTES", "MAX_BENCHMARK_TEXT_BYTES", "MAX_BENCHMARK_TRIALS"]
