@@ -1,6 +1,5 @@
 """Two pictures of the current dataset on the same view and grid: a model and a disk model per side."""
 
-import json
 import time
 
 import streamlit as st
@@ -11,7 +10,7 @@ from ui.chrome import page_setup
 from ui.errors import friendly
 from ui.export import export_buttons
 from ui.pictures import Picture, globe_components, picture_figure, reference_note
-from ui.side_by_side import DEPTHS, KINDS, describe_side, kinds_for, side_recipe, side_recipe_text, train_side
+from ui.side_by_side import DEPTHS, KINDS, describe_side, kinds_for, side_recipe
 from ui.widgets import PLOTLY_CONFIG, RESOLUTIONS
 
 page_setup("Side by side")
@@ -25,12 +24,6 @@ st.markdown(
 # What each side opens with: the question a lecture asks first, a tree against a forest.
 DEFAULTS = {"left": ("product_tree", 4), "right": ("product_forest", 8)}
 DISK_MODELS = {"poincare": "Poincaré", "klein": "Klein"}
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def side_model(recipe_text: str, data_hash: str, _data):
-    """One side's model, keyed by the dataset's content hash and the side recipe's text."""
-    return train_side(_data, json.loads(recipe_text))
 
 
 data = state.get(state.DATA)
@@ -95,8 +88,8 @@ def side(name: str) -> None:
         view = view.with_model(disk)
     recipe = side_recipe(kind, int(depth))
     record = None
-    with friendly(f"train the {KINDS[kind].title.lower()}"), st.spinner("Training..."):
-        record = side_model(side_recipe_text(kind, int(depth)), data.hash, data)
+    with friendly(f"train the {KINDS[kind].title.lower()}"):
+        record = cache.side_model(data, recipe)
     if record is None:
         return
     picture = Picture(view, "origin", 0, int(resolution))

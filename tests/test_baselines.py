@@ -22,6 +22,7 @@ from curvedtrees.baselines import (
 from curvedtrees.manifolds import ProductManifold, Signature
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 SIG = "H2(-0.5) x S2(2) x E2"
 
@@ -191,6 +192,9 @@ def test_svm_fits_curved_data_and_grid_search(data):
         AmbientClassifier(signature=SIG),
         TangentClassifier(signature=SIG),
         TangentRegressor(signature=SIG),
+        # A wrapped tree of the caller's own (the Side by side page's depth-limited trees).
+        AmbientClassifier(estimator=DecisionTreeClassifier(max_depth=3, random_state=0), signature=SIG),
+        TangentRegressor(estimator=DecisionTreeRegressor(max_depth=2, min_samples_leaf=4), signature=SIG),
         GeodesicKNNClassifier(n_neighbors=3, signature=SIG, weights="distance"),
         GeodesicKNNRegressor(signature=SIG),
         ProductPerceptronClassifier(signature=SIG, component_weights=[1.0, 0.5, 2.0], max_iter=3, random_state=0),
@@ -206,6 +210,7 @@ def test_json_round_trip(data, model):
     model.fit(X, target)
     loaded = io.loads(io.dumps(model))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert repr(loaded.get_params(deep=False)) == repr(model.get_params(deep=False))
     if hasattr(model, "decision_function"):
         np.testing.assert_allclose(loaded.decision_function(X), model.decision_function(X), rtol=1e-12)
     # Tampered state is refused with a message naming the field.

@@ -868,7 +868,13 @@ BASELINE_FIELDS = [
     ("svm-C", "svm", _edit(("params", "C"), -1.0), r"invalid parameters for ProductSVMClassifier.*'C'"),
     ("svm-gamma", "svr", _edit(("params", "gamma"), "huge"), r"invalid parameters for ProductSVMRegressor.*gamma"),
     ("perceptron-weights", "perceptron", _edit(("params", "component_weights"), ["a"]), r"component_weights"),
-    ("wrapper-estimator", "ambient", _edit(("params", "estimator"), "x"), r"estimator must be null"),
+    ("wrapper-estimator", "ambient", _edit(("params", "estimator"), "x"), r"estimator must be null or an object"),
+    (
+        "wrapper-estimator-class",
+        "ambient",
+        _edit(("params", "estimator"), {"class": "os.system", "params": {}}),
+        r"unsupported wrapped model",
+    ),
     # Labels beyond int64 (OverflowError before) and too many classes.
     ("knn-int64", "knn", _edit(("fitted", "classes"), {"kind": "int", "values": [0, 1, 2**70]}), r"int64 range"),
     ("svm-int64", "svm", _edit(("fitted", "classes"), {"kind": "int", "values": [0, 1, 2**64]}), r"int64 range"),

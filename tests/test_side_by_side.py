@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.data import build_dataset, synthetic_recipe
-from ui.side_by_side import KINDS, describe_side, kinds_for, side_recipe, side_recipe_text, train_side
+from ui.side_by_side import KINDS, describe_side, kinds_for, side_cost, side_recipe, side_recipe_text, train_side
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/9_Side_by_side.py"
@@ -94,6 +94,49 @@ def test_klein_on_a_sphere_is_refused_with_a_reason():
     data = build_dataset(synthetic_recipe("S2", 100, 3, seed=1))
     with pytest.raises(ValueError, match="accepts only H, E components"):
         train_side(data, side_recipe("klein", 3))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_side_is_costed_before_it_trains(h2_data, kind):
+    cost = side_cost(h2_data, side_recipe(kind, 12))
+    assert cost.cpu_seconds > 0 and cost.memory_bytes > 0
+    cost.check()  # the page's largest side fits the default budgets
+    # Deeper costs at least as much: the estimate follows the recipe, not a constant.
+    assert side_cost(h2_data, side_recipe(kind, 1)).cpu_seconds <= cost.cpu_seconds
+
+
+def test_a_side_over_budget_is_refused_before_training(h2_data):
+    from curvedtrees.costs import Budget, BudgetExceeded
+
+    with pytest.raises(BudgetExceeded, match=r"max_depth|n_estimators|rows"):
+        side_cost(h2_data, side_recipe("product_forest", 12)).check(Budget(cpu_seconds=1e-6))
+    with pytest.raises(ValueError, match="accepts only H, E components"):
+        side_cost(build_dataset(synthetic_recipe("S2", 100, 3, seed=1)), side_recipe("klein", 3))
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """A worker pool of one worker (its template starts once for the module)."""
+    from ui import jobs
+
+    made = jobs.JobPool(workers=1, max_queued=2)
+    yield made
+    made._stopped = True
+    if made._template is not None:
+        made._template.kill()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_side_trained_in_a_worker_equals_one_trained_here(h2_data, kind, pool):
+    """The page trains in the worker pool: what comes back predicts like a local fit."""
+    ticket = pool.submit("train_side", h2_data, side_recipe(kind, 3), label="training")
+    assert ticket.wait(240), "the worker did not finish"
+    remote = ticket.result()
+    ticket.release()
+    local = train_side(h2_data, side_recipe(kind, 3))
+    assert np.array_equal(remote.estimator.predict(h2_data.X), local.estimator.predict(h2_data.X))
+    assert remote.metrics == local.metrics and remote.data_hash == h2_data.hash
 
 
 # ------------------------------------------------------------------ the page

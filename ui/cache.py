@@ -39,6 +39,7 @@ __all__ = [
     "recipe_model",
     "regions",
     "shared",
+    "side_model",
 ]
 
 
@@ -263,6 +264,54 @@ def model(data, recipe: dict, on_progress=None):
         return record
 
     return store.get_or_compute(key, train_shared, _wait_hook)
+
+
+# A session's own side models (Side by side on its uploaded data) kept for going back to a
+# depth already seen: two sides times a few depths, the oldest dropped first.
+SESSION_SIDE_MODELS = 8
+
+
+def side_model(data, recipe: dict):
+    """One side of the Side by side page, trained in the worker pool after its cost is checked.
+
+    On a public dataset the side model is trained once per server and shared, like
+    :func:`model`'s; on a visitor's own data it is kept in their session only (the last
+    :data:`SESSION_SIDE_MODELS`), so moving a depth slider back redraws without training.
+
+    Raises
+    ------
+    ValueError
+        A malformed side recipe, one over budget, or a failure in the worker.
+    """
+    from ui.side_by_side import side_cost, side_recipe_text
+
+    text = side_recipe_text(recipe.get("kind"), recipe.get("max_depth"))
+    cost = side_cost(data, recipe)
+    key = work.model_key(data, {"side": json.loads(text)})
+
+    def train():
+        record = work.run("train_side", data, json.loads(text), cost=cost, what="training the model", key=key)
+        work.check_model_record(record, data)
+        return record
+
+    if key is not None:
+        store = shared()
+
+        def train_shared():
+            record = train()
+            record.share_key = key
+            store.public_models[record.model_id] = key
+            return record
+
+        return store.get_or_compute(key, train_shared, _wait_hook)
+    own = st.session_state.setdefault("ct:side_models", OrderedDict())
+    mine = (data.hash, text)
+    if mine not in own:
+        own[mine] = train()
+        while len(own) > SESSION_SIDE_MODELS:
+            own.popitem(last=False)
+    own.move_to_end(mine)
+    return own[mine]
 
 
 def model_document(record) -> str:

@@ -73,6 +73,7 @@ TASKS = {
     "load_dataset": ("ui.data", "load_builtin"),
     "train": ("ui.training", "train_from_recipe"),
     "fit": ("ui.training", "fit_and_score"),
+    "train_side": ("ui.side_by_side", "train_side"),
     "read_graph": ("ui.graph_upload", "read_upload"),
     "embed_graph": ("ui.graph_upload", "embed"),
     "burn": ("ui.jobs", "burn"),

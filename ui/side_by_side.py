@@ -9,7 +9,8 @@ depth slider back to a depth already seen redraws without training.
 The product families go through :func:`ui.training.train_from_recipe`, as on the Train
 page. The Klein wrapper and the two baselines hold a scikit-learn tree whose depth the
 Train page's recipes do not set, so they are built here, on the same train/test split
-and scored the same way.
+and scored the same way. :func:`side_cost` estimates a side's fit before anything runs;
+the page trains through :func:`ui.cache.side_model`, in the worker pool, like every fit.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ui.training import ModelRecord, evaluate, fit_model, split_rows, train_from_recipe
+from ui.training import ModelRecord, evaluate, fit_model, model_cost, recipe_cost, split_rows, train_from_recipe
 
 __all__ = [
     "DEPTHS",
@@ -26,6 +27,7 @@ __all__ = [
     "SideKind",
     "describe_side",
     "kinds_for",
+    "side_cost",
     "side_recipe",
     "side_recipe_text",
     "train_side",
@@ -119,6 +121,42 @@ def _wrapped(kind: str, task: str, signature: str, max_depth: int):
     return cls(estimator=_library_tree(task, max_depth), signature=signature)
 
 
+def _product_recipe(kind: str, max_depth: int) -> dict:
+    """The Train page's recipe of a product side (the same split and seed as the other sides)."""
+    params = {"max_depth": max_depth}
+    if kind == "product_forest":
+        params["n_estimators"] = FOREST_TREES
+    return {"family": kind, "params": params, "test_size": _TEST_SIZE, "seed": _SEED}
+
+
+def _checked(data, recipe: dict) -> dict:
+    recipe = side_recipe(recipe.get("kind"), recipe.get("max_depth"))
+    kind = KINDS[recipe["kind"]]
+    if not kind.fits(data.signature):
+        raise ValueError(f"the {kind.title} accepts only {', '.join(kind.kinds)} components, not {data.signature}")
+    return recipe
+
+
+def side_cost(data, recipe: dict):
+    """What :func:`train_side` would cost on ``data``: the fit and the scoring of every row.
+
+    Returns
+    -------
+    curvedtrees.costs.Cost
+
+    Raises
+    ------
+    ValueError
+        A malformed recipe, or a kind that does not accept the data's components.
+    """
+    recipe = _checked(data, recipe)
+    kind, depth = recipe["kind"], recipe["max_depth"]
+    if kind in ("product_tree", "product_forest"):
+        return recipe_cost(data, _product_recipe(kind, depth))
+    n_train = len(split_rows(data, _TEST_SIZE, _SEED)[0])
+    return model_cost(_wrapped(kind, data.task, str(data.signature), depth), data, n_train)
+
+
 def train_side(data, recipe: dict) -> ModelRecord:
     """Train one side's model on ``data`` (the same split and scores for every kind).
 
@@ -133,17 +171,10 @@ def train_side(data, recipe: dict) -> ModelRecord:
     ModelRecord
         ``recipe`` holds the side recipe; only the product kinds' can rebuild through the Train page's recipes.
     """
-    recipe = side_recipe(recipe.get("kind"), recipe.get("max_depth"))
+    recipe = _checked(data, recipe)
     kind, depth = recipe["kind"], recipe["max_depth"]
-    if not KINDS[kind].fits(data.signature):
-        raise ValueError(
-            f"the {KINDS[kind].title} accepts only {', '.join(KINDS[kind].kinds)} components, not {data.signature}"
-        )
     if kind in ("product_tree", "product_forest"):
-        params = {"max_depth": depth}
-        if kind == "product_forest":
-            params["n_estimators"] = FOREST_TREES
-        return train_from_recipe(data, {"family": kind, "params": params, "test_size": _TEST_SIZE, "seed": _SEED})
+        return train_from_recipe(data, _product_recipe(kind, depth))
     estimator = _wrapped(kind, data.task, str(data.signature), depth)
     train_idx, test_idx = split_rows(data, _TEST_SIZE, _SEED)
     estimator, seconds = fit_model(estimator, data.X[train_idx], data.y[train_idx])

@@ -92,10 +92,14 @@ def _params_loader(cls):
         ):
             raise ValueError("component_weights must be null or a list of numbers (one per component)")
         if isinstance(estimator, _AmbientMixin | _TangentMixin):
-            # Only the default wrapped model has a stored form (saving refuses any other).
-            if estimator.estimator is not None:
-                raise ValueError("estimator must be null (the default scikit-learn tree) in a model file")
-            return params
+            # The wrapped model's spec: null (the default scikit-learn tree) or an allow-listed
+            # tree library's class with its parameters, checked like the Klein wrappers' own.
+            from ..klein.serialization import load_estimator_spec
+
+            spec = params.get("estimator")
+            if spec is not None and not isinstance(spec, dict):
+                raise ValueError("params.estimator must be null or an object with keys class and params")
+            return {**params, "estimator": load_estimator_spec(spec, "params.estimator")}
         estimator._validate_params()
         if hasattr(estimator, "_make_svm"):
             estimator._make_svm()._validate_params()  # C, epsilon: the SVC / SVR's own checks
@@ -124,6 +128,13 @@ def _dump_wrapper(model):
     state = _dump_signature_state(model)
     state["estimator"] = dump_tree_model(model.estimator_)
     return state
+
+
+def _dump_wrapper_params(model) -> dict:
+    from ..klein.serialization import dump_estimator_spec
+
+    params = model.get_params(deep=False)
+    return {**params, "estimator": dump_estimator_spec(params["estimator"])}
 
 
 def _load_wrapper(model, state):
@@ -433,7 +444,7 @@ def _register():
     from ..io import register
 
     for cls in (AmbientClassifier, AmbientRegressor, TangentClassifier, TangentRegressor):
-        register(cls, _dump_wrapper, _load_wrapper, None, _params_loader(cls))
+        register(cls, _dump_wrapper, _load_wrapper, _dump_wrapper_params, _params_loader(cls))
     for cls in (GeodesicKNNClassifier, GeodesicKNNRegressor):
         register(cls, _dump_knn, _load_knn, None, _params_loader(cls))
     register(

@@ -78,7 +78,15 @@ from ._validate import (
     check_sklearn_tree,
 )
 
-__all__ = ["LightGBMBoosterModel", "dump_tree_model", "from_json_dict", "load_tree_model", "to_json_dict"]
+__all__ = [
+    "LightGBMBoosterModel",
+    "dump_estimator_spec",
+    "dump_tree_model",
+    "from_json_dict",
+    "load_estimator_spec",
+    "load_tree_model",
+    "to_json_dict",
+]
 
 _SKLEARN_TREES = {
     "DecisionTreeClassifier": ("sklearn.tree", "tree"),
@@ -188,6 +196,31 @@ def _load_spec(spec, where="params.estimator"):
         return cls(**params)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: invalid parameters for {spec['class']}: {exc}") from None
+
+
+def dump_estimator_spec(estimator) -> dict | str | None:
+    """A wrapped estimator's parameter as JSON: None, a backend name, or ``{"class", "params"}``.
+
+    What a wrapper's ``estimator`` parameter is stored as (the Klein wrappers', and the
+    ambient and tangent baselines'); only the allow-listed tree libraries' classes.
+
+    Raises
+    ------
+    ValueError
+        An estimator of a class the model files do not know.
+    """
+    return _dump_spec(estimator)
+
+
+def load_estimator_spec(spec, where: str = "params.estimator"):
+    """The estimator of a stored spec (untrusted: class allow-listed, parameters checked).
+
+    Raises
+    ------
+    ValueError
+        Naming ``where`` and what is wrong.
+    """
+    return _load_spec(spec, where)
 
 
 # ------------------------------------------------------------ scikit-learn trees
