@@ -24,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "JOB_CPU_GRACE",
     "JOB_WORKERS",
+    "KEPT_UPLOAD_SECONDS",
     "MAX_AMBIENT_DIM",
     "MAX_ARRAY_ITEMS",
     "MAX_BENCHMARK_SAMPLES",
@@ -49,6 +50,8 @@ __all__ = [
     "MAX_GRAPH_RECORDS",
     "MAX_JOB_CPU_SECONDS",
     "MAX_JOB_MEMORY_BYTES",
+    "MAX_KEPT_UPLOADS",
+    "MAX_KEPT_UPLOAD_BYTES",
     "MAX_LINK_CHARS",
     "MAX_LINK_TITLE_CHARS",
     "MAX_MODEL_CLASSES",
@@ -132,6 +135,13 @@ MAX_UPLOAD_DECODED_BYTES = MAX_UPLOAD_CELLS * 8 + MAX_UPLOAD_ROWS * 64 * 4
 # Characters of one CSV field: far above any number or label, and it stops the
 # csv module from buffering a whole file as one quoted field.
 MAX_CSV_FIELD_CHARS = 100_000
+# Uploads kept on the server so that reloading a tab restores them (ui.kept_uploads): at
+# most this many files and bytes in memory, oldest dropped first (ten files at the upload
+# limit, or many small tables: a class of 30 uploading their own data), each for a day of
+# teaching at most.
+MAX_KEPT_UPLOADS = 64
+MAX_KEPT_UPLOAD_BYTES = 10 * MAX_UPLOAD_BYTES
+KEPT_UPLOAD_SECONDS = 8 * 3600
 
 # ---------------------------------------------------------------- share links
 # Characters of one query parameter of a share link (a dataset or model recipe

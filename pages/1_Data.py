@@ -36,6 +36,13 @@ OK = ":green[:material/check_circle:]"
 BAD = ":red[:material/cancel:]"
 
 
+def next_steps() -> None:
+    """Where a dataset just adopted leads: training a model, and its decision regions."""
+    c1, c2, _ = st.columns([1, 1, 2])
+    c1.page_link("pages/2_Train.py", label="Train a model on it", icon=":material/model_training:")
+    c2.page_link("pages/3_Regions.py", label="See its decision regions", icon=":material/map:")
+
+
 def adopt(record, train_now: bool, place: str):
     note = f"Loaded **{record.title}**: {len(record.X):,} rows on `{record.signature}`."
     adopt_dataset(record, train_now, place, note)
@@ -114,7 +121,8 @@ with tab_synthetic:
     if st.button("Generate", type="primary", key="syn_go", disabled=recipe is None):
         with friendly("generate the mixture"):
             adopt(cache.dataset(recipe), train_now, "synthetic")
-    show_note("synthetic")
+    if show_note("synthetic"):
+        next_steps()
 
 # ------------------------------------------------------------------- built-in
 with tab_builtin:
@@ -160,7 +168,8 @@ with tab_builtin:
                     with st.spinner(f"Loading {info.title}..."):
                         record = cache.dataset(recipe)
                 adopt(record, train_builtin, "builtin")
-        show_note("builtin")
+        if show_note("builtin"):
+            next_steps()
 
 # --------------------------------------------------------------------- upload
 with tab_upload:
@@ -168,7 +177,8 @@ with tab_upload:
         f"A table with one row per point: **CSV, TSV** (text, header row) or **NumPy `.npy` / `.npz`** arrays "
         f"(plain numbers; `.npz` with arrays `X` and `y` works directly). Limits: **{MAX_UPLOAD_MB} MB**, "
         f"**{MAX_ROWS:,} rows**. Pickled files are refused. Rows are counted from 0 in messages (header excluded). "
-        "Your file stays in this browser session."
+        "Your file stays with this browser tab: a reload keeps it (a copy is kept on the server for a few hours, "
+        "reachable only through this tab's link)."
     )
     up_signature = signature_box("Signature of the data", "up_signature", "H2")
     # The uploader's own limit is above ours, so that read_table's message explains a file over ours.
@@ -319,12 +329,14 @@ with tab_upload:
                     st.caption(f"The uploaded points on {viz.describe_view(first_view, ready.signature)[0]}.")
                 if st.button("Use this dataset", type="primary", key="up_use"):
                     with friendly("use the uploaded data"):
-                        adopt(
-                            upload_record(result, up_signature, up_task, upload["name"], mapping),
-                            train_upload,
-                            "upload",
+                        record = upload_record(result, up_signature, up_task, upload["name"], mapping)
+                        # A copy kept on the server under a token in this tab's URL: a reload restores it.
+                        record.recipe["kept"] = state.kept_uploads().keep(
+                            raw, upload["name"], up_signature, mapping, up_task, upload["project"], upload["drop"]
                         )
-                show_note("upload")
+                        adopt(record, train_upload, "upload")
+                if show_note("upload"):
+                    next_steps()
             else:
                 st.warning("Fix the problems above (or use the buttons) before training on this file.")
 

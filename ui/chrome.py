@@ -100,6 +100,8 @@ def _restore() -> None:
     """First page view of a session: rebuild the view from the link, or open the default demo."""
     params = state.url_params()
     prefs = state.link_prefs(params)
+    if state.UPLOAD_PARAM in st.query_params.keys() and _restore_upload(params, prefs):
+        return
     if params.get("data"):
         try:
             recipe = state.decode_param(params["data"], "dataset")
@@ -122,6 +124,31 @@ def _restore() -> None:
     load_demo(DEFAULT_DEMO)
     if prefs:
         state.put(state.PREFS, state.get(state.PREFS, {}) | prefs)
+
+
+# ---- a kept upload (ui.kept_uploads): a reload of the tab that uploaded it restores it
+def _restore_upload(params: dict, prefs: dict) -> bool:
+    """Restore the upload whose token the link carries (and its model); False, with the reason, if it cannot."""
+    from ui.kept_uploads import GONE_TEXT, restore_record
+
+    token = params.get(state.UPLOAD_PARAM)  # None when malformed (state.url_params checks its form)
+    kept = state.kept_uploads().get(token)
+    if kept is None:
+        st.warning(GONE_TEXT, icon=":material/history:")
+        return False
+    try:
+        with st.spinner(f"Reading {kept.name} again..."):
+            data = restore_record(kept, token)
+            model_recipe = state.decode_param(params["model"], "model") if params.get("model") else None
+            model = cache.model(data, model_recipe) if model_recipe is not None else None
+    except Exception as exc:  # it passed when it was kept: say why it no longer does
+        st.warning(f"The kept upload could not be read again ({message_for(exc)}); showing the default demo instead.")
+        return False
+    set_data(data)
+    if model is not None:
+        set_model(model)
+    state.put(state.PREFS, state.get(state.PREFS, {}) | prefs)
+    return True
 
 
 def load_demo(key: str) -> None:

@@ -5,7 +5,9 @@ state is dropped when the user switches pages); each browser session has its
 own. The choices that make a view reproducible (dataset recipe, model recipe,
 view, reference point, resolution, and the Inspector's tree, replayed splits, node
 and explained row) are mirrored into ``st.query_params`` so a link opens the same
-view (uploads excepted: their data is not in the link).
+view. Uploads are not in a link (their data is not a recipe): a tab's URL carries the
+token of its kept copy instead (``?upload=...``, :mod:`ui.kept_uploads`), which only
+that tab knows.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ __all__ = [
     "MODEL",
     "PREFS",
     "UPLOAD",
+    "UPLOAD_PARAM",
     "decode_param",
     "drop",
     "forget_widgets",
     "get",
+    "kept_uploads",
     "link_prefs",
     "pref",
     "put",
@@ -112,6 +116,18 @@ LINK_PREFS = {"view": str, "ref": str, "row": int, "res": int, "tree": int, "k":
 _LINK_TEXT_CHARS = 200
 
 
+# The URL parameter of a kept upload's token (ui.kept_uploads.valid_token bounds its form).
+UPLOAD_PARAM = "upload"
+
+
+@st.cache_resource(show_spinner=False)
+def kept_uploads():
+    """The server's one store of kept uploads (:class:`ui.kept_uploads.KeptUploads`)."""
+    from ui.kept_uploads import KeptUploads
+
+    return KeptUploads()
+
+
 def decode_param(text: str, what: str) -> dict:
     """Parse a JSON object from the URL (ValueError with a readable reason).
 
@@ -139,6 +155,10 @@ def _in_bounds(name: str, value: str) -> bool:
         return len(value) <= 7 and value.lstrip("-").isdigit() and low <= int(value) <= high
     if name in ("view", "ref"):
         return len(value) <= _LINK_TEXT_CHARS
+    if name == UPLOAD_PARAM:
+        from ui.kept_uploads import valid_token
+
+        return valid_token(value)
     return True
 
 
@@ -168,11 +188,14 @@ def sync_url() -> None:
     data = get(DATA)
     model = get(MODEL)
     wanted: dict[str, str] = {}
+    kept = data.recipe.get("kept") if data is not None and data.recipe.get("source") == "upload" else None
     if data is not None and data.recipe.get("source") in ("synthetic", "builtin"):
         # The title goes along, so that a shared "Karate Club" is not named by its loader's key.
         wanted["data"] = encode_param(data.recipe)
-        if model is not None and model.source == "trained":
-            wanted["model"] = encode_param(model.recipe)
+    elif kept:
+        wanted[UPLOAD_PARAM] = kept  # this tab's kept upload: a reload restores it (ui.kept_uploads)
+    if (wanted.get("data") or kept) and model is not None and model.source == "trained":
+        wanted["model"] = encode_param(model.recipe)
     prefs = get(PREFS, {})
     for name in LINK_PREFS:
         if prefs.get(name) is not None:

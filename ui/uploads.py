@@ -875,7 +875,7 @@ def upload_record(result: UploadResult, signature, task: str, file_name: str, ma
         + (f" ({_plural(result.n_dropped, 'row')} dropped)" if result.n_dropped else "")
         + (f" ({_plural(result.n_projected, 'row')} projected onto the manifold)" if result.n_projected else "")
         + ".",
-        provenance="Uploaded by you; it stays in this browser session.",
+        provenance="Uploaded by you; it stays with this browser tab (a reload keeps it).",
         # Components given as latitude/longitude are places on the Earth: drawn as the globe.
         globe=tuple(i for i, spec in enumerate(mapping.get("components") or []) if spec.get("model") == "latlon"),
     )
