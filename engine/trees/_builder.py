@@ -9,7 +9,8 @@ Layers, as in scikit-learn's tree module:
   values and sweep. Linear features (lift / timelike) sweep a threshold like CART.
   Circular features sweep a line through the origin through a half-turn: points are
   sorted by direction angle modulo pi and each changes side exactly once, so every
-  distinct partition is scored in O(m log m);
+  distinct partition is scored in O(m log m). Radial features (one coordinate of an
+  H or S component) sweep exactly like a lift feature;
 * boundary (:func:`_place_boundary`): the chosen partition's maximum-margin line
   (curvedtrees.trees._margin), after which the node's samples are partitioned with the
   very predicate used at prediction time, so training and routing agree by
@@ -29,9 +30,9 @@ import threading
 import numpy as np
 from numba import njit
 
-from ._features import CIRCULAR, LIFT, TIMELIKE
+from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE
 from ._interrupt import BuildCancelled, new_cancel_flag, run_interruptible
-from ._margin import circular_direction, hyperbolic_threshold, lift_threshold
+from ._margin import circular_direction, hyperbolic_threshold, lift_threshold, radial_threshold
 from ._sort import sort_with_index
 
 GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
@@ -303,7 +304,8 @@ def _best_split(
 @njit(cache=True, nogil=True, inline="always")
 def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
     """The routing predicate, shared by training and prediction."""
-    if kind == LIFT:
+    if kind == LIFT or kind == RADIAL:
+        # A radial split is a threshold on one coordinate, compared like a lift's.
         return X[row, col_j] <= threshold
     if kind == TIMELIKE:
         return X[row, col_j] / X[row, col_i] <= threshold
@@ -311,17 +313,25 @@ def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
 
 
 @njit(cache=True, nogil=True)
-def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, side):
+def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, side, geometry, radius):
     """Maximum-margin boundary inducing the partition found by the sweep.
 
     ``keys/idx[0:m]`` must hold the feature's sorted keys (:func:`_gather_sorted`);
     ``coord`` (float64) and ``side`` (bool) are scratch buffers of at least ``m``
     entries. The keys are read first and then overwritten with the second coordinate
     of the points, so a node needs one extra float per row here, not two.
-    Returns ``(threshold, normal_i, normal_j, plane_margin)``.
+    ``geometry`` and ``radius`` are the feature's component's (read by radial features).
+    Returns ``(threshold, normal_i, normal_j, plane_margin)``; a radial feature's margin
+    is already the geodesic distance (``Tree.from_builder`` does not convert it).
     """
     if kind == LIFT:
         t, margin = lift_threshold(keys[position - 1], keys[position])
+        scale = math.hypot(t, 1.0)
+        return t, -t / scale, 1.0 / scale, margin
+    if kind == RADIAL:
+        t, margin = radial_threshold(keys[position - 1], keys[position], geometry, radius)
+        # The lift's normal of "x_j <= t" in the plane (1, x_j): the same check of model
+        # files and the same reading by the pictures apply.
         scale = math.hypot(t, 1.0)
         return t, -t / scale, 1.0 / scale, margin
     if position == 0:
@@ -383,6 +393,8 @@ def _build_tree(
     kinds,
     col_i,
     col_j,
+    geometry,
+    radius,
     y_code,
     y_value,
     w,
@@ -529,7 +541,9 @@ def _build_tree(
             continue
         kind = kinds[f]
         m, _ = _gather_sorted(V, f, kind, samples, start, end, keys, idx)
-        t, n_i, n_j, margin = _place_boundary(X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord, side)
+        t, n_i, n_j, margin = _place_boundary(
+            X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord, side, geometry[f], radius[f]
+        )
 
         # Partition with the routing predicate itself: left rows first, stable order.
         n_left = 0
@@ -617,6 +631,8 @@ def build_tree(
     max_features,
     seed,
     cancel=None,
+    geometry=None,
+    radius=None,
 ):
     """Grow a tree depth-first on ``samples`` (rows with non-zero weight); Ctrl-C stops it.
 
@@ -639,6 +655,9 @@ def build_tree(
     cancel : ndarray of shape (1,), int8, optional
         A flag shared with other threads (:func:`new_cancel_flag`): raising it stops
         the build within a fraction of a second. Forests share one among their trees.
+    geometry, radius : ndarray of shape (n_features,), optional
+        ``SplitFeatures.geometry`` and ``.radius``: where radial thresholds are placed.
+        Required when ``kinds`` holds a radial feature; otherwise they default to E's.
 
     Returns
     -------
@@ -659,12 +678,21 @@ def build_tree(
     """
     if cancel is None:
         cancel = new_cancel_flag()
+    if geometry is None or radius is None:
+        if np.any(kinds == RADIAL):
+            raise ValueError("build_tree: radial features need their geometry and radius")
+        geometry = np.zeros(kinds.shape[0], dtype=np.int8)
+        radius = np.full(kinds.shape[0], np.inf)
+    if geometry.shape[0] != kinds.shape[0] or radius.shape[0] != kinds.shape[0]:
+        raise ValueError("build_tree: geometry and radius need one entry per feature")  # indexed by f, unchecked
     args = (
         X,
         V,
         kinds,
         col_i,
         col_j,
+        geometry,
+        radius,
         y_code,
         y_value,
         w,
@@ -770,7 +798,7 @@ def decision_path_tree(X, int_part, float_part, max_len):
 # ---------------------------------------------------------------- forest routing
 # A forest's nodes in one table of 32-byte records, two to a cache line (pack_nodes's
 # two tables cost two lines per visited node): children, the split's columns with its
-# kind in their low bits, and two floats, (threshold, 0) for linear splits and the
+# kind in their low bits (RADIAL = 3 fills them), and two floats, (threshold, 0) for linear splits and the
 # normal (n_i, n_j) for circular ones, so that each test is the exact float operation
 # of _goes_left and the forest routes every row as its trees do one by one.
 NODE_RECORD = np.dtype(
@@ -863,7 +891,7 @@ def forest_accumulate(X, start, stop, nodes, roots, leaf_values, out, block_rows
                 while record.left != -1:
                     kind = record.col_i & 3
                     xj = X[r, record.col_j]
-                    if kind == LIFT:
+                    if kind == LIFT or kind == RADIAL:
                         goes_left = xj <= record.a
                     elif kind == TIMELIKE:
                         goes_left = xj / X[r, record.col_i >> 2] <= record.a

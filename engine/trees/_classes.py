@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
 from ._builder import CRITERIA, build_tree
-from ._features import SplitFeatures
+from ._features import SPLIT_MODES, SplitFeatures
 from ._interrupt import clear_fitted
 from ._tree import Tree
 from .kernels import validate_fit_input, validate_points
@@ -122,6 +122,7 @@ class BaseProductTree(BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "signature": "no_validation",  # parsed, with its own messages, by Signature.parse
         "pairs": [StrOptions({"base", "all"})],
+        "splits": [StrOptions(set(SPLIT_MODES))],
         "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_samples_split": [
@@ -147,6 +148,7 @@ class BaseProductTree(BaseEstimator):
         *,
         signature=None,
         pairs="base",
+        splits="geodesic",
         criterion="gini",
         max_depth=None,
         min_samples_split=2,
@@ -157,6 +159,7 @@ class BaseProductTree(BaseEstimator):
     ):
         self.signature = signature
         self.pairs = pairs
+        self.splits = splits
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -207,7 +210,7 @@ class BaseProductTree(BaseEstimator):
                 )
             y_code = np.zeros(1, dtype=np.int64)
         sample_weight = check_sample_weight(sample_weight, X)
-        self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
+        self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs, self.splits)
         self.split_features_.check_memory(X.shape[0])
         return X, y_code, y_value, sample_weight
 
@@ -238,6 +241,8 @@ class BaseProductTree(BaseEstimator):
             params["min_impurity_decrease"],
             max_features,
             seed,
+            geometry=features.geometry,
+            radius=features.radius,
         )
         return Tree.from_builder(features, raw, n_outputs, classifier)
 
@@ -359,6 +364,15 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
         Split planes per component: ``"base"`` pairs coordinate 0 (the timelike
         coordinate of H, the pole of S, the constant lift of E) with every other
         coordinate; ``"all"`` uses every pair of coordinates.
+    splits : {"geodesic", "geodesic+radial"}, default="geodesic"
+        ``"geodesic"``: the paper's splits, lines through the origin of a coordinate
+        plane (both sides geodesically convex). ``"geodesic+radial"`` adds radial
+        splits, a threshold on one ambient coordinate placed halfway in the geometry's
+        own distance: on each H component the distance from the origin (the left side,
+        ``x_0 <= t``, is a ball about the origin: convex; its complement is not), on each
+        S component the angle from each axis pole (caps: a side is convex when it is
+        at most a hemisphere). E components get nothing new. See
+        :class:`~curvedtrees.trees.SplitFeatures`.
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
@@ -415,6 +429,7 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
         *,
         signature=None,
         pairs="base",
+        splits="geodesic",
         criterion="squared_error",
         max_depth=None,
         min_samples_split=2,
@@ -426,6 +441,7 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
         super().__init__(
             signature=signature,
             pairs=pairs,
+            splits=splits,
             criterion=criterion,
             max_depth=max_depth,
             min_samples_split=min_samples_split,

@@ -5,7 +5,7 @@ that component's ambient coordinates ``(i, j)``. Its boundary is a line through 
 origin of that plane: the trace of a homogeneous hyperplane whose normal lies in
 ``span(e_i, e_j)``, which cuts H, S and E into geodesically convex halves.
 
-A plane is searched in one of three ways (``FeatureKind``):
+A plane is searched in one of four ways (``FeatureKind``):
 
 ``LIFT``
     Euclidean component, ``i`` is the constant lift ``x_0 = 1``. Every point
@@ -20,6 +20,24 @@ A plane is searched in one of three ways (``FeatureKind``):
     direction; the search sweeps it through a half-turn. The feature value is the
     direction angle ``atan2(x_j, x_i)`` in ``[0, 2 pi)``, or ``-1`` for points
     that project onto the origin (they lie on every such boundary).
+``RADIAL``
+    Only with ``splits="geodesic+radial"``: a threshold on ONE ambient coordinate of
+    an H or S component, which a line through the origin cannot express. On H
+    (radius ``R``) the coordinate is ``x_0 = R cosh(d / R)``, ``d`` the distance from
+    the origin: ``x_0 <= t`` is a closed ball about the origin (geodesically convex),
+    its complement is not convex. On S (radius ``R``) there is one per ambient axis
+    ``k``, ``x_k = R cos(theta)`` with ``theta`` the angle from the pole ``+e_k``:
+    ``x_k > t`` is the open cap about ``+e_k`` of angular radius ``theta_t``, and
+    ``x_k <= t`` the closed cap about ``-e_k``; a cap is convex when it is at most a
+    hemisphere, so the cap about ``+e_k`` is convex for ``t >= 0`` and the one about
+    ``-e_k`` for ``t <= 0`` (at ``t = 0`` both are hemispheres: the geodesic split
+    through ``e_k``'s equator). Searched like a lift plane (one sorted sweep over the
+    coordinate); only the threshold differs: the midpoint in the geometry's own
+    distance (``curvedtrees.trees._margin.radial_threshold``). Routing is the lift's
+    comparison ``x_j <= t``. E components get none (a threshold on an E coordinate is
+    already a lift plane). Balls about other centres and horospheres (their limits at
+    infinity, HoroRF's splits) are not searched: their centres form a continuum,
+    so an exact search costs far more than one sort per plane; see docs/user_guide.
 """
 
 from __future__ import annotations
@@ -37,13 +55,19 @@ __all__ = [
     "LIFT",
     "MAX_SPLIT_FEATURES",
     "MAX_VALUES_BYTES",
+    "RADIAL",
+    "SPLIT_MODES",
     "TIMELIKE",
     "SplitFeatures",
     "count_planes",
 ]
 
-LIFT, TIMELIKE, CIRCULAR = 0, 1, 2
-KIND_NAMES = {LIFT: "lift", TIMELIKE: "timelike", CIRCULAR: "circular"}
+# RADIAL = 3 is the largest kind the forest's packed records hold (two low bits of col_i).
+LIFT, TIMELIKE, CIRCULAR, RADIAL = 0, 1, 2, 3
+KIND_NAMES = {LIFT: "lift", TIMELIKE: "timelike", CIRCULAR: "circular", RADIAL: "radial"}
+# The estimators' ``splits`` values: the paper's planes through the origin, or those plus
+# the radial thresholds of every H and S component.
+SPLIT_MODES = ("geodesic", "geodesic+radial")
 # Geometry of the component a feature belongs to, used to turn a margin measured in
 # the plane into a geodesic distance (see curvedtrees.trees._margin.geodesic_margin).
 GEOMETRY_CODES = {"E": 0, "H": 1, "S": 2}
@@ -57,16 +81,20 @@ MAX_SPLIT_FEATURES = limits.MAX_SPLIT_FEATURES
 MAX_VALUES_BYTES = limits.MAX_VALUES_BYTES
 
 
-def count_planes(signature, pairs: str = "base") -> int:
+def count_planes(signature, pairs: str = "base", splits: str = "geodesic") -> int:
     """Number of split planes of ``signature`` under ``pairs``, without building them.
 
     E components have ``n`` lift planes (plus ``n (n - 1) / 2`` with ``"all"``); H and S
     components (``n`` ambient coordinates) have ``n - 1`` with ``"base"`` and
-    ``n (n - 1) / 2`` with ``"all"``.
+    ``n (n - 1) / 2`` with ``"all"``. ``splits="geodesic+radial"`` adds one radial
+    plane per H component and ``n`` per S component.
     """
     if pairs not in _PAIR_MODES:
         raise ValueError(f"pairs must be 'base' or 'all', got {pairs!r}")
+    _check_splits(splits)
     total = 0
+    if splits != "geodesic":
+        total += sum(len(_radial_axes(comp)) for comp in Signature.parse(signature).components)
     for comp in Signature.parse(signature).components:
         n = comp.ambient_dim
         if pairs == "all":
@@ -74,6 +102,20 @@ def count_planes(signature, pairs: str = "base") -> int:
         else:
             total += n if comp.kind == "E" else n - 1
     return total
+
+
+def _check_splits(splits) -> None:
+    if not isinstance(splits, str) or splits not in SPLIT_MODES:
+        raise ValueError(f"splits must be 'geodesic' or 'geodesic+radial', got {splits!r}")
+
+
+def _radial_axes(comp) -> list[int]:
+    """The coordinates of ``comp`` that get a radial plane: ``x_0`` of H, every axis of S."""
+    if comp.kind == "H":
+        return [0]
+    if comp.kind == "S":
+        return list(range(comp.ambient_dim))
+    return []
 
 
 @dataclass(frozen=True)
@@ -85,17 +127,20 @@ class SplitFeatures:
     signature : Signature
     pairs : {"base", "all"}
     kind : ndarray of shape (n_features,), int8
-        ``LIFT``, ``TIMELIKE`` or ``CIRCULAR``.
+        ``LIFT``, ``TIMELIKE``, ``CIRCULAR`` or ``RADIAL``.
     component : ndarray of shape (n_features,), int64
         Index of the component in the signature.
     local_i, local_j : ndarray of shape (n_features,), int64
-        The coordinate pair inside the component (``local_i = -1``: the lift).
+        The coordinate pair inside the component (``local_i = -1``: the lift, and a
+        radial plane, which reads ``x_j`` alone).
     col_i, col_j : ndarray of shape (n_features,), int64
-        The same pair as columns of the ambient row (``col_i = -1``: the lift).
+        The same pair as columns of the ambient row (``col_i = -1``: the lift or radial).
     geometry : ndarray of shape (n_features,), int8
         0 for E, 1 for H, 2 for S components.
     radius : ndarray of shape (n_features,), float64
         ``1 / sqrt|K|`` of the component (``inf`` for E).
+    splits : {"geodesic", "geodesic+radial"}
+        Whether the radial planes are among the candidates (listed last in each component).
     """
 
     signature: Signature
@@ -108,17 +153,21 @@ class SplitFeatures:
     col_j: np.ndarray
     geometry: np.ndarray
     radius: np.ndarray
+    splits: str = "geodesic"
 
     @classmethod
-    def from_signature(cls, signature, pairs: str = "base") -> SplitFeatures:
+    def from_signature(cls, signature, pairs: str = "base", splits: str = "geodesic") -> SplitFeatures:
         """Enumerate the split planes of ``signature``.
 
         ``pairs="base"`` gives ``(0, j)`` for every other coordinate ``j`` of H and S
         components and the lift pairs of E (plain thresholds); ``pairs="all"`` gives
         every pair ``i < j`` of a component's coordinates, the lift included for E.
+        ``splits="geodesic+radial"`` appends each H and S component's radial planes
+        after its other planes (``"geodesic"``, the default, lists exactly the planes it
+        always did, in the same order).
         """
         signature = Signature.parse(signature)
-        n_planes = count_planes(signature, pairs)
+        n_planes = count_planes(signature, pairs, splits)
         if n_planes > MAX_SPLIT_FEATURES:
             raise ValueError(
                 f"pairs={pairs!r} on '{signature}' gives {n_planes:,} split planes, above the limit of "
@@ -145,6 +194,9 @@ class SplitFeatures:
                     kind = CIRCULAR
                 col_i = -1 if i == -1 else comp.start + i
                 rows.append((kind, comp.index, i, j, col_i, comp.start + j, GEOMETRY_CODES[comp.kind], comp.radius))
+            if splits != "geodesic":
+                for j in _radial_axes(comp):
+                    rows.append((RADIAL, comp.index, -1, j, -1, comp.start + j, GEOMETRY_CODES[comp.kind], comp.radius))
         table = list(zip(*rows))
         return cls(
             signature=signature,
@@ -157,6 +209,7 @@ class SplitFeatures:
             col_j=np.asarray(table[5], dtype=np.int64),
             geometry=np.asarray(table[6], dtype=np.int8),
             radius=np.asarray(table[7], dtype=np.float64),
+            splits=splits,
         )
 
     @property
@@ -164,10 +217,13 @@ class SplitFeatures:
         return len(self.kind)
 
     def names(self) -> list[str]:
-        """Readable names such as ``"H2 (x0, x2)"`` or ``"E2 (1, x1)"``."""
+        """Readable names such as ``"H2#0 (x0, x2)"``, ``"E2#1 (1, x1)"`` or ``"S2#2 radial x1"``."""
         out = []
-        for comp_index, i, j in zip(self.component, self.local_i, self.local_j):
+        for kind, comp_index, i, j in zip(self.kind, self.component, self.local_i, self.local_j):
             comp = self.signature.components[comp_index]
+            if kind == RADIAL:
+                out.append(f"{comp.name}#{comp_index} radial x{j}")
+                continue
             first = "1" if i == -1 else f"x{i}"
             out.append(f"{comp.name}#{comp_index} ({first}, x{j})")
         return out
@@ -213,7 +269,7 @@ class SplitFeatures:
         Returns
         -------
         values : ndarray of shape (n_features, n_samples), float64
-            ``x_j`` for lift features, ``x_j / x_0`` for timelike features, and the
+            ``x_j`` for lift and radial features, ``x_j / x_0`` for timelike features, and the
             direction angle in ``[0, 2 pi)`` (or ``-1`` at the origin) for circular
             features. Stored feature-major so that one feature's values are contiguous.
         """
@@ -222,7 +278,9 @@ class SplitFeatures:
         out = np.empty((self.n_features, n_samples), dtype=np.float64)
         for f in range(self.n_features):
             xj = X[:, self.col_j[f]]
-            if self.kind[f] == LIFT:
+            if self.kind[f] == LIFT or self.kind[f] == RADIAL:
+                # Radial planes sort by the coordinate itself, the value routing compares
+                # (it is monotone in the distance or angle the threshold is placed in).
                 out[f] = xj
             elif self.kind[f] == TIMELIKE:
                 # Same expression as the routing at prediction time, so training rows

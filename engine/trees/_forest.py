@@ -37,7 +37,7 @@ from ._classes import (
     resolve_max_features,
     validate_points,
 )
-from ._features import LIFT, TIMELIKE
+from ._features import LIFT, RADIAL, TIMELIKE
 from ._interrupt import BuildCancelled, clear_fitted, new_cancel_flag, raise_flag_on_sigint
 from ._tree import Tree
 
@@ -127,6 +127,8 @@ def _grow_tree(forest, template, seed, X, V, y_code, y_value, weight, params, ma
         max_features,
         tree_seed,
         cancel=cancel,
+        geometry=features.geometry,
+        radius=features.radius,
     )
     tree.tree_ = Tree.from_builder(features, raw, n_outputs, is_classifier(forest))
     return tree
@@ -158,7 +160,8 @@ def resolve_constant_splits(nodes, roots, X):
     left, right = nodes["left"].astype(np.int64), nodes["right"].astype(np.int64)
     internal = left != -1
     kind = nodes["col_i"] & 3
-    uses_i = internal & (kind != LIFT)
+    threshold_only = (kind == LIFT) | (kind == RADIAL)  # x_j <= a: col_i is not read
+    uses_i = internal & ~threshold_only
     col_i = np.where(uses_i, nodes["col_i"] >> 2, 0)
     col_j = np.where(internal, nodes["col_j"], 0)
     fixed = internal & constant[col_j] & (~uses_i | constant[col_i])
@@ -166,7 +169,7 @@ def resolve_constant_splits(nodes, roots, X):
         return nodes, roots
     xi, xj, a, b = first[col_i], first[col_j], nodes["a"], nodes["b"]
     with np.errstate(all="ignore"):  # values of the unused branches and of leaves
-        goes_left = np.where(kind == LIFT, xj <= a, np.where(kind == TIMELIKE, xj / xi <= a, a * xi + b * xj <= 0.0))
+        goes_left = np.where(threshold_only, xj <= a, np.where(kind == TIMELIKE, xj / xi <= a, a * xi + b * xj <= 0.0))
     target = np.arange(left.shape[0])
     target[fixed] = np.where(goes_left, left, right)[fixed]
     while True:  # pointer jumping: each pass halves the remaining chains of resolved splits
@@ -197,6 +200,7 @@ class BaseProductForest(BaseEstimator):
         *,
         signature=None,
         pairs="base",
+        splits="geodesic",
         criterion="gini",
         max_depth=None,
         min_samples_split=2,
@@ -212,6 +216,7 @@ class BaseProductForest(BaseEstimator):
         self.n_estimators = n_estimators
         self.signature = signature
         self.pairs = pairs
+        self.splits = splits
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -228,6 +233,7 @@ class BaseProductForest(BaseEstimator):
         return self._tree_class(
             signature=self.signature,
             pairs=self.pairs,
+            splits=self.splits,
             criterion=self.criterion,
             max_depth=self.max_depth,
             min_samples_split=self.min_samples_split,
@@ -352,7 +358,7 @@ class BaseProductForest(BaseEstimator):
         """Refuse to add trees grown on different data to a fitted forest.
 
         The kept trees route rows by their own ambient columns, split planes and
-        classes; trees of another width, signature, ``pairs`` or class set would read
+        classes; trees of another width, signature, ``pairs``, ``splits`` or class set would read
         other columns (out of bounds) or add up probabilities of other classes.
         """
         restart = "; the trees already grown cannot be combined with new ones (fit with warm_start=False to start over)"
@@ -370,6 +376,11 @@ class BaseProductForest(BaseEstimator):
             raise ValueError(
                 f"warm_start: pairs={template.split_features_.pairs!r} differs from the fitted forest's "
                 f"pairs={self.split_features_.pairs!r}{restart}"
+            )
+        if template.split_features_.splits != self.split_features_.splits:
+            raise ValueError(
+                f"warm_start: splits={template.split_features_.splits!r} differs from the fitted forest's "
+                f"splits={self.split_features_.splits!r}{restart}"
             )
         if is_classifier(self) and not (
             template.classes_.shape == self.classes_.shape and np.array_equal(template.classes_, self.classes_)
@@ -469,7 +480,7 @@ class ProductRandomForestClassifier(ProbabilisticClassifierMixin, BaseProductFor
     Parameters
     ----------
     n_estimators : int, default=100
-    signature, pairs, criterion, max_depth, min_samples_split, min_samples_leaf, \
+    signature, pairs, splits, criterion, max_depth, min_samples_split, min_samples_leaf, \
 min_impurity_decrease, random_state
         As for :class:`ProductDecisionTreeClassifier`.
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
@@ -511,6 +522,7 @@ class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
         *,
         signature=None,
         pairs="base",
+        splits="geodesic",
         criterion="squared_error",
         max_depth=None,
         min_samples_split=2,
@@ -527,6 +539,7 @@ class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
             n_estimators,
             signature=signature,
             pairs=pairs,
+            splits=splits,
             criterion=criterion,
             max_depth=max_depth,
             min_samples_split=min_samples_split,

@@ -28,6 +28,14 @@ result to a geodesic distance once (:func:`geodesic_margin`). Three cases:
   every term is a positive, concave sinusoid, so their minimum is concave and a
   golden-section search finds its maximum; both ends of the line count.
 
+A radial split (``splits="geodesic+radial"``) thresholds one ambient coordinate and is
+not a plane through the origin; its boundary is a sphere about the origin (H) or a small
+circle about an axis pole (S), and a point's geodesic distance to it is the difference
+of radii measured along the radial geodesic through the point: ``|d - d_t|`` on H
+(``d = R arccosh(x_0 / R)``), ``R |theta - theta_t|`` on S (``theta = arccos(x_k / R)``).
+So its maximum-margin boundary sits halfway between the two neighbouring rows in that
+distance (:func:`radial_threshold`): no search at all, the margin is already geodesic.
+
 In each case a first pass prunes the points that cannot be nearest anywhere on the
 feasible interval, so the exact search runs on a handful of points.
 """
@@ -39,7 +47,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["circular_direction", "geodesic_margin", "hyperbolic_threshold", "lift_threshold"]
+__all__ = ["circular_direction", "geodesic_margin", "hyperbolic_threshold", "lift_threshold", "radial_threshold"]
 
 # Iteration caps: bisection halves the interval, golden section shrinks it by 0.618;
 # both reach the spacing of float64 well before these counts and stop early there.
@@ -61,6 +69,60 @@ def lift_threshold(v_lo, v_hi):
     if t >= v_hi or not math.isfinite(t):
         t = v_lo
     return t, min(t - v_lo, v_hi - t)
+
+
+@njit(cache=True, nogil=True)
+def _radial_distance(x, geometry, radius):
+    """The geodesic radius of a row from its radial coordinate (see :func:`radial_threshold`)."""
+    if geometry == 1:
+        # x_0 >= R on the hyperboloid, up to the rounding of the row (check_point's
+        # tolerance): a ratio a hair below 1 is a point at the origin, not a NaN.
+        return radius * math.acosh(max(x / radius, 1.0))
+    # |x_k| <= R on the sphere, up to rounding: clip so that acos stays defined.
+    return radius * math.acos(min(max(x / radius, -1.0), 1.0))
+
+
+@njit(cache=True, nogil=True)
+def radial_threshold(v_lo, v_hi, geometry, radius):
+    """Maximum-margin threshold of a radial split between two adjacent coordinates.
+
+    Parameters
+    ----------
+    v_lo, v_hi : float
+        The largest coordinate on the left and the smallest on the right (``v_lo < v_hi``):
+        ``x_0`` of an H component, ``x_k`` of an S component.
+    geometry : int
+        1 for H, 2 for S (``GEOMETRY_CODES``).
+    radius : float
+        ``R = 1 / sqrt|K|`` of the component.
+
+    Returns
+    -------
+    t : float
+        The threshold on the coordinate, ``v_lo <= t < v_hi``: H's ``R cosh(d_mid / R)`` with
+        ``d_mid`` the mean of the two distances from the origin, S's ``R cos(theta_mid)``
+        with ``theta_mid`` the mean of the two angles from the pole ``+e_k``.
+    margin : float
+        The geodesic distance from the boundary to the nearer of the two rows (half the
+        gap in distance or in angle times ``R``), the smallest over the node's rows since
+        the others lie farther out along their radial geodesics.
+    """
+    d_lo = _radial_distance(v_lo, geometry, radius)
+    d_hi = _radial_distance(v_hi, geometry, radius)
+    # Halve before adding, as lift_threshold does, so the sum cannot overflow.
+    d_mid = d_lo / 2.0 + d_hi / 2.0
+    if geometry == 1:
+        t = radius * math.cosh(d_mid / radius)
+    else:
+        t = radius * math.cos(d_mid / radius)
+    # The coordinate is monotone in the distance, so in exact arithmetic v_lo < t < v_hi;
+    # acosh / acos are ill-conditioned where the rows crowd the origin or a pole and the
+    # round trip can land outside. Then, like CART on adjacent floats, keep "x <= t"
+    # sending v_lo left and v_hi right by taking t = v_lo.
+    if not (v_lo <= t < v_hi) or not math.isfinite(t):
+        t = v_lo
+    d_t = _radial_distance(t, geometry, radius)
+    return t, max(min(abs(d_t - d_lo), abs(d_hi - d_t)), 0.0)
 
 
 @njit(cache=True, nogil=True)

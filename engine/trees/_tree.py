@@ -19,7 +19,7 @@ import numpy as np
 from scipy import sparse
 
 from ._builder import apply_tree, decision_path_tree, pack_nodes
-from ._features import CIRCULAR, LIFT, TIMELIKE, SplitFeatures
+from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures
 from ._margin import geodesic_margin
 
 __all__ = ["Tree"]
@@ -47,10 +47,14 @@ class Tree:
     threshold : ndarray of shape (node_count,), float64
         For linear splits (``linear``), the same boundary as a threshold: a row goes
         left iff ``x_j / x_i <= threshold`` (the Klein coordinate for H, ``x_j`` for
-        E). NaN for circular splits and leaves. Routing uses the threshold where one
-        exists, so Euclidean trees reproduce scikit-learn's comparisons exactly.
+        E), or, for a radial split, ``x_j <= threshold``. NaN for circular splits and
+        leaves. Routing uses the threshold where one exists, so Euclidean trees
+        reproduce scikit-learn's comparisons exactly.
     linear : ndarray of shape (node_count,), bool
-        Whether the split plane's points all lie in an open half-plane.
+        Whether the split is a threshold (lift, timelike or radial), not a line's direction.
+    radial : ndarray of shape (node_count,), bool
+        Whether the split is radial (a ball about the origin of H, a cap about an axis
+        pole of S; ``splits="geodesic+radial"``).
     impurity : ndarray of shape (node_count,), float64
     n_node_samples : ndarray of shape (node_count,), int64
         Training rows (distinct in-bag rows for forests) that reached the node.
@@ -90,6 +94,7 @@ class Tree:
             internal[:, None], np.stack([features.local_i[f], features.local_j[f]], axis=1), -1
         ).astype(np.int64)
         self.linear = internal & (features.kind[f] != CIRCULAR)
+        self.radial = internal & (features.kind[f] == RADIAL)
         self._packed = None  # routing records, built on first use (see _route_args)
         self._parents = None  # parent ids, built on first use (see parents)
 
@@ -105,11 +110,10 @@ class Tree:
                 value = value / np.where(w_node > 0, w_node, 1.0)[:, None]
         internal = left != -1
         f = np.where(internal, feature, 0)
-        margin = np.where(
-            internal,
-            geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f]),
-            np.nan,
-        )
+        # Radial splits report their margin as a geodesic distance already (_margin.radial_threshold).
+        radial = internal & (features.kind[f] == RADIAL)
+        converted = geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f])
+        margin = np.where(internal, np.where(radial, plane_margin, converted), np.nan)
         arrays = {
             "children_left": left,
             "children_right": right,
@@ -227,7 +231,7 @@ class Tree:
         """Which rows of ``X`` the split at ``node`` sends to its left child.
 
         The builder's predicate on whole columns, the same float operations in the same
-        order: a lift plane compares ``x_j <= threshold``, a timelike plane the Klein ratio
+        order: a lift or radial plane compares ``x_j <= threshold``, a timelike plane the Klein ratio
         ``x_j / x_0 <= threshold``, a circular plane ``n_i x_i + n_j x_j <= 0``. So a row on
         a boundary goes where :meth:`apply` sends it.
 
@@ -248,7 +252,7 @@ class Tree:
         plane = int(self.feature[node])
         kind = int(self.features.kind[plane])
         xj = X[:, int(self.features.col_j[plane])]
-        if kind == LIFT:
+        if kind == LIFT or kind == RADIAL:
             return xj <= self.threshold[node]
         xi = X[:, int(self.features.col_i[plane])]
         if kind == TIMELIKE:

@@ -17,15 +17,17 @@ from sklearn.utils.validation import validate_data
 from ..manifolds import ProductManifold, Signature
 from ._builder import _next_node as next_node
 from ._builder import pack_nodes
-from ._features import CIRCULAR, LIFT, TIMELIKE, SplitFeatures
-from ._margin import circular_direction, geodesic_margin, hyperbolic_threshold, lift_threshold
+from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures
+from ._margin import circular_direction, geodesic_margin, hyperbolic_threshold, lift_threshold, radial_threshold
 from ._tree import Tree
 from ._views import tree_regressor
 
 __all__ = [
-    # Plane kinds (SplitFeatures.kind): E thresholds, H Klein ratios x_j / x_0, lines through the origin.
+    # Plane kinds (SplitFeatures.kind): E thresholds, H Klein ratios x_j / x_0, lines through the origin,
+    # and one coordinate of H or S (splits="geodesic+radial").
     "CIRCULAR",
     "LIFT",
+    "RADIAL",
     "TIMELIKE",
     "SplitFeatures",
     # The fitted node arrays, and the compiled routing of one row through packed node records.
@@ -37,6 +39,7 @@ __all__ = [
     "lift_threshold",
     "next_node",
     "pack_nodes",
+    "radial_threshold",
     # A bare Tree (one tree of a boosting model) as a fitted ProductDecisionTreeRegressor.
     "tree_regressor",
     # Input checks of an estimator fitted on points of its signature.

@@ -39,7 +39,7 @@ from ..io import (
 )
 from ..manifolds import Signature
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
-from ._features import SplitFeatures
+from ._features import SPLIT_MODES, SplitFeatures
 from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
 from ._tree import Tree
 
@@ -115,6 +115,11 @@ def _dump_common(estimator) -> dict | None:
         "signature": str(estimator.signature_),
         "pairs": estimator.split_features_.pairs,
     }
+    # Written only for the radial variant, so a "geodesic" model's fitted state is what it
+    # was before splits existed; a state without the field (every older file, whose
+    # params lack "splits" too) loads as splits="geodesic".
+    if estimator.split_features_.splits != "geodesic":
+        state["splits"] = estimator.split_features_.splits
     if hasattr(estimator, "classes_"):
         state["classes"] = encode_labels(estimator.classes_)
     return state
@@ -133,9 +138,12 @@ def _load_common(estimator, state: dict, where: str) -> None:
     pairs = state.get("pairs")
     if pairs not in ("base", "all"):
         raise ValueError(f"{where}: 'pairs' must be 'base' or 'all'")
+    splits = state.get("splits", "geodesic")
+    if splits not in SPLIT_MODES:
+        raise ValueError(f"{where}: 'splits' must be one of {list(SPLIT_MODES)} (absent means 'geodesic')")
     estimator.signature_ = signature
     estimator.n_features_in_ = signature.ambient_dim
-    estimator.split_features_ = SplitFeatures.from_signature(signature, pairs)
+    estimator.split_features_ = SplitFeatures.from_signature(signature, pairs, splits)
     if is_classifier(estimator):
         # In the int64 / float64 range, finite, distinct, at most MAX_MODEL_CLASSES.
         classes = decode_classes(state.get("classes"), f"{where}.classes")
@@ -268,8 +276,12 @@ def _load_forest(forest, state: dict) -> None:
             raise ValueError(f"fitted.trees[{k}] must be an object")
         tree = forest._make_tree(None)
         _load_tree(tree, tree_state, f"fitted.trees[{k}]")
-        if tree.signature_ != forest.signature_ or tree.split_features_.pairs != forest.split_features_.pairs:
-            raise ValueError(f"fitted.trees[{k}] has a different signature or pairs than the forest")
+        if (
+            tree.signature_ != forest.signature_
+            or tree.split_features_.pairs != forest.split_features_.pairs
+            or tree.split_features_.splits != forest.split_features_.splits
+        ):
+            raise ValueError(f"fitted.trees[{k}] has a different signature, pairs or splits than the forest")
         if is_classifier(forest) and not np.array_equal(tree.classes_, forest.classes_):
             raise ValueError(f"fitted.trees[{k}] has different classes than the forest")
         estimators.append(tree)

@@ -1,0 +1,274 @@
+"""Radial splits (``splits="geodesic+radial"``): balls about the origin of H, caps of S.
+
+A radial split thresholds one ambient coordinate (``x_0`` of H, any ``x_k`` of S) and
+places the threshold halfway between the two neighbouring rows in the geometry's own
+distance (the distance from the origin, the angle from the axis pole). These tests hold
+it to the issue's "done when": depth-1 trees as accurate as the labels allow, thresholds
+equal to a brute-force midpoint, the sides' convexity, one routing rule, model files,
+text; and the default (``splits="geodesic"``) unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from curvedtrees import io
+from curvedtrees.manifolds import ProductManifold
+from curvedtrees.trees import (
+    ProductDecisionTreeClassifier,
+    ProductDecisionTreeRegressor,
+    ProductRandomForestClassifier,
+    ProductRandomForestRegressor,
+    SplitFeatures,
+    count_planes,
+    export_text,
+)
+from curvedtrees.trees.kernels import RADIAL, next_node
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils._param_validation import InvalidParameterError
+
+RADIAL_SPLITS = "geodesic+radial"
+
+
+def _hyperbolic(n, K=-1.0, scale=0.8, seed=0):
+    """Points of H2 (curvature K) with their distance from the origin."""
+    R = 1.0 / np.sqrt(-K)
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=(n, 2)) * scale * R  # distances in units of the radius
+    d = np.linalg.norm(v, axis=1)
+    u = v / d[:, None]
+    X = np.column_stack([R * np.cosh(d / R), R * np.sinh(d / R)[:, None] * u])
+    return X, d
+
+
+def _sphere(n, K=1.0, seed=0):
+    """Uniform points of S2 (curvature K)."""
+    R = 1.0 / np.sqrt(K)
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=(n, 3))
+    return R * v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("K", [-1.0, -0.25, -4.0])
+def test_a_ball_about_the_origin_is_one_split(K):
+    X, d = _hyperbolic(500, K=K, seed=1)
+    R = 1.0 / np.sqrt(-K)
+    y = (d > 0.9 * R).astype(int)
+    radial = ProductDecisionTreeClassifier(signature=f"H2({K})", max_depth=1, splits=RADIAL_SPLITS).fit(X, y)
+    geodesic = ProductDecisionTreeClassifier(signature=f"H2({K})", max_depth=1).fit(X, y)
+    assert radial.score(X, y) == 1.0  # noiseless labels: every row
+    assert geodesic.score(X, y) < 0.9  # a line through the origin cannot draw a ball
+    assert radial.tree_.features.kind[radial.tree_.feature[0]] == RADIAL
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_a_cap_about_any_axis_pole_is_one_split(axis):
+    X = _sphere(600, K=0.5, seed=2)
+    R = np.sqrt(2.0)
+    theta = np.arccos(np.clip(X[:, axis] / R, -1, 1))
+    y = (theta < 0.7).astype(int)
+    radial = ProductDecisionTreeClassifier(signature="S2(0.5)", max_depth=1, splits=RADIAL_SPLITS).fit(X, y)
+    geodesic = ProductDecisionTreeClassifier(signature="S2(0.5)", max_depth=1).fit(X, y)
+    assert radial.score(X, y) == 1.0
+    assert geodesic.score(X, y) < radial.score(X, y)
+    node_plane = radial.tree_.feature[0]
+    assert radial.tree_.features.kind[node_plane] == RADIAL
+    assert radial.tree_.features.local_j[node_plane] == axis
+
+
+def test_the_threshold_is_the_midpoint_in_distance_from_the_origin():
+    X, d = _hyperbolic(300, K=-0.5, seed=3)
+    R = np.sqrt(2.0)
+    y = (d > 1.1).astype(int)
+    tree = ProductDecisionTreeClassifier(signature="H2(-0.5)", max_depth=1, splits=RADIAL_SPLITS).fit(X, y).tree_
+    # Brute force: the farthest row inside and the nearest outside, by distance.
+    d_in, d_out = d[y == 0].max(), d[y == 1].min()
+    expected = R * np.cosh((d_in + d_out) / 2 / R)
+    np.testing.assert_allclose(tree.threshold[0], expected, rtol=1e-9)
+    # Not the ambient midpoint of x0 (which is farther out: cosh is convex).
+    ambient = (R * np.cosh(d_in / R) + R * np.cosh(d_out / R)) / 2
+    assert abs(tree.threshold[0] - ambient) > 1e3 * abs(tree.threshold[0] - expected)
+    np.testing.assert_allclose(tree.margin[0], (d_out - d_in) / 2, rtol=1e-6)
+
+
+def test_the_threshold_is_the_midpoint_in_angle_from_the_pole():
+    X = _sphere(400, K=4.0, seed=4)
+    R = 0.5
+    theta = np.arccos(np.clip(X[:, 2] / R, -1, 1))
+    y = (theta < 1.0).astype(int)
+    tree = ProductDecisionTreeClassifier(signature="S2(4)", max_depth=1, splits=RADIAL_SPLITS).fit(X, y).tree_
+    inside, outside = theta[y == 1].max(), theta[y == 0].min()
+    np.testing.assert_allclose(tree.threshold[0], R * np.cos((inside + outside) / 2), rtol=1e-9)
+    np.testing.assert_allclose(tree.margin[0], R * (outside - inside) / 2, rtol=1e-6)
+
+
+def _lorentz_midpoint(a, b):
+    """The geodesic midpoint of two points of the unit hyperboloid (a normalised sum)."""
+    s = a + b
+    norm = np.sqrt(s[:, 0] ** 2 - (s[:, 1:] ** 2).sum(axis=1))
+    return s / norm[:, None]
+
+
+def test_a_ball_is_convex_and_its_complement_is_not():
+    X, d = _hyperbolic(400, seed=5)
+    y = (d > 0.9).astype(int)
+    tree = ProductDecisionTreeClassifier(signature="H2", max_depth=1, splits=RADIAL_SPLITS).fit(X, y).tree_
+    t = tree.threshold[0]
+    rng = np.random.default_rng(0)
+    inside, outside = X[X[:, 0] <= t], X[X[:, 0] > t]
+    a, b = rng.integers(0, len(inside), (2, 2000))
+    assert np.all(_lorentz_midpoint(inside[a], inside[b])[:, 0] <= t * (1 + 1e-12))
+    # Two outside rows on opposite sides of the origin: their geodesic passes through the ball.
+    far = outside[np.argmax(outside[:, 1])], outside[np.argmin(outside[:, 1])]
+    assert _lorentz_midpoint(far[0][None], far[1][None])[0, 0] < t
+
+
+def test_a_cap_smaller_than_a_hemisphere_is_convex_and_a_larger_one_is_not():
+    X = _sphere(800, seed=6)
+    rng = np.random.default_rng(1)
+    for cap in (X[X[:, 2] > 0.3], X[X[:, 2] <= -0.3]):  # caps about +e2 and -e2, each under a hemisphere
+        a, b = rng.integers(0, len(cap), (2, 2000))
+        s = cap[a] + cap[b]
+        mid = s / np.linalg.norm(s, axis=1, keepdims=True)
+        assert np.all(np.sign(mid[:, 2]) == np.sign(cap[0, 2])) and np.all(np.abs(mid[:, 2]) >= 0.3 - 1e-12)
+    big = X[X[:, 2] > -0.3]  # larger than a hemisphere: two rows near its rim see their geodesic leave it
+    rim = big[np.abs(big[:, 2] + 0.3) < 0.1]
+    p = rim[np.argmax(rim[:, 0])]
+    q = rim[np.argmin(rim[:, 0])]
+    mid = (p + q) / np.linalg.norm(p + q)
+    assert mid[2] <= -0.3
+
+
+def test_default_splits_are_the_papers_and_unchanged():
+    X = ProductManifold("H2 x S2 x E1").random_normal(300, random_state=0)
+    y = np.random.default_rng(0).integers(0, 3, 300)
+    plain = ProductDecisionTreeClassifier(signature="H2 x S2 x E1", random_state=0).fit(X, y)
+    explicit = ProductDecisionTreeClassifier(signature="H2 x S2 x E1", splits="geodesic", random_state=0).fit(X, y)
+    for name, array in plain.tree_.to_arrays().items():
+        np.testing.assert_array_equal(array, explicit.tree_.to_arrays()[name], err_msg=name)
+    assert not np.any(plain.split_features_.kind == RADIAL)
+    features = SplitFeatures.from_signature("H2 x S2 x E1", "base", RADIAL_SPLITS)
+    # One radial plane for H, one per ambient axis of S, none for E; the others unchanged.
+    assert features.n_features == plain.split_features_.n_features + 1 + 3
+    assert count_planes("H2 x S2 x E1", "base", RADIAL_SPLITS) == features.n_features
+    assert features.names()[2:4] == ["H2#0 radial x0", "S2#1 (x0, x1)"]
+
+
+def test_bad_splits_values_are_refused_by_name():
+    X, d = _hyperbolic(50)
+    for bad in ("radial", "geodesic+horospheres", None):
+        with pytest.raises(InvalidParameterError, match="splits"):
+            ProductDecisionTreeClassifier(signature="H2", splits=bad).fit(X, d > 1)
+        with pytest.raises(InvalidParameterError, match="splits"):
+            ProductRandomForestClassifier(3, signature="H2", splits=bad).fit(X, d > 1)
+    with pytest.raises(ValueError, match="splits must be"):
+        SplitFeatures.from_signature("H2", "base", "radial")
+
+
+def _compiled_left(tree, node, X):
+    int_part, float_part = tree._route_args()
+    return np.array([next_node(X, r, node, int_part, float_part) == tree.children_left[node] for r in range(len(X))])
+
+
+def test_goes_left_apply_and_the_forest_route_radial_rows_alike():
+    sig = "H2 x S2"
+    X = ProductManifold(sig).random_normal(400, random_state=1)
+    y = (X[:, 0] > 1.5).astype(int) + 2 * (X[:, 5] > 0.5)
+    forest = ProductRandomForestClassifier(8, signature=sig, splits=RADIAL_SPLITS, max_depth=5, random_state=0)
+    forest.fit(X, y)
+    checked = 0
+    for est in forest.estimators_:
+        tree = est.tree_
+        for node in np.flatnonzero(tree.radial):
+            col = int(tree.features.col_j[tree.feature[node]])
+            t = tree.threshold[node]
+            rows = np.repeat(X[:30], 3, axis=0)
+            rows[:, col] = np.tile([t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)], 30)  # on the boundary
+            both = np.concatenate([X[:40], rows])
+            assert np.array_equal(tree.goes_left(int(node), both), _compiled_left(tree, int(node), both))
+            checked += 1
+    assert checked >= 8
+    # The forest's packed routing (one table, every tree) equals the trees one by one.
+    per_tree = np.mean([est.predict_proba(X) for est in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X), per_tree, rtol=0, atol=1e-15)
+    # Rows that hold the S2 component fixed (a region picture) resolve constant splits the same way.
+    held = X.copy()
+    held[:, 3:] = X[0, 3:]
+    held = np.concatenate([held] * 60)  # above the row count where constant splits are resolved
+    per_tree = np.mean([est.predict_proba(held) for est in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(held), per_tree, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        ProductDecisionTreeClassifier(signature="H2 x S2", splits=RADIAL_SPLITS, max_depth=4, random_state=0),
+        ProductDecisionTreeRegressor(signature="H2 x S2", splits=RADIAL_SPLITS, random_state=0),
+        ProductRandomForestClassifier(3, signature="H2 x S2", splits=RADIAL_SPLITS, random_state=0),
+        ProductRandomForestRegressor(3, signature="H2 x S2", splits=RADIAL_SPLITS, random_state=0),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_model_files_keep_the_radial_splits(estimator):
+    X = ProductManifold("H2 x S2").random_normal(200, random_state=2)
+    y = (X[:, 0] > 1.4).astype(int) + (X[:, 4] > 0.2)
+    est = clone(estimator).fit(X, y)
+    text = io.dumps(est)
+    loaded = io.loads(text)
+    assert loaded.split_features_.splits == RADIAL_SPLITS and loaded.get_params()["splits"] == RADIAL_SPLITS
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+    document = json.loads(text)
+    document["fitted"]["splits"] = "geodesic+horospheres"
+    with pytest.raises(ValueError, match="'splits' must be one of"):
+        io.loads(json.dumps(document))
+
+
+def test_older_files_without_splits_load_as_geodesic():
+    X = ProductManifold("H2").random_normal(100, random_state=3)
+    y = (X[:, 1] > 0).astype(int)
+    est = ProductDecisionTreeClassifier(signature="H2", random_state=0).fit(X, y)
+    document = json.loads(io.dumps(est))
+    assert "splits" not in document["fitted"]  # a geodesic model's fitted state is as before
+    del document["params"]["splits"]  # what a file written before the switch holds
+    loaded = io.loads(json.dumps(document))
+    assert loaded.splits == "geodesic" and loaded.split_features_.splits == "geodesic"
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+
+
+def test_a_forest_file_whose_trees_disagree_on_splits_is_refused():
+    X = ProductManifold("H2").random_normal(100, random_state=3)
+    y = (X[:, 0] > 1.3).astype(int)
+    forest = ProductRandomForestClassifier(2, signature="H2", random_state=0).fit(X, y)
+    document = json.loads(io.dumps(forest))
+    document["fitted"]["trees"][1]["splits"] = RADIAL_SPLITS  # its plane ids stay valid: only the check sees it
+    with pytest.raises(ValueError, match="different signature, pairs or splits"):
+        io.loads(json.dumps(document))
+
+
+def test_export_text_speaks_in_distances_and_angles():
+    X, d = _hyperbolic(200, seed=7)
+    y = (d > 0.9).astype(int)
+    tree = ProductDecisionTreeClassifier(signature="H2", max_depth=1, splits=RADIAL_SPLITS).fit(X, y)
+    d_t = np.arccosh(tree.tree_.threshold[0])
+    assert f"radial, distance from origin <= {d_t:.3g} (x0 <= {tree.tree_.threshold[0]:.3g})" in export_text(tree)
+    S = _sphere(300, seed=8)
+    y = (S[:, 1] > 0.6).astype(int)
+    tree = ProductDecisionTreeClassifier(signature="S2", max_depth=1, splits=RADIAL_SPLITS).fit(S, y)
+    theta = np.arccos(tree.tree_.threshold[0])
+    assert f"radial, angle from +x1 >= {theta:.3g} rad (x1 <= " in export_text(tree)
+
+
+def test_clone_grid_search_and_warm_start_know_splits():
+    X, d = _hyperbolic(240, seed=9)
+    y = (d > 0.9).astype(int)
+    search = GridSearchCV(
+        ProductDecisionTreeClassifier(signature="H2", max_depth=1), {"splits": ["geodesic", RADIAL_SPLITS]}, cv=3
+    ).fit(X, y)
+    assert search.best_params_ == {"splits": RADIAL_SPLITS}
+    assert clone(search.best_estimator_).splits == RADIAL_SPLITS
+    forest = ProductRandomForestClassifier(2, signature="H2", warm_start=True, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="warm_start: splits="):
+        forest.set_params(n_estimators=4, splits=RADIAL_SPLITS).fit(X, y)
