@@ -313,10 +313,11 @@ def _planes_tried(max_features, n_planes: int) -> int:
     return max(1, min(n_planes, int(max_features)))
 
 
-def _count_planes(signature: Signature, pairs: str) -> int:
+def _count_planes(signature: Signature, pairs: str, splits: str = "geodesic") -> int:
     from .trees import count_planes
 
-    return count_planes(signature, pairs)
+    # A radial plane costs what a lift plane does (one value per row, one sorted sweep).
+    return count_planes(signature, pairs, splits if splits in ("geodesic", "geodesic+radial") else "geodesic")
 
 
 def _signature(signature, n_features: int | None = None) -> Signature:
@@ -448,7 +449,7 @@ def _family_cost(name: str, params: Mapping, n: int, signature: Signature, n_cla
 
 def _product_trees(name, params, n, signature, n_classes, again, what) -> Cost:
     pairs = params.get("pairs", "base")
-    n_planes = _count_planes(signature, pairs)
+    n_planes = _count_planes(signature, pairs, params.get("splits", "geodesic"))
     forest = name.startswith("ProductRandomForest")
     max_features = params.get("max_features", "sqrt" if forest else None)
     tried = _planes_tried(max_features, n_planes)
