@@ -45,6 +45,7 @@ __all__ = [
     "MAX_GRAPH_EDGES",
     "MAX_GRAPH_FIELD_CHARS",
     "MAX_GRAPH_FILE_NODES",
+    "MAX_GRAPH_LABEL_ATTRIBUTES",
     "MAX_GRAPH_NESTING",
     "MAX_GRAPH_NODES",
     "MAX_GRAPH_RECORDS",
@@ -297,6 +298,9 @@ MAX_GRAPH_RECORDS = 10 * (MAX_GRAPH_FILE_NODES + MAX_GRAPH_EDGES)
 MAX_GRAPH_NESTING = 32
 # Characters of one field of an edge list or labels file (a node id or a label).
 MAX_GRAPH_FIELD_CHARS = 1_000
+# Node attributes of a GML / GraphML file offered as the label (a picker lists them): real
+# files have a handful; a file giving every node attributes of its own offers the first ones.
+MAX_GRAPH_LABEL_ATTRIBUTES = 32
 
 
 # -------------------------------------------------------------- the benchmark CLI

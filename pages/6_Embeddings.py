@@ -146,15 +146,42 @@ def adopted_note(place: str) -> None:
         st.page_link("pages/3_Regions.py", label="See the decision regions", icon=":material/map:")
 
 
-def view_picker(signature, key: str):
+NO_LABEL = "(none: link prediction only)"
+
+
+def attribute_choice(graph_key: str) -> str | None:
+    """The label attribute the picker chose for this graph file (None before any choice: the usual one)."""
+    picked = st.session_state.get(f"emb_own_attr_{graph_key}")
+    return None if picked is None else ("" if picked == NO_LABEL else picked)
+
+
+def label_picker(graph_key: str, attributes, current) -> None:
+    """Which node attribute of the file is the label: any of those its nodes carry, or none."""
+    if not attributes:
+        return
+    options = [NO_LABEL, *attributes]
+    st.selectbox(
+        "Node attribute used as the label",
+        options,
+        index=options.index(current) if current in options else 0,
+        key=f"emb_own_attr_{graph_key}",
+        help="The attributes the file's nodes carry (text or numbers). A name such as `label` is unique to "
+        "each node: as a class it says little; a group such as `club` or `community` is what a forest can learn.",
+    )
+
+
+def view_picker(signature, key: str, X=None):
+    """The picture of an embedding: at first the component where its points ``X`` are most spread."""
     views = available_views(signature)
     titles = [describe_view(v, signature)[0] for v in views]
     pick = st.selectbox(
         "Picture",
         range(len(views)),
+        index=graph_upload.most_spread_view(views, signature, X) if X is not None else 0,
         format_func=lambda i: titles[i],
         key=key,
-        help="Which component to draw; edges are drawn as geodesics of the product.",
+        help="Which component to draw; edges are drawn as geodesics of the product. It opens on the "
+        "component where the points are most spread out.",
     )
     return views[pick]
 
@@ -219,7 +246,7 @@ with tab_graph:
                 key="emb_graph_curve",
             )
         with right:
-            view = view_picker(result.signature, "emb_graph_view")
+            view = view_picker(result.signature, "emb_graph_view", result.X)
             hover = [f"node {v}" for v in extra["nodes"]]
             st.plotly_chart(
                 embedding_figure(
@@ -277,8 +304,9 @@ with tab_own:
     st.markdown(
         "Bring your own graph: an **edge list** (CSV or TSV, two columns of node ids, numbers or strings, an "
         "optional header such as `source,target`), or a **GML** or **GraphML** file. Node labels, optional, come "
-        "from a second file (two columns: node id, label) or from a node attribute such as `class` or `community` "
-        "in GML / GraphML. Edges are undirected and unweighted; the largest connected component is kept. "
+        "from a second file (two columns: node id or name, label) or from a node attribute of a GML / GraphML "
+        "file (chosen below once it is read). Edges are undirected and unweighted; the largest connected "
+        "component is kept. "
         f"Limits: **{graph_files.MAX_GRAPH_NODES:,} nodes** (embedding compares every pair), "
         f"**{graph_files.MAX_GRAPH_EDGES:,} edges**, **{graph_files.MAX_GRAPH_BYTES / 2**20:g} MB**. "
         "Your files stay in this browser session."
@@ -310,7 +338,12 @@ with tab_own:
     else:
         labels_raw = labels_file.getvalue() if labels_file is not None else None
         labels_name = labels_file.name if labels_file is not None else None
-        digest = graph_upload.upload_hash(graph_file.name, graph_file.getvalue(), labels_name, labels_raw)
+        # The node attribute chosen as the label, by the picker under the summary (per graph file).
+        graph_key = graph_upload.upload_hash(graph_file.name, graph_file.getvalue())
+        label_attribute = None if labels_raw is not None else attribute_choice(graph_key)
+        digest = graph_upload.upload_hash(
+            graph_file.name, graph_file.getvalue(), labels_name, labels_raw, label_attribute
+        )
         if upload is None or upload.hash != digest:
             # Parsed in the worker pool (a file of unclosed elements must not tie up the server);
             # only the checked result comes back.
@@ -321,6 +354,7 @@ with tab_own:
                     graph_file.getvalue(),
                     labels_name,
                     labels_raw,
+                    label_attribute,
                     what="reading the graph file",
                 )
             except jobs.JobError as exc:  # stopped for its time or memory, or a busy server: the reason, for this file
@@ -330,6 +364,8 @@ with tab_own:
     if upload is not None and upload.error:
         where = f"`{upload.name}`" + (f" with the labels in `{upload.labels_name}`" if upload.labels_name else "")
         st.error(f"Could not use {where}: {upload.error}.", icon=":material/warning:")
+        if labels_file is None:  # an attribute that does not label every node: choose another
+            label_picker(graph_key, st.session_state.get(f"emb_own_attrs_{graph_key}", ()), label_attribute)
     elif upload is not None:
         data = upload.data
         summary = graph_upload.graph_summary(data)
@@ -338,6 +374,9 @@ with tab_own:
                 "**While reading the graph**\n\n" + "\n".join(f"- {note}" for note in data.notes),
                 icon=":material/build:",
             )
+        if labels_file is None and data.label_attributes:
+            st.session_state[f"emb_own_attrs_{graph_key}"] = data.label_attributes
+            label_picker(graph_key, data.label_attributes, data.label_attribute)
         s1, s2, s3 = st.columns(3)
         s1.metric("Nodes", f"{summary['nodes']:,}")
         s2.metric("Edges", f"{summary['edges']:,}")
@@ -478,7 +517,7 @@ with tab_own:
                     key="emb_own_curve",
                 )
             with right:
-                view = view_picker(chosen.signature, "emb_own_view")
+                view = view_picker(chosen.signature, "emb_own_view", chosen.X)
                 labels = None if data.y is None else [data.y[v] for v in chosen.nodes]
                 st.plotly_chart(
                     embedding_figure(
@@ -561,7 +600,7 @@ with tab_vae:
                 key="emb_vae_curve",
             )
         with right:
-            view = view_picker(latents.signature, "emb_vae_view")
+            view = view_picker(latents.signature, "emb_vae_view", latents.X)
             hover = [f"digit {d}" + (" (test)" if t else "") for d, t in zip(latents.y, latents.test_mask)]
             st.plotly_chart(
                 embedding_figure(

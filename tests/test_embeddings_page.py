@@ -193,6 +193,22 @@ def test_a_gml_file_with_class_attributes_and_an_isolated_node():
     assert any("2 classes" in str(c.value) for c in at.caption)
 
 
+@pytest.mark.slow
+def test_the_label_attribute_is_picked_and_names_match_a_labels_file():
+    at = _open_page()
+    _upload(at, GML, "square.gml")
+    picker = next(s for s in at.selectbox if s.label == "Node attribute used as the label")
+    assert picker.value == "class" and "label" in picker.options
+    picker.set_value("label").run()  # every node its own name: four classes
+    assert not at.exception and not at.error
+    assert any("4 classes" in str(c.value) for c in at.caption)
+    assert "node attribute 'label'" in _infos(at)
+    # A labels file keyed by the nodes' names (networkx's own `label`), not their ids.
+    _upload(at, GML, "square.gml", b"node,label\na,red\nb,red\nc,blue\nd,blue\n")
+    assert not at.error, _errors(at)
+    assert "matched by name" in _infos(at) and any("2 classes" in str(c.value) for c in at.caption)
+
+
 @pytest.mark.parametrize(
     "files, expected",
     [

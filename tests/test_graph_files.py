@@ -167,3 +167,49 @@ def test_a_lone_node_row_is_explained():
 def test_labels_for_unknown_nodes_are_named_in_the_refusal():
     with pytest.raises(ValueError, match=r"the labels name 2 nodes the graph does not have \(7, 8\)"):
         read_graph(b"1,2\n2,3\n3,1\n", "g.csv", labels=b"7,a\n8,b\n")
+
+
+# ------------------------------------------------------------------ labels by name, and which attribute is the label
+NAMED_GML = b"""graph [
+  node [ id 0 label "Alice" club "x" role "lead" ]
+  node [ id 1 label "Bob" club "x" role "member" ]
+  node [ id 2 label "Carol" club "y" role "member" ]
+  node [ id 3 label "Dan" club "y" role "lead" ]
+  edge [ source 0 target 1 ]
+  edge [ source 1 target 2 ]
+  edge [ source 2 target 3 ]
+]
+"""
+
+
+def test_a_labels_file_keyed_by_node_names_matches_by_label_when_ids_do_not():
+    labels = b"node,label\nAlice,red\nBob,red\nCarol,blue\nDan,blue\n"
+    data = read_graph(NAMED_GML, "people.gml", labels=labels)
+    assert data.task == "classification" and data.target_names == ("red", "blue")
+    assert data.y == {0: 0, 1: 0, 2: 1, 3: 1}  # nodes stay named by id; the labels found them by name
+    assert any("matched by name" in note for note in data.notes)
+    # Ids still win when they match: a file keyed by ids is read as before.
+    by_id = read_graph(NAMED_GML, "people.gml", labels=b"0,red\n1,red\n2,blue\n3,blue\n")
+    assert by_id.y == data.y and not any("matched by name" in note for note in by_id.notes)
+    # A name two nodes share names neither: those nodes are unlabelled, and the refusal says so.
+    twins = NAMED_GML.replace(b'label "Dan"', b'label "Carol"')
+    with pytest.raises(graph_files.GraphFileError, match="have no label"):
+        read_graph(twins, "people.gml", labels=labels)
+
+
+def test_the_label_attribute_is_chosen_among_the_nodes_own_attributes():
+    auto = read_graph(NAMED_GML, "people.gml")
+    assert auto.label_attributes == ("club", "label", "role") and auto.label_attribute == "club"
+    role = read_graph(NAMED_GML, "people.gml", label_attribute="role")
+    assert role.label_attribute == "role" and role.target_names == ("lead", "member")
+    assert role.y == {0: 0, 1: 1, 2: 1, 3: 0}
+    none = read_graph(NAMED_GML, "people.gml", label_attribute="")
+    assert none.y is None and none.task == "link_prediction"
+    with pytest.raises(graph_files.GraphFileError, match=r"no attribute 'colour'.*'club', 'label', 'role'"):
+        read_graph(NAMED_GML, "people.gml", label_attribute="colour")
+
+
+def test_label_attributes_offered_are_bounded(monkeypatch):
+    monkeypatch.setattr(graph_files, "MAX_GRAPH_LABEL_ATTRIBUTES", 2)
+    data = read_graph(NAMED_GML, "people.gml")
+    assert len(data.label_attributes) == 2

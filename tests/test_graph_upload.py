@@ -105,3 +105,55 @@ def test_link_prediction_over_the_row_limit_is_refused_before_anything_is_built(
 
 def test_node_ids_are_shown_not_interpreted():
     assert graph_upload.hover_names(["<b>x</b>", 3]) == ["node &lt;b&gt;x&lt;/b&gt;", "node 3"]
+
+
+# ------------------------------------------------------------------ the default picture of an embedding
+def _piled_and_spread(n: int = 300, seed: int = 0):
+    """H2 x S2 points: on H2 all in one small patch, on S2 spread over the whole sphere."""
+    from curvedtrees import coords
+
+    rng = np.random.default_rng(seed)
+    ball = 0.02 * rng.standard_normal((n, 2)) + np.array([0.3, 0.1])  # a patch on the Poincare disk
+    h2 = coords.poincare_to_hyperboloid(ball)
+    s2 = rng.standard_normal((n, 3))
+    s2 /= np.linalg.norm(s2, axis=1, keepdims=True)
+    return np.hstack([h2, s2])
+
+
+def test_the_spread_measure_tells_a_patch_from_points_spread_out():
+    from curvedtrees.viz import available_views
+
+    X = _piled_and_spread()
+    disk, sphere = available_views("H2 x S2")
+    assert graph_upload.picture_spread(disk, "H2 x S2", X) < 0.35
+    assert graph_upload.picture_spread(sphere, "H2 x S2", X) > 0.9
+    # One cell: 0; every point in its own cell of a circle: 1.
+    assert graph_upload.picture_spread(sphere, "H2 x S2", np.tile(X[:1], (50, 1))) == 0.0
+    angles = np.linspace(-np.pi, np.pi, 128, endpoint=False) + np.pi / 128
+    circle = np.column_stack([np.cos(angles), np.sin(angles)])
+    (view,) = available_views("S1")
+    assert graph_upload.picture_spread(view, "S1", circle) == pytest.approx(1.0)
+
+
+def test_an_embedding_opens_on_the_component_where_its_points_are_most_spread():
+    from curvedtrees.viz import available_views
+
+    X = _piled_and_spread()
+    views = available_views("H2 x S2")
+    assert graph_upload.most_spread_view(views, "H2 x S2", X) == 1  # the sphere, not the piled-up disk
+    swapped = np.hstack([X[:, 3:], X[:, :3]])  # S2 x H2 with the same points: still the sphere
+    assert graph_upload.most_spread_view(available_views("S2 x H2"), "S2 x H2", swapped) == 0
+    from curvedtrees import coords
+
+    rng = np.random.default_rng(2)
+    spread_disk = _piled_and_spread(seed=1)
+    spread_disk[:, :3] = coords.poincare_to_hyperboloid(_disk_points(rng, 300))
+    spread_disk[:, 3:] = np.array([0.0, 0.0, 1.0]) + 0.01 * rng.standard_normal((300, 3))
+    spread_disk[:, 3:] /= np.linalg.norm(spread_disk[:, 3:], axis=1, keepdims=True)
+    assert graph_upload.most_spread_view(views, "H2 x S2", spread_disk) == 0  # now the disk
+
+
+def _disk_points(rng, n):
+    r = np.sqrt(rng.uniform(0, 0.81, n))
+    t = rng.uniform(0, 2 * np.pi, n)
+    return np.column_stack([r * np.cos(t), r * np.sin(t)])

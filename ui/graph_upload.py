@@ -34,7 +34,9 @@ __all__ = [
     "hover_names",
     "link_dataset",
     "link_rows",
+    "most_spread_view",
     "node_dataset",
+    "picture_spread",
     "read_upload",
     "search_figure",
     "search_table",
@@ -92,16 +94,31 @@ class GraphUpload:
     params: dict = field(default_factory=dict)
 
 
-def upload_hash(name: str, raw: bytes, labels_name: str | None = None, labels_raw: bytes | None = None) -> str:
-    """Content hash of an uploaded graph file, its labels file and their names (a new upload replaces the record)."""
+def upload_hash(
+    name: str,
+    raw: bytes,
+    labels_name: str | None = None,
+    labels_raw: bytes | None = None,
+    label_attribute: str | None = None,
+) -> str:
+    """Content hash of an uploaded graph file, its labels file, their names and the label attribute chosen."""
     arrays = [np.frombuffer(raw, dtype=np.uint8)]
     if labels_raw is not None:
         arrays.append(np.frombuffer(labels_raw, dtype=np.uint8))
-    return content_hash(*arrays, extra=f"{name}|{labels_name}")
+    return content_hash(*arrays, extra=f"{name}|{labels_name}|{label_attribute!r}")
 
 
-def read_upload(name: str, raw: bytes, labels_name: str | None = None, labels_raw: bytes | None = None) -> GraphUpload:
+def read_upload(
+    name: str,
+    raw: bytes,
+    labels_name: str | None = None,
+    labels_raw: bytes | None = None,
+    label_attribute: str | None = None,
+) -> GraphUpload:
     """Read an uploaded graph file (and optional labels file) into a :class:`GraphUpload`.
+
+    ``label_attribute`` picks the node attribute that holds the label (see
+    :func:`curvedtrees.datasets.read_graph`; None: the usual one, ``""``: none).
 
     A file that cannot be used gives a record with ``error`` set (the reason in plain
     words, from :func:`curvedtrees.datasets.read_graph`), not an exception. The app runs
@@ -110,10 +127,10 @@ def read_upload(name: str, raw: bytes, labels_name: str | None = None, labels_ra
     """
     from curvedtrees.datasets import read_graph
 
-    digest = upload_hash(name, raw, labels_name, labels_raw)
+    digest = upload_hash(name, raw, labels_name, labels_raw, label_attribute)
     title = name if len(name) <= TITLE_CHARS else name[: TITLE_CHARS - 3] + "..."
     try:
-        data = read_graph(raw, name, labels=labels_raw, title=title)
+        data = read_graph(raw, name, labels=labels_raw, title=title, label_attribute=label_attribute)
     except ValueError as exc:
         return GraphUpload(digest, name, labels_name, None, str(exc))
     return GraphUpload(digest, name, labels_name, data, None)
@@ -318,3 +335,88 @@ def graph_record(dataset, upload: GraphUpload, kind: str):
 def hover_names(nodes) -> list[str]:
     """Hover text of each node; ids come from the user's file, so HTML in them is shown, not interpreted."""
     return [f"node {html.escape(str(v))}" for v in nodes]
+
+
+# ------------------------------------------------------------------ which picture shows an embedding best
+# Cells of equal area that a picture is cut into to see how its points spread: 8 rings x 16 sectors
+# on a disk or a sphere (rings equal in r^2 or in z, so equal in area), 12 x 12 on a plane or a torus,
+# 128 arcs on a circle or a line.
+_RINGS, _SECTORS, _SIDE, _ARCS = 8, 16, 12, 128
+
+
+def _bins(values, low, high, n):
+    """Bin index in [0, n) of each value over [low, high] (the top edge goes in the last bin)."""
+    span = high - low if high > low else 1.0
+    return np.clip(((np.asarray(values, dtype=np.float64) - low) / span * n).astype(np.int64), 0, n - 1)
+
+
+def _cells(view, signature, X) -> tuple[np.ndarray, int]:
+    """The equal-area cell of each point of ``X`` in the picture ``view``, and the number of cells."""
+    from curvedtrees import coords
+    from curvedtrees.manifolds import Signature
+    from curvedtrees.viz import project_points
+
+    signature = Signature.parse(signature)
+    pos = project_points(view, signature, X)
+    if view.kind == "torus":  # the two circles' angles: the torus' own (flat) coordinates
+        first, second = (signature.components[c] for c in view.components)
+        a = coords.circle_to_angle(X[:, first.slice], curvature=first.curvature)
+        b = coords.circle_to_angle(X[:, second.slice], curvature=second.curvature)
+        return _bins(a, -np.pi, np.pi, _SIDE) * _SIDE + _bins(b, -np.pi, np.pi, _SIDE), _SIDE * _SIDE
+    if view.kind == "disk":
+        r2 = np.clip(pos["x"] ** 2 + pos["y"] ** 2, 0.0, 1.0)
+        angle = np.arctan2(pos["y"], pos["x"])
+        return _bins(r2, 0.0, 1.0, _RINGS) * _SECTORS + _bins(angle, -np.pi, np.pi, _SECTORS), _RINGS * _SECTORS
+    if view.kind in ("sphere", "map", "ortho"):
+        if "z" in pos:
+            unit = np.column_stack([pos["x"], pos["y"], pos["z"]])
+            unit = unit / np.linalg.norm(unit, axis=1, keepdims=True)
+            z, lon = unit[:, 2], np.arctan2(unit[:, 1], unit[:, 0])
+        else:
+            z, lon = np.sin(np.radians(pos["lat"])), np.radians(pos.get("lon", pos.get("x")))
+        return _bins(z, -1.0, 1.0, _RINGS) * _SECTORS + _bins(lon, -np.pi, np.pi, _SECTORS), _RINGS * _SECTORS
+    if view.kind == "circle":
+        return _bins(pos["theta"], -180.0, 180.0, _ARCS), _ARCS
+    if view.kind == "plane":  # drawn over the points' own extent
+        x, y = pos["x"], pos["y"]
+        return _bins(x, x.min(), x.max(), _SIDE) * _SIDE + _bins(y, y.min(), y.max(), _SIDE), _SIDE * _SIDE
+    x = pos["x"]  # a line, over the points' extent
+    return _bins(x, x.min(), x.max(), _ARCS), _ARCS
+
+
+def picture_spread(view, signature, X) -> float:
+    """How evenly the points of ``X`` cover the picture ``view``: 0 when they share one cell, 1 when even.
+
+    The picture is cut into cells of equal area (rings and sectors on the disk and the sphere,
+    a grid on the plane and the torus over what they draw, arcs on a circle); the measure is
+    the entropy of the points' share of each cell, over the largest entropy ``n`` points can
+    reach in those cells, ``log(min(n, cells))``. A component whose points pile into one patch
+    scores near 0, one where they are spread out near 1.
+
+    Parameters
+    ----------
+    view : curvedtrees.viz.View
+    signature : str or Signature
+    X : ndarray of shape (n_points, ambient_dim)
+
+    Returns
+    -------
+    float
+    """
+    X = np.asarray(X, dtype=np.float64)
+    finite = np.isfinite(X).all(axis=1)
+    if finite.sum() < 2:
+        return 0.0
+    cells, n_cells = _cells(view, signature, X[finite])
+    counts = np.bincount(cells, minlength=n_cells)
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum() / np.log(min(int(finite.sum()), n_cells)))
+
+
+def most_spread_view(views, signature, X) -> int:
+    """Index in ``views`` of the picture where the points of ``X`` are most spread (:func:`picture_spread`).
+
+    Ties go to the first (the signature's order).
+    """
+    scores = [picture_spread(view, signature, X) for view in views]
+    return int(np.argmax(np.round(scores, 9))) if scores else 0

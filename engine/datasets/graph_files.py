@@ -42,6 +42,7 @@ from ..limits import (
     MAX_GRAPH_EDGES,
     MAX_GRAPH_FIELD_CHARS,
     MAX_GRAPH_FILE_NODES,
+    MAX_GRAPH_LABEL_ATTRIBUTES,
     MAX_GRAPH_NESTING,
     MAX_GRAPH_NODES,
     MAX_GRAPH_RECORDS,
@@ -54,6 +55,7 @@ __all__ = [
     "MAX_GRAPH_EDGES",
     "MAX_GRAPH_FIELD_CHARS",
     "MAX_GRAPH_FILE_NODES",
+    "MAX_GRAPH_LABEL_ATTRIBUTES",
     "MAX_GRAPH_NESTING",
     "MAX_GRAPH_NODES",
     "MAX_GRAPH_RECORDS",
@@ -342,16 +344,71 @@ def _networkx_graph(text: str, kind: str, notes: list[str]):
         notes.append("The graph is directed; edges are treated as undirected.")
     if graph.is_multigraph():
         notes.append("Parallel edges were merged.")
-    attributes = {}
-    for name in _LABEL_ATTRIBUTES:
-        values = nx.get_node_attributes(graph, name)
-        if values:
-            attributes = {_node_id(str(node)): value for node, value in values.items()}
-            notes.append(f"Node labels taken from the node attribute {name!r}.")
-            break
     edges = [(_node_id(str(u)), _node_id(str(v))) for u, v in graph.edges()]
     isolated = [node for node in graph.nodes if graph.degree(node) == 0]
-    return edges, [(_node_id(str(n)), None) for n in isolated], attributes
+    return edges, [(_node_id(str(n)), None) for n in isolated], _node_attributes(graph)
+
+
+def _node_attributes(graph) -> dict:
+    """{attribute: {node id: value}} of the nodes' plain attributes (text and numbers), the first few names.
+
+    At most ``MAX_GRAPH_LABEL_ATTRIBUTES`` names are offered as labels (a file may give every node
+    its own); lists, records and booleans are not labels.
+    """
+    found: dict = {}
+    for node, attributes in graph.nodes(data=True):
+        for name, value in attributes.items():
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                continue
+            if name not in found and len(found) >= MAX_GRAPH_LABEL_ATTRIBUTES:
+                continue
+            found.setdefault(str(name), {})[_node_id(str(node))] = value
+    return found
+
+
+def _chosen_attribute(attributes: dict, label_attribute, notes: list[str]) -> str | None:
+    """The node attribute that labels the nodes: the one asked for, else the first usual one, else none."""
+    if label_attribute is None:
+        name = next((n for n in _LABEL_ATTRIBUTES if n in attributes), None)
+    elif label_attribute == "":
+        return None
+    elif label_attribute not in attributes:
+        offered = ", ".join(repr(n) for n in sorted(attributes)) or "none"
+        raise GraphFileError(
+            f"the graph's nodes have no attribute {str(label_attribute)[:60]!r} to use as the label "
+            f"(their attributes: {offered})"
+        )
+    else:
+        name = label_attribute
+    if name is not None:
+        notes.append(f"Node labels taken from the node attribute {name!r}.")
+    return name
+
+
+def _match_by_name(raw_labels: dict, graph, names: dict, notes: list[str]) -> dict:
+    """Labels keyed by node names (a GML node's ``label``) moved to the nodes' ids, when names match more nodes.
+
+    ``names`` is ``{node id: name}``; a name that two nodes share names neither.
+    """
+    by_id = sum(node in raw_labels for node in graph.nodes)
+    if by_id == graph.number_of_nodes() or not names:
+        return raw_labels
+    owner: dict = {}
+    for node in graph.nodes:
+        if node in names:
+            name = _node_id(str(names[node]))
+            owner[name] = None if name in owner else node  # shared names are ambiguous
+    moved = {owner[key]: value for key, value in raw_labels.items() if owner.get(key) is not None}
+    if len(moved) <= by_id:
+        return raw_labels
+    for key, value in raw_labels.items():  # labels of names the graph lacks: reported as unknown below
+        if key not in owner and key not in moved:
+            moved[key] = value
+    notes.append(
+        f"The labels file names nodes by their name (the node attribute 'label'), not their id: {len(moved):,} "
+        "labels matched by name."
+    )
+    return moved
 
 
 def read_node_labels(raw: bytes) -> dict:
@@ -393,7 +450,13 @@ def _target(labels: dict):
     return "classification", {node: index[str(v)] for node, v in labels.items()}, tuple(names)
 
 
-def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: str | None = None) -> GraphData:
+def read_graph(
+    raw: bytes,
+    filename: str,
+    labels: bytes | None = None,
+    title: str | None = None,
+    label_attribute: str | None = None,
+) -> GraphData:
     """An uploaded graph file as :class:`GraphData`, ready to embed.
 
     Parameters
@@ -405,10 +468,16 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         Its name; the extension picks the format (``.csv``, ``.tsv``, ``.txt``, ``.edges``,
         ``.gml``, ``.graphml``).
     labels : bytes, optional
-        A two-column table of node labels (:func:`read_node_labels`). Without it, GML and
-        GraphML labels come from a node attribute such as ``class`` or ``community``.
+        A two-column table of node labels (:func:`read_node_labels`), keyed by node ids or,
+        in GML and GraphML, by the nodes' names (their ``label`` or ``name`` attribute,
+        matched when the ids match fewer nodes). Without it, GML and GraphML labels come
+        from a node attribute: ``label_attribute``.
     title : str, optional
         Name shown by the app (default: the file name).
+    label_attribute : str, optional
+        The node attribute that holds the label (``GraphData.label_attributes`` lists those
+        a file offers); ``""`` for none; None picks the first usual one (``class``,
+        ``community``, ``club``, ...).
 
     Returns
     -------
@@ -426,7 +495,7 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         finds the problem, it is this one error type with a plain message.
     """
     try:
-        return _read_graph(raw, filename, labels, title)
+        return _read_graph(raw, filename, labels, title, label_attribute)
     except GraphFileError:
         raise
     except RecursionError:
@@ -437,7 +506,7 @@ def read_graph(raw: bytes, filename: str, labels: bytes | None = None, title: st
         raise GraphFileError(f"{filename!r} could not be read: {type(exc).__name__}: {exc}") from None
 
 
-def _read_graph(raw, filename, labels, title) -> GraphData:
+def _read_graph(raw, filename, labels, title, label_attribute=None) -> GraphData:
     nx = require("networkx", "Reading graph files")
     suffix = "." + filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     kind = _FORMATS.get(suffix)
@@ -488,7 +557,13 @@ def _read_graph(raw, filename, labels, title) -> GraphData:
             f"{MAX_GRAPH_NODES:,} (embedding compares every pair of nodes)"
         )
 
-    raw_labels = read_node_labels(labels) if labels is not None else attributes
+    names = attributes.get("label") or attributes.get("name") or {}
+    chosen = None
+    if labels is not None:
+        raw_labels = _match_by_name(read_node_labels(labels), graph, names, notes)
+    else:
+        chosen = _chosen_attribute(attributes, label_attribute, notes)
+        raw_labels = attributes.get(chosen, {}) if chosen is not None else {}
     y = task = names = None
     if raw_labels:
         unknown = [node for node in raw_labels if node not in graph]
@@ -531,4 +606,6 @@ def _read_graph(raw, filename, labels, title) -> GraphData:
         ),
         provenance="Uploaded by the user; kept in this session only.",
         notes=tuple(notes),
+        label_attributes=tuple(sorted(attributes)),
+        label_attribute=chosen,
     )

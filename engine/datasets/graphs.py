@@ -45,6 +45,10 @@ class GraphData:
     title, description, provenance : str
     notes : tuple of str
         What reading the graph repaired or dropped (uploaded graphs).
+    label_attributes : tuple of str
+        Uploaded GML / GraphML: the node attributes that could be the label (text or numbers).
+    label_attribute : str or None
+        The one that is (None: a labels file, or no label).
     """
 
     graph: object
@@ -55,6 +59,8 @@ class GraphData:
     description: str
     provenance: str
     notes: tuple = ()
+    label_attributes: tuple = ()
+    label_attribute: str | None = None
 
 
 def random_recursive_tree(n_nodes: int, random_state=None):
