@@ -37,9 +37,11 @@ class PointLayer:
     coords : dict of str to ndarray of shape (n,)
         From :func:`curvedtrees.viz.views.project_points`.
     class_index : ndarray of int, shape (n,), optional
-        Class of each point (index into the class names); classification.
+        Class of each point (index into the class names); classification. Whole floats
+        and booleans are taken as indices; labels (strings) raise a ValueError that says
+        how to map them (:func:`curvedtrees.viz.label_indices`).
     values : ndarray of float, shape (n,), optional
-        Target of each point; regression.
+        Target of each point; regression (numbers, else a ValueError).
     is_test : ndarray of bool, shape (n,), optional
         Test rows get a different marker.
     rows : ndarray of int, shape (n,), optional
@@ -51,6 +53,15 @@ class PointLayer:
     values: np.ndarray | None = None
     is_test: np.ndarray | None = None
     rows: np.ndarray | None = None
+
+    def __post_init__(self):
+        # Checked here, where the layer is made: the renderers index colours with these arrays, and a
+        # label that is not a class index (a string) would otherwise fail deep inside as a bare
+        # "invalid literal for int()".
+        if self.class_index is not None:
+            self.class_index = _class_indices(self.class_index, len(self))
+        if self.values is not None:
+            self.values = _point_values(self.values, len(self))
 
     def __len__(self) -> int:
         return len(next(iter(self.coords.values()))) if self.coords else 0
@@ -65,6 +76,54 @@ class PointLayer:
             pick(self.is_test),
             pick(self.rows),
         )
+
+
+def _class_indices(class_index, n: int) -> np.ndarray:
+    """``class_index`` as int64 class indices, or a ValueError saying what is wrong with it."""
+    index = np.asarray(class_index)
+    if index.ndim != 1 or len(index) != n:
+        raise ValueError(f"PointLayer.class_index must have shape ({n},), one class per point; got {index.shape}")
+    if index.dtype.kind in "iub":
+        return index.astype(np.int64)
+    if index.dtype.kind == "f" and np.isfinite(index).all() and (index == np.round(index)).all():
+        return index.astype(np.int64)
+    bad = next((v for v in index.tolist() if not _is_whole(v)), index.tolist()[0] if n else None)
+    raise ValueError(
+        "PointLayer.class_index holds class indices (integers: 0 for the first class name, 1 for the "
+        f"next, ...), got {type(bad).__name__} values such as {bad!r}; map labels to indices first (the "
+        "position of each label in the classes: curvedtrees.viz.label_indices(y, classes)), or draw "
+        "with curvedtrees.viz.RegionDisplay.from_estimator, which takes labels of any dtype"
+    )
+
+
+def _is_whole(value) -> bool:
+    try:
+        return bool(np.isfinite(value)) and float(value) == round(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _point_values(values, n: int) -> np.ndarray:
+    """``values`` as float64 targets, or a ValueError saying what is wrong with them."""
+    array = np.asarray(values)
+    if array.ndim != 1 or len(array) != n:
+        raise ValueError(f"PointLayer.values must have shape ({n},), one target per point; got {array.shape}")
+    try:
+        return array.astype(np.float64)
+    except (TypeError, ValueError):
+        bad = next(v for v in array.tolist() if not _is_number(v))
+        raise ValueError(
+            f"PointLayer.values holds regression targets (numbers), got {type(bad).__name__} values such as "
+            f"{bad!r}; class labels go in class_index"
+        ) from None
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def subsample(n: int, max_points: int, random_state: int = 0) -> np.ndarray:
