@@ -2,6 +2,9 @@
 
 Pure functions (no Streamlit): the app calls them and displays what they return.
 
+* :class:`RegionDisplay`, :class:`TreeDisplay` (:mod:`curvedtrees.viz.display`): one call
+  from a fitted estimator to its regions on one component, or to a tree's diagram, framed
+  for a notebook cell;
 * :mod:`curvedtrees.viz.views`: which part of a product each picture shows, its grid,
   reference points, and where data points land in the picture;
 * :mod:`curvedtrees.viz.regions`: a model's predictions over a picture (one call);
@@ -28,6 +31,7 @@ from ..utils import require
 require("plotly", "curvedtrees.viz (Plotly figures)")
 
 from .boundaries import BoundaryCurve, boundary_curves, split_plane
+from .display import RegionDisplay, TreeDisplay, label_indices
 from .figures import Animation, Colors, Framing, Overlay, PointLayer, confusion_figure, region_figure, subsample
 from .palette import class_colors, world_class_colors
 from .regions import RegionGrid, compute_regions, predict_frames, predict_regions
@@ -70,8 +74,10 @@ __all__ = [
     "Framing",
     "Overlay",
     "PointLayer",
+    "RegionDisplay",
     "RegionGrid",
     "Replay",
+    "TreeDisplay",
     "View",
     "ViewGrid",
     "available_views",
@@ -86,6 +92,7 @@ __all__ = [
     "facing_direction",
     "graticule",
     "holds_reference",
+    "label_indices",
     "latlon_xyz",
     "node_details",
     "ortho_project",
