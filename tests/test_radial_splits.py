@@ -272,3 +272,62 @@ def test_clone_grid_search_and_warm_start_know_splits():
     forest = ProductRandomForestClassifier(2, signature="H2", warm_start=True, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="warm_start: splits="):
         forest.set_params(n_estimators=4, splits=RADIAL_SPLITS).fit(X, y)
+
+
+# ------------------------------------------------------------------ pictures and Inspector text
+def test_a_ball_is_drawn_as_a_circle_about_the_centre_of_the_disk():
+    from curvedtrees import viz
+
+    X, d = _hyperbolic(300, K=-0.5, seed=10)
+    R = np.sqrt(2.0)
+    tree = ProductDecisionTreeClassifier(signature="H2(-0.5)", max_depth=1, splits=RADIAL_SPLITS)
+    tree.fit(X, (d > 1.0).astype(int))
+    d_t = R * np.arccosh(tree.tree_.threshold[0] / R)
+    for model, expected in (("poincare", R * np.tanh(d_t / (2 * R))), ("klein", R * np.tanh(d_t / R))):
+        view = viz.View("disk", (0,), (1, 2), model)
+        (curve,) = viz.boundary_curves(tree, "H2(-0.5)", view, viz.reference_point("H2(-0.5)"))
+        radius = np.hypot(curve.coords["x"], curve.coords["y"])
+        np.testing.assert_allclose(radius[np.isfinite(radius)], expected, rtol=1e-12)
+        assert np.isfinite(radius).sum() >= 100  # the whole circle: the root acts everywhere
+
+
+def test_a_cap_is_drawn_as_its_small_circle_on_the_sphere_the_map_the_globe_and_the_circle():
+    from curvedtrees import viz
+
+    S = _sphere(500, seed=11)
+    tree = ProductDecisionTreeClassifier(signature="S2", max_depth=1, splits=RADIAL_SPLITS)
+    tree.fit(S, (S[:, 0] > 0.5).astype(int))
+    t = tree.tree_.threshold[0]
+    ref = viz.reference_point("S2")
+    (sphere,) = viz.boundary_curves(tree, "S2", viz.View("sphere", (0,), (0, 1, 2)), ref)
+    np.testing.assert_allclose(sphere.coords["x"] / 1.006, t, rtol=1e-12)  # x0 = t all round
+    for kind in ("map", "ortho"):
+        (flat,) = viz.boundary_curves(tree, "S2", viz.View(kind, (0,), (0, 1, 2)), ref)
+        lat, lon = flat.coords["y" if kind == "map" else "lat"], flat.coords["x" if kind == "map" else "lon"]
+        np.testing.assert_allclose(np.cos(np.radians(lat)) * np.cos(np.radians(lon)), t, atol=1e-12)
+    circle = ProductManifold("S1").random_normal(300, random_state=0)
+    tree = ProductDecisionTreeClassifier(signature="S1", max_depth=1, splits=RADIAL_SPLITS)
+    tree.fit(circle, (circle[:, 1] > 0.8).astype(int))
+    assert tree.tree_.radial[0]
+    (ring,) = viz.boundary_curves(tree, "S1", viz.View("circle", (0,), ()), viz.reference_point("S1"))
+    np.testing.assert_allclose(np.sin(np.radians(ring.coords["theta"])), tree.tree_.threshold[0], atol=1e-12)
+    torus = ProductManifold("S1 x S1").random_normal(300, random_state=0)
+    tree = ProductDecisionTreeClassifier(signature="S1 x S1", max_depth=1, splits=RADIAL_SPLITS)
+    tree.fit(torus, (torus[:, 2] > 0.8).astype(int))
+    (ring,) = viz.boundary_curves(tree, "S1 x S1", viz.View("torus", (0, 1), ()), viz.reference_point("S1 x S1"))
+    assert np.isfinite(ring.coords["x"]).sum() >= 2 * 300  # two circles of the torus, all the way round
+
+
+def test_the_inspector_names_the_ball_and_the_cap_and_which_side_is_convex():
+    from curvedtrees.viz.treeview import node_details, split_geometry
+
+    X, d = _hyperbolic(200, seed=12)
+    tree = ProductDecisionTreeClassifier(signature="H2", max_depth=1, splits=RADIAL_SPLITS).fit(X, (d > 0.9) * 1)
+    details = node_details(tree, 0)
+    assert details["plane"] == "radial x0" and "distance from origin <=" in details["boundary"]
+    geometry = split_geometry(tree, 0)
+    assert "ball about the origin" in geometry and "its outside (right) is not" in geometry
+    S = _sphere(300, seed=13)
+    tree = ProductDecisionTreeClassifier(signature="S2", max_depth=1, splits=RADIAL_SPLITS).fit(S, (S[:, 2] > 0.5) * 1)
+    assert tree.tree_.threshold[0] > 0
+    assert "the cap about +x2 (right) is convex" in split_geometry(tree, 0)

@@ -14,7 +14,7 @@ Layers (one module each, as in scikit-learn's tree module):
 
 from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
-from ._export import describe_split, export_text
+from ._export import describe_split, export_text, radial_distance, radial_rule
 from ._features import SplitFeatures, count_planes
 from ._forest import ProductRandomForestClassifier, ProductRandomForestRegressor
 from ._tree import Tree
@@ -32,6 +32,8 @@ __all__ = [
     "describe_split",
     "export_text",
     "first_splits",
+    "radial_distance",
+    "radial_rule",
     "split_order",
 ]
 

@@ -13,6 +13,16 @@ ambient origin. Its trace on each picture is exact and closed-form:
 * circle and torus: the two antipodal angles with ``a0 cos t + a1 sin t = 0``;
 * plane and line: a straight line, or a point.
 
+A radial split (``splits="geodesic+radial"``: ``x_j <= t`` on one coordinate of an H or
+S component) is not a plane through the origin, and its trace is the circle it is:
+
+* Poincaré / Klein disk (``x_0 = t``): the circle about the centre of radius
+  ``R tanh(d / 2R)`` / ``R tanh(d / R)``, ``d = R arccosh(t / R)`` the ball's radius;
+* sphere, map, globe (``x_k = t``): the small circle at angle ``arccos(t / R)`` from the
+  pole ``+e_k`` (none when ``x_k`` is not among the picture's axes: it is 0 on the picture);
+* circle and torus: the two angles where ``x_k = t`` meets the circle;
+* line (H1): the two points at distance ``d`` on either side of the origin.
+
 A split only acts on the rows that reach its node, so each curve is sampled
 densely and cut (NaN) where its points would not reach the node (the tree's own
 routing, :meth:`curvedtrees.trees.Tree.reaches`): what is left is the actual piece
@@ -141,6 +151,86 @@ def split_plane(tree, node: int, signature) -> tuple[int, np.ndarray, float]:
         a[i] += n0
     a[j] += n1
     return c, a, const
+
+
+@dataclass(frozen=True)
+class _Radial:
+    """One radial split in the terms of a picture: ``x_j <= t`` on component ``c`` (``comp``)."""
+
+    c: int
+    j: int
+    t: float
+    comp: object
+
+
+def _ratio(split: _Radial) -> float:
+    """``t / R``, clamped as the builder clamps it: ``>= 1`` on H (``x_0 >= R``), ``[-1, 1]`` on S."""
+    ratio = split.t / split.comp.radius
+    return max(ratio, 1.0) if split.comp.kind == "H" else min(max(ratio, -1.0), 1.0)
+
+
+def _radial_disk(view: View, split: _Radial, signature, reference, bounds, n: int):
+    comp = split.comp
+    R = comp.radius
+    d = R * np.arccosh(_ratio(split))  # the ball's radius (geodesic)
+    rho = R * np.tanh(d / (2 * R)) if view.model == "poincare" else R * np.tanh(d / R)
+    if rho >= R * (1 - RIM_MARGIN):
+        return None  # the ball reaches past what the picture draws of the disk
+    phi = np.linspace(0.0, 2 * np.pi, n)
+    pts = rho * np.column_stack([np.cos(phi), np.sin(phi)])
+    values = np.zeros((n, comp.ambient_dim))
+    values[:, 0] = R * np.cosh(d / R)  # x_0 on the circle: the threshold, as the hyperboloid has it
+    values[:, view.axes[0]] = R * np.sinh(d / R) * np.cos(phi)
+    values[:, view.axes[1]] = R * np.sinh(d / R) * np.sin(phi)
+    return {"x": pts[:, 0], "y": pts[:, 1]}, values
+
+
+def _radial_sphere(view: View, split: _Radial, signature, reference, bounds, n: int):
+    comp = split.comp
+    if split.j not in view.axes:
+        return None  # x_j = 0 on the whole picture: the split sends all of it one way
+    axis = list(view.axes).index(split.j)
+    pole = np.eye(3)[axis]
+    theta = np.arccos(_ratio(split))
+    u, v = np.eye(3)[(axis + 1) % 3], np.eye(3)[(axis + 2) % 3]
+    t = np.linspace(0.0, 2 * np.pi, n)
+    unit = np.cos(theta) * pole[None, :] + np.sin(theta) * (np.cos(t)[:, None] * u + np.sin(t)[:, None] * v)
+    values = np.zeros((n, comp.ambient_dim))
+    values[:, list(view.axes)] = unit * comp.radius
+    if view.kind != "sphere":
+        lat, lon = unit_to_latlon(unit)
+        return ({"x": lon, "y": lat} if view.kind == "map" else {"lat": lat, "lon": lon}), values
+    lifted = unit * 1.006  # just above the surface, as the great circles are
+    return {"x": lifted[:, 0], "y": lifted[:, 1], "z": lifted[:, 2]}, values
+
+
+def _radial_angles(split: _Radial) -> np.ndarray:
+    """The two angles of S1 where ``x_j = t``: ``cos a = t / R`` (j = 0) or ``sin a = t / R`` (j = 1)."""
+    ratio = _ratio(split)
+    if split.j == 0:
+        a = np.arccos(ratio)
+        return np.array([a, -a])
+    a = np.arcsin(ratio)
+    return np.array([a, np.pi - a])
+
+
+def _radial_circle(view: View, split: _Radial, signature, reference, bounds, n: int):
+    angles = _radial_angles(split)
+    return {"theta": np.degrees(angles)}, coords.angle_to_circle(angles, curvature=split.comp.curvature)
+
+
+def _radial_torus(view: View, split: _Radial, signature, reference, bounds, n: int):
+    return _torus_lines(view, split.c, _radial_angles(split), signature, n)
+
+
+def _radial_line(view: View, split: _Radial, signature, reference, bounds, n: int):
+    comp = split.comp
+    if comp.kind != "H":
+        return None
+    d = comp.radius * np.arccosh(_ratio(split))
+    p = comp.radius * np.tanh(d / (2 * comp.radius)) * np.array([-1.0, 1.0])
+    values = coords.poincare_to_hyperboloid(p[:, None], curvature=comp.curvature)
+    return {"x": p}, values
 
 
 def _unit_perp(v: np.ndarray) -> np.ndarray:
@@ -286,15 +376,20 @@ def _circle_curve(view: View, split: _Split, signature, reference, bounds, n: in
 
 
 def _torus_curve(view: View, split: _Split, signature, reference, bounds, n: int):
-    first, second = (signature.components[k] for k in view.components)
     angles = _circle_angles(split.a)
     if angles is None:
         return None
+    return _torus_lines(view, split.c, angles, signature, n)
+
+
+def _torus_lines(view: View, c: int, angles: np.ndarray, signature, n: int):
+    """The torus's circles at ``angles`` of component ``c`` (one of its two), each all the way round."""
+    first, second = (signature.components[k] for k in view.components)
     other = np.linspace(-np.pi, np.pi, n)
     parts_a, parts_b = [], []
     for t in angles:
         fixed = np.full(n, t)
-        if split.c == view.components[0]:
+        if c == view.components[0]:
             parts_a += [fixed, [np.nan]]
             parts_b += [other, [np.nan]]
         else:
@@ -357,10 +452,25 @@ _CURVES = {
     "plane": _plane_curve,
     "line": _line_curve,
 }
+# A radial split's boundary on each picture (no E picture: E components have none).
+_RADIAL_CURVES = {
+    "disk": _radial_disk,
+    **dict.fromkeys(SPHERE_KINDS, _radial_sphere),
+    "circle": _radial_circle,
+    "torus": _radial_torus,
+    "line": _radial_line,
+}
 
 
 def _curve(view: View, signature: Signature, node: int, tree, reference: np.ndarray, bounds, n: int):
     """(picture coords dict, view-column values (m, c)) of one split, or None."""
+    radial = getattr(tree, "radial", None)
+    if radial is not None and radial[node]:
+        c = int(tree.component[node])
+        if c not in view.components or view.kind not in _RADIAL_CURVES:
+            return None
+        split = _Radial(c, int(tree.coords[node][1]), float(tree.threshold[node]), signature.components[c])
+        return _RADIAL_CURVES[view.kind](view, split, signature, reference, bounds, n)
     c, a, const = split_plane(tree, node, signature)
     if c not in view.components:
         return None

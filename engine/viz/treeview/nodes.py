@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...trees import describe_split
+from ...trees import describe_split, radial_distance, radial_rule
 from ..views import ViewGrid, product_rows, project_points
 
 __all__ = [
@@ -99,14 +99,37 @@ def _side_labels(tree, node: int, shown: int, grid: ViewGrid, cells: np.ndarray,
     n_i, n_j = (float(v) for v in tree.normal[node])
     first = "1" if i < 0 else f"x{i}"
     rule = f"{n_i:+.3g}·{first} {n_j:+.3g}·x{j}"
+    radial = _radial_parts(tree, node)
     labels = []
     for side, mine, sign in (("left", cells[left], "≤"), ("right", cells[~left], ">")):
         cell = _label_cell(grid, mine)
         if cell is not None:
             # Short on the picture (it must fit a narrow column); the whole rule shows on hover.
+            if radial is not None:
+                text = f"node {shown} {side} ({radial[1] if side == 'left' else radial[2]})"
+                hover = radial[0] if side == "left" else f"not ({radial[0]})"
+                labels.append((_cell_point(grid, cell), text, hover))
+                continue
             text = f"node {shown} {side} (≤ 0)" if side == "left" else f"node {shown} {side} (> 0)"
             labels.append((_cell_point(grid, cell), text, f"{rule} {sign} 0"))
     return labels
+
+
+def _radial_parts(tree, node: int):
+    """A radial split's (left rule, left's short text, right's short text), or None for other splits.
+
+    H: "inside" / "outside" the ball about the origin; S: nearer to / farther from the pole
+    than the cap's angle (the left side, ``x_k <= t``, is the far one).
+    """
+    radial = getattr(tree, "radial", None)
+    if radial is None or not radial[node]:
+        return None
+    comp = tree.features.signature.components[int(tree.component[node])]
+    j, t = int(tree.coords[node][1]), float(tree.threshold[node])
+    value = radial_distance(comp.kind, comp.radius, t)
+    if comp.kind == "H":
+        return radial_rule(comp.kind, comp.radius, j, t), f"d ≤ {value:.3g}", f"d > {value:.3g}"
+    return radial_rule(comp.kind, comp.radius, j, t), f"∠+x{j} ≥ {value:.3g}", f"∠+x{j} < {value:.3g}"
 
 
 def node_region(
@@ -278,11 +301,16 @@ def node_details(estimator, node: int, class_names=None, id_map=None) -> dict:
     i, j = (int(c) for c in tree.coords[node])
     n_i, n_j = (float(v) for v in tree.normal[node])
     first = "1" if i < 0 else f"x{i}"
+    radial = _radial_parts(tree, node)
     out.update(
         kind="split",
         component=f"{comp} (component {comp.index + 1})",
-        plane=f"({first}, x{j})",
-        boundary=f"{n_i:+.4f}·{first} {n_j:+.4f}·x{j} = 0  (left: <= 0)",
+        plane=f"radial x{j}" if radial is not None else f"({first}, x{j})",
+        boundary=(
+            f"x{j} = {float(tree.threshold[node]):.4f}  (left: {radial[0]})"
+            if radial is not None
+            else f"{n_i:+.4f}·{first} {n_j:+.4f}·x{j} = 0  (left: <= 0)"
+        ),
         geometry=split_geometry(estimator, node),
         margin=float(tree.margin[node]),
         left=int(tree.children_left[node]) if id_map is None else int(id_map[tree.children_left[node]]),
@@ -304,8 +332,9 @@ def split_geometry(estimator, node: int) -> str:
     H: the geodesic (the two points where it meets the rim of the disk, in degrees, for
     H2) and the plane through the hyperboloid's origin it comes from; S1: the two angles
     where the line meets the circle; S2: the great circle's pole as latitude and longitude;
-    E: the threshold or the line through the origin. The margin is in the units of
-    ``dist`` (geodesic distance to the nearest training row).
+    E: the threshold or the line through the origin; a radial split: the ball about the
+    origin (H) or the cap about an axis pole (S) and which side is convex. The margin is in
+    the units of ``dist`` (geodesic distance to the nearest training row).
 
     Parameters
     ----------
@@ -316,6 +345,9 @@ def split_geometry(estimator, node: int) -> str:
     tree = estimator.tree_
     comp = estimator.signature_.components[int(tree.component[node])]
     i, j = (int(c) for c in tree.coords[node])
+    margin = f"; margin {float(tree.margin[node]):.3g} (geodesic distance, the units of dist)"
+    if _radial_parts(tree, node) is not None:
+        return _radial_geometry(comp, j, float(tree.threshold[node])) + margin
     n_i, n_j = (float(v) for v in tree.normal[node])
     first = "1" if i < 0 else f"x{i}"
     plane = f"{n_i:+.3f}·{first} {n_j:+.3f}·x{j} = 0"
@@ -351,4 +383,26 @@ def split_geometry(estimator, node: int) -> str:
         text = f"{comp}: the great circle whose pole is at latitude {lat + 0.0:.1f}°, longitude {_angle(lon)}"
     else:
         text = f"{comp}: the great sphere {plane}"
-    return f"{text}; margin {float(tree.margin[node]):.3g} (geodesic distance, the units of dist)"
+    return text + margin
+
+
+def _radial_geometry(comp, j: int, t: float) -> str:
+    """A radial split in words: the ball or cap, its radius, its circle on the pictures, which side is convex."""
+    R = comp.radius
+    value = radial_distance(comp.kind, R, t)
+    if comp.kind == "H":
+        return (
+            f"{comp}: the ball about the origin of radius {value:.4g} (x0 <= {t:.4g}), a circle about the "
+            f"centre of the Poincaré disk of radius {R * np.tanh(value / (2 * R)):.4g}; the ball (left) is "
+            "geodesically convex, its outside (right) is not"
+        )
+    convex = (
+        "both are hemispheres (convex)"
+        if t == 0.0
+        else f"the cap about {'+' if t > 0 else '-'}x{j} ({'right' if t > 0 else 'left'}) is convex, the other is not"
+    )
+    return (
+        f"{comp}: the small circle at {value:.4g} rad from the pole +x{j} (x{j} = {t:.4g}); the left side is "
+        f"the cap about -x{j} of angle {np.pi - value:.4g} rad, the right the cap about +x{j} of angle "
+        f"{value:.4g} rad; {convex} (a cap is convex when at most a hemisphere)"
+    )
