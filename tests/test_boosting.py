@@ -373,7 +373,9 @@ def test_product_data_and_importances():
         assert model.score(X[900:], y[900:]) > 0.5
         assert model.component_importances_.shape == (3,)
         assert model.component_importances_.sum() == pytest.approx(1.0)
-        assert model.feature_importances_.shape == (model.split_features_.n_features,)
+        assert model.plane_importances_.shape == (model.split_features_.n_features,)
+        assert model.feature_importances_.shape == (model.n_features_in_,)
+        assert model.feature_importances_.sum() == pytest.approx(1.0)
         assert len(model.trees_) == 20 and all(len(it) == 4 for it in model.trees_)
     # Only the sphere carries the label: it gets nearly all the gain.
     X, _ = make_classification(signature, n_samples=800, random_state=4)

@@ -7,6 +7,7 @@ from sklearn import get_config
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..manifolds.shared import COLUMN_PERMUTATION_HINT
 from ..manifolds.signature import Signature
 
 
@@ -24,14 +25,14 @@ def _validate_fit(estimator, X, y, *, regressor: bool, dtype=np.float64):
     # column and component (scikit-learn's only says "Input X contains NaN").
     X, y = validate_data(estimator, X, y, dtype=dtype, y_numeric=regressor, ensure_all_finite=False)
     estimator.signature_ = Signature.resolve(estimator.signature, X.shape[1])
-    X = _product_manifold(estimator.signature_).validate(X, name="X")
+    X = _product_manifold(estimator.signature_).validate(X, name="X", hint=COLUMN_PERMUTATION_HINT)
     return X, y
 
 
 def _validate_predict(estimator, X):
     check_is_fitted(estimator)
     X = validate_data(estimator, X, reset=False, dtype=np.float64, ensure_all_finite=False)
-    return _product_manifold(estimator.signature_).validate(X, name="X")
+    return _product_manifold(estimator.signature_).validate(X, name="X", hint=COLUMN_PERMUTATION_HINT)
 
 
 def _encode_classes(y):

@@ -16,9 +16,9 @@ the product trees'. Methods: ``fit(X, y, sample_weight=None, check_input=True)``
 ``score``. Fitted attributes: ``trees_`` (``n_iter_`` lists of
 ``n_trees_per_iteration_`` :class:`curvedtrees.trees.Tree`), ``baseline_``, ``n_iter_``,
 ``n_trees_per_iteration_``, ``do_early_stopping_``, ``train_score_``,
-``validation_score_``, ``feature_importances_`` (per split plane),
-``component_importances_`` (per signature component), ``bin_thresholds_``,
-``signature_``, ``split_features_``, ``classes_`` / ``n_classes_``, ``n_features_in_``.
+``validation_score_``, ``feature_importances_`` (per input column),
+``plane_importances_`` (per split plane), ``component_importances_`` (per signature
+component), ``bin_thresholds_``, ``signature_``, ``split_features_``, ``classes_`` / ``n_classes_``, ``n_features_in_``.
 
 How a fit runs
 --------------
@@ -366,10 +366,11 @@ class BaseProductGradientBoosting(BaseEstimator):
             yield raw.T.copy()
 
     @property
-    def feature_importances_(self) -> np.ndarray:
+    def plane_importances_(self) -> np.ndarray:
         """Normalised total gain per split plane over all trees, shape (n_split_features,).
 
-        The planes are listed by ``split_features_.names()``.
+        The planes are listed by ``split_features_.names()``, the ambient columns each
+        reads by ``split_features_.columns()``; all zeros when no tree split.
         """
         check_is_fitted(self, "trees_")
         total = np.zeros(self.split_features_.n_features)
@@ -380,9 +381,19 @@ class BaseProductGradientBoosting(BaseEstimator):
         return total / s if s > 0 else total
 
     @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total gain per input column, shape (n_features_in_,).
+
+        Summing to 1 (all zeros when no tree split): each plane's share of
+        ``plane_importances_`` is split equally among the ambient columns it reads, as
+        for the product trees.
+        """
+        return self.split_features_.to_columns(self.plane_importances_)
+
+    @property
     def component_importances_(self) -> np.ndarray:
         """Normalised total gain per signature component, shape (n_components,)."""
-        importances = self.feature_importances_
+        importances = self.plane_importances_
         out = np.zeros(len(self.signature_))
         np.add.at(out, self.split_features_.component, importances)
         return out
@@ -495,6 +506,12 @@ class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoos
     n_features_in_ : int
     signature_ : Signature
     split_features_ : SplitFeatures
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Gain importance per input column, summing to 1 (all zeros
+        without splits); a plane's share is split equally among the columns it reads.
+    plane_importances_ : ndarray of shape (n_split_features,)
+        The same per split plane (``split_features_.names()``).
+    component_importances_ : ndarray of shape (n_components,)
 
     Examples
     --------

@@ -216,10 +216,30 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         return self._margins
 
     @property
-    def feature_importances_(self):
-        """The wrapped model's importances, one per Klein feature (``klein_feature_names_``)."""
+    def klein_feature_importances_(self):
+        """The wrapped model's own importances, one per Klein feature (``klein_feature_names_``).
+
+        As the library computes them (scikit-learn's and XGBoost's sum to 1, LightGBM's
+        count splits); absent when the wrapped model has none (HistGradientBoosting).
+        """
         check_is_fitted(self)
-        return self.estimator_.feature_importances_
+        return np.asarray(self.estimator_.feature_importances_, dtype=np.float64)
+
+    @property
+    def feature_importances_(self):
+        """Importance per input column, shape (n_features_in_,), summing to 1.
+
+        scikit-learn's contract, so ``SelectFromModel`` and
+        ``zip(feature_names_in_, feature_importances_)`` work: each Klein feature's
+        importance (``klein_feature_importances_``) is shared equally among the input
+        columns it reads (``layout_.feature_columns()``: with hyperboloid input,
+        ``x_j / x_0`` gives half to ``x_0`` and half to ``x_j``; ball coordinates and E
+        columns keep their own), then normalised. All zeros when the wrapped model made
+        no split.
+        """
+        per_column = self.klein_feature_importances_ @ self.layout_.input_shares()
+        total = per_column.sum()
+        return per_column / total if total > 0 else per_column
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -267,6 +287,11 @@ class KleinTreeClassifier(ClassifierMixin, _KleinTree):
     classes_ : ndarray of shape (n_classes,)
     signature_ : Signature
     klein_feature_names_ : list of str
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The wrapped model's importances per input column, summing to 1 (each Klein
+        feature's shared equally among the columns it reads).
+    klein_feature_importances_ : ndarray of shape (signature_.dim,)
+        The wrapped model's own importances, one per Klein feature.
     margins_ : list of ndarray or None
         Per tree, the geodesic margin of each node in the library's node numbering
         (NaN at leaves).

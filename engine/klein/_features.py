@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import coords
-from ..manifolds import ProductManifold, Signature
+from ..manifolds import OffManifoldError, ProductManifold, Signature
+from ..manifolds.shared import COLUMN_PERMUTATION_HINT
 
 __all__ = ["INPUT_MODELS", "KleinLayout", "klein_features"]
 
@@ -99,6 +100,31 @@ class KleinLayout:
         self.feat_radius = np.asarray(radius, dtype=np.float64)
         self.feat_component = np.asarray(comp_of, dtype=np.int64)
 
+    def feature_columns(self) -> list[tuple[int, ...]]:
+        """The input columns (of ``X``) each Klein feature reads, in feature order.
+
+        With hyperboloid input, ``x_j / x_0`` reads the component's columns ``x_0`` and
+        ``x_j``. With Poincaré or Klein input, feature ``j`` is the point's Klein
+        coordinate ``j`` over ``R``: exactly column ``j`` of a Klein input, and for a
+        Poincaré input column ``j`` times a positive factor shared by the whole
+        component (the map between the balls is radial), so it is credited to column
+        ``j``. E features read their own column.
+        """
+        out = []
+        for component, source in zip(self.signature.components, self.input_slices):
+            if component.kind == "H" and self.input_model == "hyperboloid":
+                out.extend((source.start, source.start + j) for j in range(1, component.ambient_dim))
+            else:
+                out.extend((source.start + j,) for j in range(component.dim))
+        return out
+
+    def input_shares(self) -> np.ndarray:
+        """Each Klein feature's equal share of the input columns it reads, shape (n_features, input_width)."""
+        shares = np.zeros((self.n_features, self.input_width))
+        for f, cols in enumerate(self.feature_columns()):
+            shares[f, list(cols)] = 1.0 / len(cols)
+        return shares
+
     def _width_error(self, n_columns: int, name: str) -> ValueError:
         parts = ", ".join(f"{s.stop - s.start} for {c}" for c, s in zip(self.signature.components, self.input_slices))
         return ValueError(
@@ -130,7 +156,7 @@ class KleinLayout:
             raise self._width_error(X.shape[1] if X.ndim == 2 else -1, name)
         manifold = ProductManifold(self.signature)
         if self.input_model == "hyperboloid":
-            out = manifold.validate(X, name=name)
+            out = manifold.validate(X, name=name, hint=COLUMN_PERMUTATION_HINT)
         else:
             finite = np.isfinite(X)
             if not finite.all():
@@ -151,11 +177,11 @@ class KleinLayout:
                 if outside.size:
                     shown = ", ".join(str(r) for r in outside[:5]) + (" ..." if outside.size > 5 else "")
                     model = "Poincaré" if self.input_model == "poincare" else "Klein"
-                    raise ValueError(
+                    raise OffManifoldError(
                         f"{name}: {outside.size} row(s) of component {component.index + 1} ({component}, curvature "
                         f"{component.curvature:g}) lie outside the open {model} ball of radius "
                         f"{R:g} (rows {shown}; largest norm {norms[outside].max():.6g}). "
-                        f"{model} coordinates must have norm < 1/sqrt|K|"
+                        f"{model} coordinates must have norm < 1/sqrt|K|{COLUMN_PERMUTATION_HINT}"
                     )
                 convert = (
                     coords.poincare_to_hyperboloid if self.input_model == "poincare" else coords.klein_to_hyperboloid

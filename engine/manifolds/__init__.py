@@ -17,6 +17,8 @@ ProductManifold
     ``validate`` (user-input checking with precise error messages).
 manifold_for
     The component manifold of a ``Component``.
+OffManifoldError
+    The ``ValueError`` of rows that are not points of the manifold.
 CHECK_RTOL
     Default relative tolerance of ``check_point`` / ``validate``.
 """
@@ -25,7 +27,7 @@ from ._base import ComponentManifold
 from ._common import CHECK_RTOL
 from .euclidean import Euclidean
 from .hyperbolic import Hyperbolic
-from .product import ProductManifold, manifold_for
+from .product import OffManifoldError, ProductManifold, manifold_for
 from .signature import Component, Signature
 from .spherical import Spherical
 
@@ -35,6 +37,7 @@ __all__ = [
     "ComponentManifold",
     "Euclidean",
     "Hyperbolic",
+    "OffManifoldError",
     "ProductManifold",
     "Signature",
     "Spherical",

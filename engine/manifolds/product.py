@@ -24,7 +24,38 @@ from .hyperbolic import Hyperbolic
 from .signature import Component, Signature
 from .spherical import Spherical
 
-__all__ = ["ProductManifold", "manifold_for"]
+__all__ = ["COLUMN_PERMUTATION_HINT", "OffManifoldError", "ProductManifold", "manifold_for"]
+
+# Appended by the estimators' input checks (not by uploads or datasets): the usual way to
+# produce off-manifold rows from valid ones is a tool that permutes single columns.
+COLUMN_PERMUTATION_HINT = (
+    ". If these rows come from permuting or shuffling single columns (as "
+    "sklearn.inspection.permutation_importance does), that moves points off the manifold: "
+    "use curvedtrees.inspection.permutation_importance, which permutes whole components"
+)
+
+
+class OffManifoldError(ValueError):
+    """Rows of the input that are not points of the manifold.
+
+    A ``ValueError`` (so ``except ValueError`` keeps working), raised by
+    :meth:`ProductManifold.validate` and thus by every estimator's input check; the
+    message names the component, the rows and the reason. The estimators' message also
+    says that permuting single columns moves points off the manifold, and names
+    :func:`curvedtrees.inspection.permutation_importance`, which permutes whole
+    components.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from curvedtrees.manifolds import OffManifoldError, ProductManifold
+    >>> try:
+    ...     ProductManifold("S2").validate(np.array([[1.0, 1.0, 0.0]]))
+    ... except OffManifoldError as error:
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    OffManifoldError True
+    """
+
 
 _CLASSES = {"H": Hyperbolic, "S": Spherical, "E": Euclidean}
 _ROWS_KINDS = {"H": ROWS_H, "S": ROWS_S, "E": ROWS_E}
@@ -329,7 +360,9 @@ class ProductManifold:
         tolerances = np.array([rtol - 2 * (c.ambient_dim + 4) * _ROUNDING for c in self.components])
         return kinds, starts, stops, radii, tolerances
 
-    def validate(self, X, name: str = "X", check_manifold: bool = True, rtol: float = CHECK_RTOL) -> np.ndarray:
+    def validate(
+        self, X, name: str = "X", check_manifold: bool = True, rtol: float = CHECK_RTOL, *, hint: str = ""
+    ) -> np.ndarray:
         """Check user input and return it as a float64, C-contiguous array.
 
         Parameters
@@ -341,6 +374,9 @@ class ProductManifold:
         check_manifold : bool
             Also require every row to lie on the manifold (relative tolerance ``rtol``).
         rtol : float
+        hint : str, default=""
+            Appended to the message of points off the manifold (the estimators pass
+            ``COLUMN_PERMUTATION_HINT``).
 
         Returns
         -------
@@ -352,7 +388,8 @@ class ProductManifold:
             Naming the problem and where: not numeric (with the offending entry),
             not 2-D, no rows, wrong width (with the width each component needs),
             NaN or infinity (row, column and component), or points off the
-            manifold (component, rows and the reason).
+            manifold (component, rows and the reason): the last as
+            :class:`OffManifoldError`, a ``ValueError``.
         """
         if X is None:
             raise ValueError(f"{name} is None; expected an array of shape (n_samples, {self.ambient_dim})")
@@ -400,7 +437,7 @@ class ProductManifold:
         if check_manifold:
             ok, reason = self._explain(array, rtol)
             if not ok:
-                raise ValueError(f"{name} has points off the manifold '{self.signature}': {reason}")
+                raise OffManifoldError(f"{name} has points off the manifold '{self.signature}': {reason}{hint}")
         return array
 
 

@@ -308,21 +308,35 @@ class BaseProductTree(BaseEstimator):
         return self.tree_.n_leaves
 
     @property
-    def feature_importances_(self) -> np.ndarray:
+    def plane_importances_(self) -> np.ndarray:
         """Normalised total impurity decrease per split plane, shape (n_split_features,).
 
-        The planes are listed by ``split_features_.names()``; see
-        ``component_importances_`` for one number per signature component.
+        The planes are listed by ``split_features_.names()``; the ambient columns each
+        reads by ``split_features_.columns()``. All zeros for a tree without splits.
         """
         check_is_fitted(self, "tree_")
         return self.tree_.feature_importances()
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total impurity decrease per input column, shape (n_features_in_,).
+
+        scikit-learn's contract: one entry per column of ``X`` (so
+        ``zip(feature_names_in_, feature_importances_)`` and ``SelectFromModel`` work),
+        summing to 1, or all zeros for a tree without splits. A split plane's importance
+        (``plane_importances_``) is shared equally among the ambient columns it reads
+        (``split_features_.columns()``): a plane ``(x_0, x_2)`` gives half to each
+        column, a Euclidean threshold all to its one column. See
+        ``component_importances_`` for one number per signature component.
+        """
+        return self.split_features_.to_columns(self.plane_importances_)
 
     @property
     def component_importances_(self) -> np.ndarray:
         """Normalised total impurity decrease per signature component, shape (n_components,)."""
         check_is_fitted(self, "tree_")
         out = np.zeros(len(self.signature_))
-        np.add.at(out, self.split_features_.component, self.feature_importances_)
+        np.add.at(out, self.split_features_.component, self.plane_importances_)
         return out
 
     def __sklearn_tags__(self):
@@ -396,6 +410,12 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
     split_features_ : SplitFeatures
         The candidate split planes.
     max_features_ : int
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Impurity-decrease importance per input column, summing to 1 (all zeros
+        without splits); a plane's share is split equally among the columns it reads.
+    plane_importances_ : ndarray of shape (n_split_features,)
+        The same per split plane (``split_features_.names()``).
+    component_importances_ : ndarray of shape (n_components,)
 
     Examples
     --------

@@ -451,21 +451,35 @@ class BaseProductForest(BaseEstimator):
         return sparse.hstack(paths).tocsr(), n_nodes_ptr
 
     @property
-    def feature_importances_(self) -> np.ndarray:
-        """Mean over trees of each tree's normalised plane importances."""
+    def plane_importances_(self) -> np.ndarray:
+        """Mean over trees of each tree's normalised plane importances, shape (n_split_features,).
+
+        Trees without splits are left out (scikit-learn's rule); all zeros when every
+        tree is a single leaf. Planes as in ``split_features_.names()``.
+        """
         check_is_fitted(self, "estimators_")
-        importances = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
+        importances = [t.plane_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
         if not importances:
             return np.zeros(self.split_features_.n_features)
         mean = np.mean(importances, axis=0)
         return mean / mean.sum()
 
     @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised importance per input column, shape (n_features_in_,).
+
+        Summing to 1 (all zeros when every tree is a single leaf); each plane's share
+        of ``plane_importances_`` is split equally among the ambient columns it reads
+        (``split_features_.columns()``), as for a single tree.
+        """
+        return self.split_features_.to_columns(self.plane_importances_)
+
+    @property
     def component_importances_(self) -> np.ndarray:
         """Normalised importance per signature component, shape (n_components,)."""
         check_is_fitted(self, "estimators_")
         out = np.zeros(len(self.signature_))
-        np.add.at(out, self.split_features_.component, self.feature_importances_)
+        np.add.at(out, self.split_features_.component, self.plane_importances_)
         return out
 
     def __sklearn_tags__(self):
@@ -498,6 +512,12 @@ min_impurity_decrease, random_state
     ----------
     estimators_ : list of ProductDecisionTreeClassifier
     classes_, n_classes_, n_features_in_, signature_, split_features_
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean impurity-decrease importance per input column, summing to 1 (all zeros
+        when every tree is a single leaf); a plane's share is split equally among the
+        columns it reads.
+    plane_importances_ : ndarray of shape (n_split_features,)
+    component_importances_ : ndarray of shape (n_components,)
     """
 
     _tree_class = ProductDecisionTreeClassifier

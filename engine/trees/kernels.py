@@ -15,6 +15,7 @@ from sklearn.base import is_classifier
 from sklearn.utils.validation import validate_data
 
 from ..manifolds import ProductManifold, Signature
+from ..manifolds.shared import COLUMN_PERMUTATION_HINT
 from ._builder import _next_node as next_node
 from ._builder import pack_nodes
 from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures
@@ -84,7 +85,9 @@ def validate_fit_input(estimator, X, y, *, check_input: bool = True) -> tuple[np
         y_numeric=not is_classifier(estimator),
     )
     estimator.signature_ = Signature.resolve(estimator.signature, X.shape[1])
-    X = ProductManifold(estimator.signature_).validate(X, name="X", check_manifold=check_input)
+    X = ProductManifold(estimator.signature_).validate(
+        X, name="X", check_manifold=check_input, hint=COLUMN_PERMUTATION_HINT
+    )
     return X, y
 
 
@@ -101,4 +104,4 @@ def validate_points(estimator, X, *, reset: bool, check_input: bool = True) -> n
         signature = Signature.resolve(estimator.signature, X.shape[1])
     else:
         signature = estimator.signature_
-    return ProductManifold(signature).validate(X, name="X", check_manifold=check_input)
+    return ProductManifold(signature).validate(X, name="X", check_manifold=check_input, hint=COLUMN_PERMUTATION_HINT)
