@@ -13,8 +13,12 @@ longitude) in degrees with ``x = R (cos lat cos lon, cos lat sin lon, sin lat)``
 ``S1`` <-> angle in radians with ``x = R (cos a, sin a)``.
 
 All functions are vectorised over leading axes (``(..., d)`` arrays), return
-float64 arrays, and raise ``ValueError`` for input they cannot convert
-(points outside a ball, latitudes beyond +-90, a wrong number of coordinates).
+float64 arrays, and raise ``ValueError`` for input they cannot convert: NaN or
+infinity, a wrong number of coordinates, points outside a ball, hyperboloid points
+off the upper sheet (``x0 <= 0``, the lower sheet) or off the hyperboloid, sphere
+points off the sphere of radius R (within the manifolds' relative tolerance
+``CHECK_RTOL``), the zero vector as an ``S2`` / ``S1`` direction, latitudes beyond
++-90.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import math
 
 import numpy as np
 
+from .manifolds import CHECK_RTOL, Hyperbolic, Spherical
 from .manifolds.shared import format_rows, row_dot, row_norm
 
 __all__ = [
@@ -75,11 +80,38 @@ def _inside_ball(points: np.ndarray, radius: float, what: str) -> np.ndarray:
     return gap
 
 
+def _on_manifold(X: np.ndarray, manifold, what: str) -> None:
+    """Raise a ValueError naming the first point of ``X`` (shape ``(..., ambient_dim)``) off ``manifold``."""
+    rows = X.reshape(-1, X.shape[-1])
+    ok, reason = manifold.check_point(rows, explain=True, rtol=CHECK_RTOL)
+    if not ok:
+        # The reason names the row of the flattened leading axes (the flat index) after the
+        # manifold's name, which the message already gives.
+        reason = reason.removeprefix(f"{manifold.name}: ")
+        raise ValueError(f"{what} must lie on {manifold.name} (curvature {manifold.curvature:g}); {reason}")
+
+
+def _hyperboloid(X, curvature: float) -> np.ndarray:
+    X = _array(X, "hyperboloid points", min_width=2)
+    # The lower sheet (x0 < 0) satisfies the same equation but is no point of the model:
+    # its ball images would be garbage (R x_s / (x0 + R) can divide by ~0).
+    _on_manifold(X, Hyperbolic(X.shape[-1] - 1, curvature), "hyperboloid points")
+    return X
+
+
+def _directions(X: np.ndarray, what: str) -> None:
+    """Refuse zero vectors, which have no angle (the radius is otherwise read from each point)."""
+    zero = ~np.any(X != 0, axis=-1)
+    if np.any(zero):
+        bad = np.flatnonzero(np.reshape(zero, -1))
+        raise ValueError(f"{what} must be nonzero (the zero vector has no direction): flat indices {format_rows(bad)}")
+
+
 # --------------------------------------------------------------------- hyperbolic
 def hyperboloid_to_poincare(X, curvature: float = -1.0) -> np.ndarray:
     """Hyperboloid ``(..., d + 1)`` -> Poincaré ball of radius R ``(..., d)``: ``R x_s / (x0 + R)``."""
     R = _radius(curvature, -1)
-    X = _array(X, "hyperboloid points", min_width=2)
+    X = _hyperboloid(X, curvature)
     return R * X[..., 1:] / (X[..., :1] + R)
 
 
@@ -98,7 +130,7 @@ def poincare_to_hyperboloid(P, curvature: float = -1.0) -> np.ndarray:
 def hyperboloid_to_klein(X, curvature: float = -1.0) -> np.ndarray:
     """Hyperboloid ``(..., d + 1)`` -> Klein ball of radius R ``(..., d)``: ``R x_s / x0``."""
     R = _radius(curvature, -1)
-    X = _array(X, "hyperboloid points", min_width=2)
+    X = _hyperboloid(X, curvature)
     return R * X[..., 1:] / X[..., :1]
 
 
@@ -135,6 +167,7 @@ def sphere_to_stereographic(X, curvature: float = 1.0) -> np.ndarray:
     """
     R = _radius(curvature, +1)
     X = _array(X, "sphere points", min_width=2)
+    _on_manifold(X, Spherical(X.shape[-1] - 1, curvature), "sphere points")
     denominator = R + X[..., 0]
     # Points within 1e-12 R of the projection pole would map beyond ~1e12 R: no usable image.
     pole = denominator <= 1e-12 * R
@@ -166,10 +199,11 @@ def sphere_to_latlon(X, curvature: float = 1.0) -> np.ndarray:
 
     Latitude in [-90, 90], longitude in (-180, 180]; ``atan2`` forms keep full
     accuracy at the poles. The radius is read from each point, so ``curvature``
-    only has to be valid.
+    only has to be valid and any nonzero point is accepted (the zero vector is refused).
     """
     _radius(curvature, +1)
     X = _array(X, "S2 points", width=3)
+    _directions(X, "S2 points")
     lat = np.degrees(np.arctan2(X[..., 2], np.hypot(X[..., 0], X[..., 1])))
     lon = np.degrees(np.arctan2(X[..., 1], X[..., 0]))
     return np.stack([lat, lon], axis=-1)
@@ -204,9 +238,13 @@ def latlon_to_sphere(lat, lon=None, curvature: float = 1.0) -> np.ndarray:
 
 
 def circle_to_angle(X, curvature: float = 1.0) -> np.ndarray:
-    """``S1`` points ``(..., 2)`` -> angles in radians in (-pi, pi], shape ``(...)``."""
+    """``S1`` points ``(..., 2)`` -> angles in radians in (-pi, pi], shape ``(...)``.
+
+    The angle of any nonzero point (its radius is not checked); the zero vector is refused.
+    """
     _radius(curvature, +1)
     X = _array(X, "S1 points", width=2)
+    _directions(X, "S1 points")
     return np.arctan2(X[..., 1], X[..., 0])
 
 

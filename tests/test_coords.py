@@ -127,9 +127,40 @@ def test_far_hyperbolic_points_and_the_limits_of_the_ball_models():
         (lambda: coords.circle_to_angle([[1.0, 0.0, 0.0]]), "must have 2 coordinates"),
         (lambda: coords.angle_to_circle([np.inf]), "finite"),
         (lambda: coords.hyperboloid_to_poincare([[np.nan, 0.0, 0.0]]), "NaN"),
+        # Issue 26: the lower sheet returned [-0.5, -0.5] instead of an error.
+        (lambda: coords.hyperboloid_to_klein([[-2.0, 1.0, 1.0]]), "row 0 has x0 = -2 <= 0"),
+        (lambda: coords.hyperboloid_to_poincare([[-2.0, 1.0, 1.0]]), "must lie on H2 (curvature -1)"),
+        (lambda: coords.hyperboloid_to_klein([[2.0, 1.0, 1.0]]), "Minkowski norm 1.41421, expected 1"),
+        (lambda: coords.hyperboloid_to_poincare([[1.0, 0.0]], curvature=-4.0), "expected sqrt(1/|K|"),
+        (lambda: coords.hyperboloid_to_klein([[1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]]), "row 2 has x0 = -1"),
+        (lambda: coords.hyperboloid_to_klein(np.inf * np.ones((1, 3))), "NaN or infinite"),
+        (lambda: coords.sphere_to_stereographic([[1.0, 1.0, 0.0]]), "norm 1.41421, expected 1"),
+        (lambda: coords.sphere_to_stereographic([[1.0, 0.0]], curvature=4.0), "must lie on S1 (curvature 4)"),
+        (lambda: coords.sphere_to_latlon([[0.0, 0.0, 0.0]]), "zero vector has no direction"),
+        (lambda: coords.circle_to_angle([[1.0, 0.0], [0.0, 0.0]]), "flat indices 1"),
+        (lambda: coords.circle_to_angle([[np.nan, 1.0]]), "NaN"),
+        (lambda: coords.sphere_to_latlon([[1.0, 0.0, 0.0, 0.0]]), "must have 3 coordinates"),
     ],
 )
 def test_conversions_reject_bad_input(call, fragment):
     with pytest.raises(ValueError) as info:
         call()
     assert fragment in str(info.value)
+
+
+def test_checks_accept_valid_points_of_any_leading_shape_and_radius():
+    # The checks use the manifolds' relative tolerance: far-out and rescaled points pass,
+    # and a (2, 3, d) batch is read row by row (flat indices in messages).
+    H = Hyperbolic(2, -0.25)
+    X = H.random_normal(6, std=10.0, random_state=0).reshape(2, 3, 3)
+    assert coords.hyperboloid_to_klein(X, curvature=-0.25).shape == (2, 3, 2)
+    bad = X.copy()
+    bad[1, 0, 0] = -bad[1, 0, 0]
+    with pytest.raises(ValueError, match="row 3 has x0"):
+        coords.hyperboloid_to_poincare(bad, curvature=-0.25)
+    S = Spherical(2, 4.0)
+    Y = S.random_normal(10, random_state=0)
+    assert coords.sphere_to_stereographic(Y, curvature=4.0).shape == (10, 2)
+    # Latitude and angle read the radius from each point: any nonzero vector has one.
+    np.testing.assert_allclose(coords.sphere_to_latlon([[0.0, 0.0, 3.0]]), [[90.0, 0.0]])
+    np.testing.assert_allclose(coords.circle_to_angle([[0.0, 5.0]]), [np.pi / 2])
