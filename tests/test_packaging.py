@@ -13,6 +13,7 @@ from pathlib import Path
 
 import curvedtrees
 import curvedtrees.io
+import pytest
 from curvedtrees.utils import EXTRAS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +122,70 @@ def test_a_fresh_interpreter_loads_every_family_through_the_entry_points():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [cls.__name__ for cls in families]
+
+
+# A link target that is neither absolute (scheme://) nor an anchor: an index cannot resolve it.
+_RELATIVE_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*://|#)([^)\s]+)\)", re.IGNORECASE)
+
+
+def _long_description_file() -> Path:
+    readme = PROJECT["project"]["readme"]
+    assert isinstance(readme, dict) and readme["content-type"] == "text/markdown"
+    return ROOT / readme["file"]
+
+
+def test_the_long_description_has_no_relative_links():
+    # README.md shows the repository's screenshots by relative paths, which an index cannot
+    # resolve; the index gets README-pypi.md.
+    text = _long_description_file().read_text(encoding="utf-8")
+    assert _RELATIVE_LINK.findall(text) == []
+    assert _RELATIVE_LINK.findall("see ![shot](assets/screenshot.png) and [docs](https://x.org/a)") == [
+        "assets/screenshot.png"
+    ]
+
+
+def test_the_long_description_shows_the_readmes_api_example():
+    # The same five lines as README.md's (whose block test_doctests runs), so they stay true.
+    def first_block(path: Path) -> str:
+        return path.read_text(encoding="utf-8").split("```python\n")[1].split("```", 1)[0]
+
+    assert first_block(_long_description_file()) == first_block(ROOT / "README.md")
+
+
+def test_no_invented_project_urls():
+    # The project has no public home yet: URLs appear only once they are real.
+    assert "urls" not in PROJECT["project"]
+
+
+def test_the_sdist_leaves_the_tests_out():
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    assert "prune tests" in manifest
+
+
+@pytest.mark.slow
+def test_the_built_sdist_holds_the_library_and_its_long_description(tmp_path):
+    # Built from a copy (the build writes egg-info next to the sources), tests/ included in
+    # the copy so that leaving it out is the manifest's doing.
+    import shutil
+    import tarfile
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "MANIFEST.in", "README.md", "README-pypi.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(ROOT / "engine", source / "engine", ignore=ignore)
+    shutil.copytree(ROOT / "tests", source / "tests", ignore=ignore)
+    script = "from setuptools import build_meta; print(build_meta.build_sdist('../dist'))"
+    done = subprocess.run([sys.executable, "-c", script], cwd=source, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    archive = tmp_path / "dist" / done.stdout.split()[-1]
+    with tarfile.open(archive) as sdist:
+        names = sdist.getnames()
+        root = names[0].split("/")[0]
+        info = sdist.extractfile(f"{root}/PKG-INFO").read().decode("utf-8")
+    assert not [n for n in names if "/tests/" in n or n.endswith("conftest.py")]
+    assert f"{root}/engine/trees/_classes.py" in names and f"{root}/engine/data/land_mask_0.05deg.npz" in names
+    assert "Description-Content-Type: text/markdown" in info
+    assert "## The API in five lines" in info and "assets/screenshot.png" not in info
+    assert "Project-URL" not in info
