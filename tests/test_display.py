@@ -353,3 +353,17 @@ def test_tree_display_of_a_tree_forest_and_boosting(tree, forest, data):
         TreeDisplay.from_estimator(DecisionTreeClassifier().fit(X, y))
     with pytest.raises(NotFittedError):
         TreeDisplay.from_estimator(ProductDecisionTreeClassifier())
+
+
+def test_the_gallery_draws_pictures_through_the_displays():
+    from pathlib import Path
+
+    examples = sorted((Path(__file__).resolve().parents[1] / "docs" / "examples").rglob("*.py"))
+    texts = {path.name: path.read_text(encoding="utf-8") for path in examples}
+    # The many-call pipeline stays behind the displays in the gallery.
+    for name, text in texts.items():
+        for call in ("region_figure(", "predict_regions(", "view_grid(", "tree_figure("):
+            assert call not in text, f"docs/examples/{name} calls {call[:-1]}: use RegionDisplay / TreeDisplay"
+    drawing = [name for name, text in texts.items() if "RegionDisplay.from_estimator(" in text]
+    assert {"plot_regions.py", "plot_globe.py", "plot_tree_forest_boosting.py"} <= set(drawing)
+    assert "TreeDisplay.from_estimator(" in texts["plot_inside_a_tree.py"]

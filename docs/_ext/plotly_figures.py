@@ -9,10 +9,15 @@ Plotly figure's HTML normally fetches plotly.js from a CDN (plotly's own
   the library at all;
 * ``plotly.min.js`` is copied once from the installed plotly package into the site's
   ``_static/`` and loaded only by the pages that hold a figure.
+
+The renderer also records the JSON size of every figure it writes, by example: the build
+prints them at its end and writes them to ``figure_sizes.json`` in the output folder
+(``scripts/gallery_figure_sizes.py`` measures the same without building the site).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -24,12 +29,17 @@ RENDERER_NAME = "curvedtrees_docs"
 PLOTLY_JS = "plotly.min.js"
 # The class every figure's div carries (plotly.io.to_html writes it).
 FIGURE_MARKER = "plotly-graph-div"
+SIZES_FILE = "figure_sizes.json"
+# (example, bytes of the figure's JSON) of every figure written, in order.
+FIGURE_SIZES: list[tuple[str, int]] = []
+_current = {"example": "?"}
 
 
 class OfflineHtmlRenderer(MimetypeRenderer):
     """A figure as HTML that expects plotly.js to be loaded by the page."""
 
     def to_mimebundle(self, fig_dict):
+        FIGURE_SIZES.append((_current["example"], len(pio.to_json(fig_dict, validate=False))))
         html = pio.to_html(
             fig_dict,
             include_plotlyjs=False,
@@ -46,6 +56,29 @@ class OfflineHtmlRenderer(MimetypeRenderer):
 def reset_renderer(gallery_conf, fname):
     """sphinx-gallery's ``reset_modules`` hook: every example starts on the offline renderer."""
     pio.renderers.default = RENDERER_NAME
+    _current["example"] = Path(fname).stem if fname else "?"
+
+
+def size_table(sizes) -> str:
+    """One line per figure (example, number, kB) and the largest and the total."""
+    lines, count = [], {}
+    for example, size in sizes:
+        count[example] = count.get(example, 0) + 1
+        lines.append(f"{example:<34} {count[example]:>3} {size / 1000:>9.1f} kB")
+    if sizes:
+        largest = max(size for _, size in sizes)
+        total = sum(size for _, size in sizes)
+        lines.append(f"{len(sizes)} figures, largest {largest / 1000:.1f} kB, total {total / 1000:.1f} kB")
+    return "\n".join(lines)
+
+
+def _report_sizes(app, exception):
+    if exception is not None or not FIGURE_SIZES:
+        return
+    from sphinx.util import logging
+
+    (Path(app.outdir) / SIZES_FILE).write_text(json.dumps(FIGURE_SIZES, indent=1), encoding="utf-8")
+    logging.getLogger(__name__).info("Plotly figures in the gallery (JSON size):\n" + size_table(FIGURE_SIZES))
 
 
 def _plotly_js_source() -> Path:
@@ -78,4 +111,5 @@ def setup(app):
     pio.renderers.default = RENDERER_NAME
     app.connect("html-page-context", _add_plotly_js)
     app.connect("build-finished", _copy_plotly_js)
+    app.connect("build-finished", _report_sizes)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": False}

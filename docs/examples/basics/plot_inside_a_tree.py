@@ -13,11 +13,23 @@ import curvedtrees as ct
 import matplotlib.pyplot as plt
 import numpy as np
 from curvedtrees.trees import describe_split, export_text
+from curvedtrees.viz import RegionDisplay, TreeDisplay
 
 signature = "H2 x S1 x E1"
 X, y = ct.make_classification(signature, n_samples=500, n_classes=3, random_state=0)
 tree = ct.ProductDecisionTreeClassifier(signature=signature, pairs="all", max_depth=3, random_state=0).fit(X, y)
 print(export_text(tree))
+
+# %%
+# The same tree as a diagram: each split names its component, each leaf its class; hover
+# a node for the split in words, its rows and its class distribution.
+TreeDisplay.from_estimator(tree)
+
+# %%
+# Its regions on the ``H2`` component with every split boundary: geodesics of the
+# Poincaré disk, each cut to the part that reaches its node (the other components are
+# held at the data's mean).
+RegionDisplay.from_estimator(tree, X, y, component=0)
 
 # %%
 # One node in a sentence, and the same numbers from the arrays.
