@@ -35,13 +35,13 @@ def column_names(signature):
 
 
 @pytest.mark.parametrize("pairs", ["base", "all"])
-def test_plane_shares_add_up_to_one_per_plane(pairs):
+def test_each_plane_names_the_columns_it_reads(pairs):
     features = SplitFeatures.from_signature(SIGNATURE, pairs)
-    shares = features.column_shares()
-    assert shares.shape == (features.n_features, Signature.parse(SIGNATURE).ambient_dim)
-    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
-    for f, cols in enumerate(features.columns()):
-        assert set(np.flatnonzero(shares[f])) == set(cols)
+    columns = features.columns()
+    assert len(columns) == features.n_features
+    for f, cols in enumerate(columns):
+        comp = Signature.parse(SIGNATURE).components[features.component[f]]
+        assert all(comp.start <= c < comp.start + comp.ambient_dim for c in cols)
         # A lift plane reads one column (the lift is no column), every other plane two.
         assert len(cols) == (1 if features.col_i[f] == -1 else 2)
 
@@ -65,20 +65,39 @@ def test_importances_have_one_entry_per_input_column(make, sphere_labelled):
     assert np.all(importances >= 0)
     planes = model.plane_importances_
     assert planes.shape == (model.split_features_.n_features,)
-    np.testing.assert_allclose(importances, planes @ model.split_features_.column_shares())
+    # Shares stay inside a split's component: the columns of a component add up to it.
+    per_component = [importances[c.slice].sum() for c in model.signature_.components]
+    np.testing.assert_allclose(per_component, model.component_importances_, atol=1e-12)
     assert model.component_importances_.sum() == pytest.approx(1.0)
     # The label is the sphere's x1 (column 4): the sphere's columns carry most of it.
     assert importances[3:6].sum() > 0.5
     assert np.argmax(model.component_importances_) == 1
 
 
-def test_a_two_column_plane_gives_half_to_each_column():
+def test_a_timelike_split_credits_its_columns_by_its_normal():
     X, _ = make_classification("H2", n_samples=200, random_state=0)
     y = (X[:, 1] / X[:, 0] > 0.1).astype(int)
     tree = ProductDecisionTreeClassifier(signature="H2", max_depth=1).fit(X, y)
     plane = int(tree.tree_.feature[0])
     assert tree.split_features_.columns()[plane] == (0, 1)
-    np.testing.assert_allclose(tree.feature_importances_, [0.5, 0.5, 0.0])
+    # x1 / x0 <= t is the line -t x0 + x1 = 0: x0 gets t^2 / (1 + t^2) of it.
+    t2 = tree.tree_.threshold[0] ** 2
+    np.testing.assert_allclose(tree.feature_importances_, [t2 / (1 + t2), 1 / (1 + t2), 0.0])
+    assert tree.feature_importances_[1] > 0.95
+
+
+def test_a_circular_split_along_one_axis_credits_that_column():
+    # The label is the sign of the sphere's x1: the boundary is the plane x1 = 0, whose
+    # normal is the x1 axis, so x1 carries nearly all the importance, not x0 beside it.
+    X, _ = make_classification("S2", n_samples=300, random_state=0)
+    y = (X[:, 1] > 0).astype(int)
+    tree = ProductDecisionTreeClassifier(signature="S2", max_depth=1).fit(X, y)
+    n = tree.tree_.normal[0]
+    i, j = tree.split_features_.columns()[int(tree.tree_.feature[0])]
+    expected = np.zeros(3)
+    expected[[i, j]] = np.square(n) / np.square(n).sum()
+    np.testing.assert_allclose(tree.feature_importances_, expected)
+    assert tree.feature_importances_[1] > 0.9
 
 
 def test_a_model_without_splits_has_zero_importances():

@@ -384,11 +384,17 @@ class BaseProductGradientBoosting(BaseEstimator):
     def feature_importances_(self) -> np.ndarray:
         """Normalised total gain per input column, shape (n_features_in_,).
 
-        Summing to 1 (all zeros when no tree split): each plane's share of
-        ``plane_importances_`` is split equally among the ambient columns it reads, as
-        for the product trees.
+        Summing to 1 (all zeros when no tree split): each split's gain goes to the
+        columns it reads in proportion to the squared components of its boundary's unit
+        normal, as for the product trees (:meth:`curvedtrees.trees.Tree.column_importances`).
         """
-        return self.split_features_.to_columns(self.plane_importances_)
+        check_is_fitted(self, "trees_")
+        total = np.zeros(self.n_features_in_)
+        for iteration in self.trees_:
+            for tree in iteration:
+                total += tree.column_importances(normalize=False)
+        s = total.sum()
+        return total / s if s > 0 else total
 
     @property
     def component_importances_(self) -> np.ndarray:
@@ -508,7 +514,8 @@ class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoos
     split_features_ : SplitFeatures
     feature_importances_ : ndarray of shape (n_features_in_,)
         Gain importance per input column, summing to 1 (all zeros
-        without splits); a plane's share is split equally among the columns it reads.
+        without splits); a split's share goes to the columns it reads in proportion to
+        the squared components of its boundary's unit normal.
     plane_importances_ : ndarray of shape (n_split_features,)
         The same per split plane (``split_features_.names()``).
     component_importances_ : ndarray of shape (n_components,)

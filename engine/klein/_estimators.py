@@ -232,7 +232,8 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         scikit-learn's contract, so ``SelectFromModel`` and
         ``zip(feature_names_in_, feature_importances_)`` work: each Klein feature's
         importance (``klein_feature_importances_``) is shared equally among the input
-        columns it reads (``layout_.feature_columns()``: with hyperboloid input,
+        columns it reads (the libraries' importances are per feature, without the
+        thresholds that the product trees' rule weighs by) (``layout_.feature_columns()``: with hyperboloid input,
         ``x_j / x_0`` gives half to ``x_0`` and half to ``x_j``; ball coordinates and E
         columns keep their own), then normalised. All zeros when the wrapped model made
         no split.

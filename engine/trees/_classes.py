@@ -323,13 +323,16 @@ class BaseProductTree(BaseEstimator):
 
         scikit-learn's contract: one entry per column of ``X`` (so
         ``zip(feature_names_in_, feature_importances_)`` and ``SelectFromModel`` work),
-        summing to 1, or all zeros for a tree without splits. A split plane's importance
-        (``plane_importances_``) is shared equally among the ambient columns it reads
-        (``split_features_.columns()``): a plane ``(x_0, x_2)`` gives half to each
-        column, a Euclidean threshold all to its one column. See
-        ``component_importances_`` for one number per signature component.
+        summing to 1, or all zeros for a tree without splits. A split reads one or two
+        columns (``split_features_.columns()``) and its decrease is shared in proportion
+        to the squared components of its boundary's unit normal, i.e. to how much the
+        side a row falls on depends on each column (:meth:`Tree.column_importances`):
+        a cut along one axis credits that column alone, a 45-degree line half each. See
+        ``plane_importances_`` for one number per split plane and
+        ``component_importances_`` for one per signature component.
         """
-        return self.split_features_.to_columns(self.plane_importances_)
+        check_is_fitted(self, "tree_")
+        return self.tree_.column_importances()
 
     @property
     def component_importances_(self) -> np.ndarray:
@@ -412,7 +415,8 @@ class ProductDecisionTreeClassifier(ProbabilisticClassifierMixin, BaseProductTre
     max_features_ : int
     feature_importances_ : ndarray of shape (n_features_in_,)
         Impurity-decrease importance per input column, summing to 1 (all zeros
-        without splits); a plane's share is split equally among the columns it reads.
+        without splits); a split's share goes to the columns it reads in proportion to
+        the squared components of its boundary's unit normal.
     plane_importances_ : ndarray of shape (n_split_features,)
         The same per split plane (``split_features_.names()``).
     component_importances_ : ndarray of shape (n_components,)

@@ -236,26 +236,6 @@ class SplitFeatures:
         """
         return [(int(j),) if i == -1 else (int(i), int(j)) for i, j in zip(self.col_i, self.col_j)]
 
-    def column_shares(self) -> np.ndarray:
-        """How each plane's importance is shared among the ambient columns, shape (n_features, ambient_dim).
-
-        Row ``f`` gives each column plane ``f`` reads (:meth:`columns`) an equal share,
-        so every row sums to 1: ``plane_importances @ column_shares()`` gives one number
-        per input column with the same total. Equal shares are the rule because a plane's
-        split is a line through the origin of the pair's plane: it reads both
-        coordinates and no ordering of them is more basic (for a timelike plane,
-        ``x_j / x_0``, the two columns also change together with the point's distance
-        from the origin).
-        """
-        shares = np.zeros((self.n_features, self.signature.ambient_dim))
-        for f, cols in enumerate(self.columns()):
-            shares[f, list(cols)] = 1.0 / len(cols)
-        return shares
-
-    def to_columns(self, plane_values: np.ndarray) -> np.ndarray:
-        """Per-plane values (shape (n_features,)) shared out over the ambient columns, shape (ambient_dim,)."""
-        return np.asarray(plane_values, dtype=np.float64) @ self.column_shares()
-
     def values_nbytes(self, n_samples: int) -> int:
         """Bytes of the array :meth:`values` returns for ``n_samples`` rows."""
         return 8 * self.n_features * int(n_samples)

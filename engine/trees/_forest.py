@@ -468,11 +468,17 @@ class BaseProductForest(BaseEstimator):
     def feature_importances_(self) -> np.ndarray:
         """Normalised importance per input column, shape (n_features_in_,).
 
-        Summing to 1 (all zeros when every tree is a single leaf); each plane's share
-        of ``plane_importances_`` is split equally among the ambient columns it reads
-        (``split_features_.columns()``), as for a single tree.
+        The mean over trees with splits of each tree's ``feature_importances_``,
+        summing to 1 (all zeros when every tree is a single leaf); each split's share
+        goes to the columns it reads in proportion to the squared components of its
+        boundary's unit normal (:meth:`Tree.column_importances`).
         """
-        return self.split_features_.to_columns(self.plane_importances_)
+        check_is_fitted(self, "estimators_")
+        importances = [t.tree_.column_importances() for t in self.estimators_ if t.tree_.node_count > 1]
+        if not importances:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(importances, axis=0)
+        return mean / mean.sum()
 
     @property
     def component_importances_(self) -> np.ndarray:
@@ -514,8 +520,8 @@ min_impurity_decrease, random_state
     classes_, n_classes_, n_features_in_, signature_, split_features_
     feature_importances_ : ndarray of shape (n_features_in_,)
         Mean impurity-decrease importance per input column, summing to 1 (all zeros
-        when every tree is a single leaf); a plane's share is split equally among the
-        columns it reads.
+        when every tree is a single leaf); a split's share goes to the columns it reads
+        in proportion to the squared components of its boundary's unit normal.
     plane_importances_ : ndarray of shape (n_split_features,)
     component_importances_ : ndarray of shape (n_components,)
     """

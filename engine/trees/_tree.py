@@ -348,6 +348,42 @@ class Tree:
             out /= total
         return out
 
+    def column_importances(self, normalize: bool = True) -> np.ndarray:
+        """Total weighted impurity decrease per ambient column, shape (signature.ambient_dim,).
+
+        A split reads one or two columns, and its decrease is shared in proportion to how
+        much its boundary depends on each: the squared components of the unit normal
+        ``n`` of its line ``n_i x_i + n_j x_j = 0`` (the gradient of the decision
+        function ``n . x``). A line along an axis gives everything to the one column it
+        cuts, a 45-degree line half to each. A timelike split ``x_j / x_0 <= t`` has the
+        normal ``(-t, 1) / sqrt(1 + t^2)``: ``x_0`` gets ``t^2 / (1 + t^2)``. Lift and
+        radial splits threshold one column (the lift ``1`` is no column), which gets all.
+        """
+        features = self.features
+        out = np.zeros(features.signature.ambient_dim)
+        nodes = np.flatnonzero(self.children_left != -1)
+        f = self.feature[nodes]
+        gain = self.improvement[nodes]
+        kind = features.kind[f]
+        share_i = np.zeros(len(nodes))
+        timelike = kind == TIMELIKE
+        t2 = np.square(self.threshold[nodes[timelike]])
+        share_i[timelike] = t2 / (1.0 + t2)
+        circular = kind == CIRCULAR
+        n2 = np.square(self.normal[nodes[circular]])
+        norm2 = n2.sum(axis=1)
+        # A zero normal cannot come from a fit (the builder stores a unit vector); a model
+        # file could hold one: then the split counts as the plane's two columns equally.
+        share_i[circular] = np.where(norm2 > 0, n2[:, 0] / np.where(norm2 > 0, norm2, 1.0), 0.5)
+        col_i = features.col_i[f]
+        two = col_i >= 0  # lift and radial planes have col_i = -1: one column
+        np.add.at(out, features.col_j[f], gain * (1.0 - share_i))
+        np.add.at(out, col_i[two], gain[two] * share_i[two])
+        total = out.sum()
+        if normalize and total > 0:
+            out /= total
+        return out
+
     def to_arrays(self) -> dict:
         """The stored arrays (what serialisation writes)."""
         return {
