@@ -59,7 +59,7 @@ def test_home_opens_on_a_trained_default_demo_with_regions_on_the_poincare_disk(
 
 @pytest.mark.parametrize(
     ("demo", "kind", "signature"),
-    [("sphere", "mesh3d", "S2"), ("torus", "mesh3d", "S1 x S1"), ("product", "heatmap", "H2 x S2 x E2")],
+    [("sphere", "surface", "S2"), ("torus", "surface", "S1 x S1"), ("product", "heatmap", "H2 x S2 x E2")],
 )
 def test_demo_buttons_load_data_train_and_draw(demo, kind, signature):
     at = start()
@@ -420,4 +420,4 @@ def test_higher_dimensional_components_are_shown_through_a_chosen_slice():
     views = picture_box(at)
     views.set_value(next(o for o in views.options if "sphere" in o)).run()
     assert "great 2-sphere of the ambient axes x0, x1, x2" in text(at)
-    assert "mesh3d" in trace_types(charts(at)[0])
+    assert "surface" in trace_types(charts(at)[0])

@@ -56,7 +56,7 @@ _FIGURE_JS = """el => {
   const gd = el.querySelector('.js-plotly-plot');
   const full = gd._fullData[0];  // decoded arrays (gd.data may still hold the base64 payload)
   let sum = 0, count = 0;
-  for (const row of (full.intensity || full.z || [])) {
+  for (const row of (full.intensity || full.surfacecolor || full.z || [])) {
     if (typeof row === 'number') { sum += row; count += 1; } else { for (const v of row) { sum += v; count += 1; } }
   }
   return {names: gd.data.map(t => t.name), steps: (gd.layout.sliders || []).map(s => s.steps.length),

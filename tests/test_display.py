@@ -56,13 +56,13 @@ def names_of(display) -> list[str]:
     [
         (0, None, "disk", "poincare", "heatmap"),
         (0, "klein", "disk", "klein", "heatmap"),
-        (1, None, "sphere", "poincare", "mesh3d"),
+        (1, None, "sphere", "poincare", "surface"),
         (1, "map", "map", "poincare", "heatmap"),
         (1, "ortho", "ortho", "poincare", None),
         (2, None, "plane", "poincare", "heatmap"),
         (3, None, "circle", "poincare", "barpolar"),
-        ((3, 4), None, "torus", "poincare", "mesh3d"),
-        (3, "torus", "torus", "poincare", "mesh3d"),
+        ((3, 4), None, "torus", "poincare", "surface"),
+        (3, "torus", "torus", "poincare", "surface"),
         (5, None, "line", "poincare", "heatmap"),
     ],
 )

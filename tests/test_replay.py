@@ -20,7 +20,7 @@ from curvedtrees.sampling import make_classification, make_regression
 from curvedtrees.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from curvedtrees.viz import figures as vf
 from curvedtrees.viz.treeview import replay_steps
-from test_viz import decode
+from test_viz import decode, surface_cells
 
 SIG = "H2 x S2 x S1 x S1 x E2"
 # One picture of each kind, on a one-component dataset (or two circles) whose depth-6 tree splits it.
@@ -150,7 +150,7 @@ def test_replay_figure_has_a_frame_per_split_count_restyling_regions_and_boundar
     # Regions change between the first and the last frame (classes are recoloured in the browser).
     z0 = frames[0]["data"][0]
     zn = frames[-1]["data"][0]
-    key = "intensity" if view.kind in ("sphere", "torus") else "marker" if view.kind == "circle" else "z"
+    key = "surfacecolor" if view.kind in ("sphere", "torus") else "marker" if view.kind == "circle" else "z"
     assert json.dumps(z0[key]) != json.dumps(zn[key])
     # The title moves into the legend above the plot; the slider sits below.
     assert layout["legend"]["orientation"] == "h" and layout["legend"]["yanchor"] == "bottom"
@@ -257,16 +257,19 @@ def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_
     # 3-D pictures write a letter (the whole label on hover), so that no text runs past the column.
     assert len(labels) == 1 and shown == (["L", "R"] if case in ("sphere", "torus") else texts)
     assert all(t in h for t, h in zip(texts, labels[0]["hovertext"]))
-    key = "intensity" if case in ("sphere", "torus") else "z"
-    codes = decode(spec["data"][0][key]).astype(np.float64).ravel()
-    if case in ("sphere", "torus"):
-        codes = codes[: codes.size // 2]  # two triangles per cell, the first half in cell order
+    solid = case in ("sphere", "torus")
+    key = "surfacecolor" if solid else "z"
+
+    def cells(trace):
+        return (surface_cells(trace) if solid else decode(trace[key])).astype(np.float64).ravel()
+
+    codes = cells(spec["data"][0])
     level = np.mod(codes, N_LEVELS)
     outside = grid.mask & ~found.inside.ravel()
     # Every cell outside the node's region is in its class's palest shade; inside, confidence shows as before.
     assert np.all(level[outside] == 0)
     plain = json.loads(viz.region_figure(grid, regions).to_json())
-    plain_codes = decode(plain["data"][0][key]).astype(np.float64).ravel()[: codes.size]
+    plain_codes = cells(plain["data"][0])
     np.testing.assert_array_equal(codes[found.inside.ravel()], plain_codes[found.inside.ravel()])
     assert np.any(plain_codes[outside] != codes[outside])
 

@@ -19,6 +19,7 @@ from curvedtrees import viz
 from curvedtrees.sampling import make_classification
 from curvedtrees.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from curvedtrees.viz import smooth
+from curvedtrees.viz.figures.solid import mesh_faces
 from curvedtrees.viz.palette import N_LEVELS
 from scipy.spatial import cKDTree
 
@@ -63,10 +64,19 @@ def class_edges(xyz: np.ndarray, tri: np.ndarray, cls: np.ndarray) -> np.ndarray
     return xyz[ends[1:][differ]]
 
 
+def cell_mesh(regions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells drawn flat, one colour each (what the pictures drew before the edges were smoothed)."""
+    grid = regions.grid
+    xyz = np.column_stack([np.asarray(grid.coords[k], dtype=np.float64).ravel() for k in ("vx", "vy", "vz")])
+    i, j, k = mesh_faces(*grid.shape)
+    cls = regions.class_index.ravel().astype(np.int64)
+    return xyz, np.column_stack([i, j, k]).astype(np.int64), np.concatenate([cls, cls])
+
+
 def drawn_edges(spec: dict) -> np.ndarray:
-    """Ends of the visible class edges: the patches' where the figure has them, else the cell mesh's."""
-    found = [t for t in spec["data"] if t.get("name") == "region edges"]
-    return class_edges(*meshes(found[0] if found else spec["data"][0]))
+    """Ends of the visible class edges: the patches'."""
+    (found,) = [t for t in spec["data"] if t.get("name") == "region edges"]
+    return class_edges(*meshes(found))
 
 
 def fit_split(signature: str, label) -> ProductDecisionTreeClassifier:
@@ -104,8 +114,8 @@ def sphere_case():
     return tree, "S2", SPHERE, a
 
 
-def errors(spec: dict, case: str, plane) -> np.ndarray:
-    ends = drawn_edges(spec).reshape(-1, 3)
+def errors(ends: np.ndarray, case: str, plane) -> np.ndarray:
+    ends = ends.reshape(-1, 3)
     if case == "sphere":
         return sphere_distance(ends, plane, RESOLUTION)
     a, b = torus_angles(ends)
@@ -135,8 +145,8 @@ def test_drawn_region_edges_follow_the_exact_boundary(case):
     reference = viz.reference_point(signature)
     kind = "sphere" if case == "sphere" else "torus"
     smooth_spec = spec_of(viz.region_figure(grid, viz.predict_regions(tree, grid, reference)))
-    cells_spec = spec_of(viz.region_figure(grid, viz.predict_regions(tree, grid, reference, smooth=False)))
-    before, after = errors(cells_spec, kind, plane), errors(smooth_spec, kind, plane)
+    cells = class_edges(*cell_mesh(viz.predict_regions(tree, grid, reference, smooth=False)))
+    before, after = errors(cells, kind, plane), errors(drawn_edges(smooth_spec), kind, plane)
     assert len(before) > RESOLUTION and len(after) > RESOLUTION  # the whole boundary is drawn
     # The cell mesh steps up to about a cell away from a great circle (on the torus a circle of constant
     # angle runs along a grid line, up to half a cell off); the patches stay on the boundary.
@@ -221,8 +231,8 @@ def test_patches_cover_every_step_and_colour_each_piece_as_the_model_predicts(ki
     assert spec["data"].index(patch) == 1 and patch["intensitymode"] == "cell"
     assert decode(patch["intensity"]).dtype == np.uint8 and patch["colorscale"] == spec["data"][0]["colorscale"]
     xyz, tri, cls = meshes(patch)
-    # Every edge of the cell mesh between two classes (its steps) lies under the patches.
-    steps = class_edges(*meshes(spec["data"][0]))
+    # Every edge between two cells of different classes (the steps flat cells would draw) lies under the patches.
+    steps = class_edges(*cell_mesh(regions))
     assert len(steps) > 100
     for share in (0.25, 0.75):
         points = on_surface((1 - share) * steps[:, 0] + share * steps[:, 1], kind)
@@ -234,14 +244,18 @@ def test_patches_cover_every_step_and_colour_each_piece_as_the_model_predicts(ki
     # Each piece shows the class the model predicts inside it, far more often than the cells did there.
     pieces, cells = agreement(tree, regions.class_index, kind, signature, xyz, tri, cls)
     assert pieces > 0.97 and 1 - pieces <= (1 - cells) / 3, (pieces, cells)
-    # The cell mesh sits below the patches: the depth buffer keeps the patches on top.
-    cells = np.column_stack([decode(spec["data"][0][k]).astype(np.float64) for k in "xyz"])
+    # The cells' surface sits below the patches: the depth buffer keeps the patches on top.
+    assert spec["data"][0]["type"] == "surface" and decode(spec["data"][0]["surfacecolor"]).dtype == np.uint8
+    cells = np.column_stack([decode(spec["data"][0][k]).astype(np.float64).ravel() for k in "xyz"])
     if kind == "sphere":
         assert np.linalg.norm(cells, axis=1).max() < np.linalg.norm(xyz, axis=1).min()
+    else:
+        tube = np.hypot(np.hypot(cells[:, 0], cells[:, 1]) - viz.views.TORUS_RADII[0], cells[:, 2])
+        assert tube.max() < viz.views.TORUS_RADII[1]
 
 
 def test_a_region_grid_without_crossings_draws_the_cells_alone():
-    # Regression, the disk, and a picture asked not to smooth: one mesh (or heatmap), no patches.
+    # Regression, the disk, and a picture asked not to smooth: the cells alone (a surface or heatmap), no patches.
     X, y = make_classification("S2", n_samples=200, n_classes=3, random_state=0)
     regressor = ProductDecisionTreeRegressor(signature="S2", max_depth=4).fit(X, y.astype(float))
     grid = viz.view_grid(SPHERE, "S2", 40)
@@ -251,7 +265,8 @@ def test_a_region_grid_without_crossings_draws_the_cells_alone():
     plain = viz.predict_regions(tree, grid, viz.reference_point("S2"), smooth=False)
     for regions in (values, plain):
         spec = spec_of(viz.region_figure(grid, regions))
-        assert [t["type"] for t in spec["data"]].count("mesh3d") == 1
+        types = [t["type"] for t in spec["data"]]
+        assert types[:1] == ["surface"] and "mesh3d" not in types
     disk = viz.compute_regions(demo_tree("H2", 4), "H2", viz.View("disk", (0,), (1, 2)), viz.reference_point("H2"), 40)
     assert disk.cuts is None
     # One class everywhere: no crossing, an empty (zero-area) patch that frames can still restyle.
@@ -358,12 +373,13 @@ def test_smooth_edges_keep_the_figure_json_within_budget(kind):
     reference = viz.reference_point(signature)
     static = len(viz.region_figure(grid, viz.predict_regions(tree, grid, reference)).to_json())
     cells = len(viz.region_figure(grid, viz.predict_regions(tree, grid, reference, smooth=False)).to_json())
-    # A default picture: the patches add at most a third to the cell mesh (about 1.2 MB in all).
-    assert static < 1.35 * cells and static < 1_500_000, (static, cells)
+    # A default picture: the patches add at most half to the cells' surface (about 0.7 MB in all; the
+    # cell mesh of faces it replaces weighed 1.2 MB).
+    assert static < 1.5 * cells and static < 800_000, (static, cells)
     smooth_replay, _, _ = replay_spec(kind)
     plain_replay, _, _ = replay_spec(kind, smooth_edges=False)
     # A replay sends the pieces once and a byte per piece and frame (the boundaries' own frames weigh more).
-    assert len(smooth_replay) < 1.3 * len(plain_replay), (len(smooth_replay), len(plain_replay))
+    assert len(smooth_replay) < 1.4 * len(plain_replay), (len(smooth_replay), len(plain_replay))
 
 
 def test_month_frames_of_a_classifier_send_each_frames_own_pieces():
@@ -385,4 +401,4 @@ def test_month_frames_of_a_classifier_send_each_frames_own_pieces():
         edge = frame["data"][1]
         tri = np.column_stack([decode(edge[k]).astype(np.int64) for k in "ijk"])
         assert len(decode(edge["intensity"])) == len(tri) and tri.max() < len(decode(edge["x"]))
-        assert len(tri) == len(smooth.edge_patches(grid, regions.cuts))
+        assert len(tri) == max(len(smooth.edge_patches(grid, regions.cuts)), 1)  # none: one empty piece

@@ -11,6 +11,7 @@ from curvedtrees import coords, viz
 from curvedtrees.manifolds import ProductManifold
 from curvedtrees.sampling import make_classification, make_regression
 from curvedtrees.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
+from curvedtrees.viz.figures.coloring import region_codes
 from curvedtrees.viz.palette import N_LEVELS, confidence_levels, encode_classes, region_colorscale
 
 
@@ -24,6 +25,14 @@ def decode(value):
             array = array.reshape([int(s) for s in str(shape).split(",")])
         return array
     return np.asarray(value, dtype=object if value and isinstance(value[0], str) else None)
+
+
+def surface_cells(trace: dict) -> np.ndarray:
+    """The cell values (rows, cols) of a sphere's or torus's cell surface, without its wrap and pole rows."""
+    values = decode(trace["surfacecolor"])
+    # The torus repeats its first row and column; the sphere its first column, and adds a row at each pole.
+    rows = slice(None, -1) if values.shape[0] == values.shape[1] else slice(1, -1)
+    return values[rows, :-1]
 
 
 def figure_json(fig) -> dict:
@@ -297,18 +306,20 @@ def test_disk_figure_is_a_crisp_heatmap_with_rim_boundaries_points_and_legend(h2
     assert np.isfinite(np.asarray(decode(boundary["x"]), dtype=float)).sum() > 100
 
 
-def test_sphere_and_torus_figures_are_cell_coloured_meshes_with_smooth_edges(product_tree):
+def test_sphere_and_torus_figures_are_cell_coloured_surfaces_with_smooth_edges(product_tree):
     sig, _X, _y, tree = product_tree
     for view in (viz.View("sphere", (1,), (0, 1, 2)), viz.View("torus", (2, 3))):
         grid = viz.view_grid(view, sig, resolution=24)
         regions = viz.predict_regions(tree, grid, viz.reference_point(sig))
         spec = figure_json(viz.region_figure(grid, regions))
-        cells, edges = traces(spec, "mesh3d")  # the cell mesh, then the region-edge patches over it
-        assert cells["intensitymode"] == "cell" and edges["intensitymode"] == "cell"
+        (cells,) = traces(spec, "surface")  # the cells' surface, then the region-edge patches over it
+        (edges,) = traces(spec, "mesh3d")
+        assert spec["data"].index(cells) == 0 and edges["intensitymode"] == "cell"
         assert edges["name"] == "region edges" and spec["data"].index(edges) == 1
-        intensity = decode(cells["intensity"])
-        assert intensity.dtype == np.uint8 and len(intensity) == 2 * 24 * 24
-        assert decode(cells["x"]).dtype == np.float32 and len(decode(cells["i"])) == 2 * 24 * 24
+        intensity = surface_cells(cells)
+        assert intensity.dtype == np.uint8 and intensity.shape == (24, 24)
+        np.testing.assert_array_equal(intensity, np.nan_to_num(region_codes(regions)).astype(np.uint8))
+        assert decode(cells["x"]).dtype == np.float32 and "i" not in cells
         colours = decode(edges["intensity"])
         assert colours.dtype == np.uint8 and len(colours) == len(decode(edges["i"])) > 0
         assert spec["layout"]["scene"]["xaxis"]["visible"] is False

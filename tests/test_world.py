@@ -18,6 +18,7 @@ from curvedtrees import coords, viz
 from curvedtrees.datasets import Dataset, is_land, load_dataset
 from curvedtrees.datasets.geo import COASTLINES_PATH, coastlines
 from curvedtrees.viz.palette import LAND_COLOR, WATER_COLOR
+from test_viz import surface_cells
 
 from ui import data as appdata
 from ui import pictures, training
@@ -218,7 +219,7 @@ def test_landmass_globe_has_coastlines_a_graticule_and_natural_colours(landmass)
     radius = np.linalg.norm(xyz[np.isfinite(xyz).all(axis=1)], axis=1)
     assert len(radius) > 2000 and np.allclose(radius, 1.004, atol=1e-3)  # just above the globe's surface
     mesh = spec["data"][0]
-    assert mesh["type"] == "mesh3d" and decode(mesh["intensity"]).dtype == np.uint8
+    assert mesh["type"] == "surface" and decode(mesh["surfacecolor"]).dtype == np.uint8
     # The surest shade of each class is its natural colour (water blue, land green) nearly undiluted.
     top_water, top_land = mesh["colorscale"][7][1], mesh["colorscale"][-1][1]
     assert _rgb(top_water)[2] > _rgb(top_water)[0] and _rgb(top_land)[1] > _rgb(top_land)[2]
@@ -238,8 +239,8 @@ def test_default_landmass_picture_predicts_as_much_land_as_the_data_has(landmass
     predicted = float(np.mean(regions.class_index == land_index))
     actual = float(np.mean(data.y == 1))
     assert abs(predicted - actual) < 0.05, (predicted, actual)
-    # The same fraction read back from the figure the browser draws (two triangles per cell).
-    codes = decode(spec["data"][0]["intensity"])
+    # The same fraction read back from the figure the browser draws (one value per cell centre).
+    codes = surface_cells(spec["data"][0])
     assert abs(np.mean(codes // viz.palette.N_LEVELS == land_index) - predicted) < 1e-9
     assert model.metrics["accuracy"] > 0.9
 
@@ -248,14 +249,15 @@ def test_landmass_globe_draws_smooth_coasts_over_the_cells(landmass):
     data, model = landmass
     spec, grid_regions = world_spec(data, model, GLOBE)
     cuts = grid_regions.regions.cuts
-    assert cuts is not None and len(cuts) > 1000  # the forest's coasts and shades, cut by bisection
+    assert cuts is not None and len(cuts) > 1000  # the forest's coasts
     (edges,) = named(spec, "region edges")
     assert spec["data"].index(edges) == 1 and edges["colorscale"] == spec["data"][0]["colorscale"]
     codes = decode(edges["intensity"])
     assert codes.dtype == np.uint8 and codes.max() < 2 * viz.palette.N_LEVELS and len(codes) > len(cuts)
     # The pieces lie on the globe, the cells just under them (so that the pieces show), the coastlines above.
     pieces = np.linalg.norm(np.column_stack([decode(edges[k]) for k in "xyz"]).astype(np.float64), axis=1)
-    cells = np.linalg.norm(np.column_stack([decode(spec["data"][0][k]) for k in "xyz"]).astype(np.float64), axis=1)
+    cells = np.column_stack([decode(spec["data"][0][k]).ravel() for k in "xyz"]).astype(np.float64)
+    cells = np.linalg.norm(cells, axis=1)
     assert np.allclose(pieces, 1.0, atol=1e-5) and cells.max() < 0.999 and cells.min() > 0.99
 
 
@@ -310,10 +312,10 @@ def test_temperature_globe_plays_through_the_months_in_degrees_celsius(temperatu
     assert zero == pytest.approx(mesh["cmax"] / 2, abs=1)
     assert mesh["colorscale"][0][1] != mesh["colorscale"][-1][1]
     # July is warmer than January in the north and colder in the south, frame by frame as the browser gets them.
-    jan, jul = (decode(spec["frames"][k]["data"][0]["intensity"]).astype(float) for k in (0, 6))
+    jan, jul = (surface_cells(spec["frames"][k]["data"][0]).astype(float).ravel() for k in (0, 6))
     n = grid_regions.grid.shape[0]
-    north = np.tile(np.repeat(grid_regions.grid.coords["vz"][1:, 0] > 0.4, n), 2)
-    south = np.tile(np.repeat(grid_regions.grid.coords["vz"][:-1, 0] < -0.4, n), 2)
+    north = np.repeat(grid_regions.grid.coords["vz"][1:, 0] > 0.4, n)
+    south = np.repeat(grid_regions.grid.coords["vz"][:-1, 0] < -0.4, n)
     assert jul[north].mean() > jan[north].mean() + 10 and jul[south].mean() < jan[south].mean()
     assert "plays through the months" in pictures.reference_note(data, pictures.Picture(GLOBE))
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
-from .palette import N_LEVELS, confidence_levels
-from .smooth import SMOOTH_KINDS, EdgeCuts, find_cuts
+from .smooth import REFERENCE_TREES, SMOOTH_KINDS, EdgeCuts, find_class_cuts
 from .views import View, ViewGrid, product_rows, view_grid
 
 __all__ = ["RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
@@ -36,9 +35,10 @@ class RegionGrid:
     classes : ndarray
         The model's ``classes_`` (classification) or empty.
     cuts : EdgeCuts or None
-        Sphere and torus classification pictures: where the colour changes between
-        neighbouring cell centres (:func:`curvedtrees.viz.smooth.find_cuts`), which the
-        figure draws as smooth region edges; None otherwise.
+        Sphere and torus classification pictures: where the class (in a replay: the
+        full tree's leaf) changes between neighbouring cell centres
+        (:func:`curvedtrees.viz.smooth.find_class_cuts`, ``find_cuts``), which the figure
+        draws as smooth region edges; None otherwise.
     """
 
     grid: ViewGrid
@@ -54,12 +54,24 @@ class RegionGrid:
         return self.grid.view
 
 
-def _classify(model, rows: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(class index, its probability) of every row; a model without ``predict_proba`` is sure."""
+def _probabilities(model, rows: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Class probabilities of every row, shape (n, n_classes); a model without ``predict_proba`` is sure."""
     if hasattr(model, "predict_proba"):
-        proba = np.asarray(model.predict_proba(rows))
-        return np.argmax(proba, axis=1), proba.max(axis=1)
-    return np.searchsorted(classes, np.asarray(model.predict(rows))), np.ones(len(rows))
+        return np.asarray(model.predict_proba(rows), dtype=np.float64)
+    sure = np.zeros((len(rows), len(classes)))
+    sure[np.arange(len(rows)), np.searchsorted(classes, np.asarray(model.predict(rows)))] = 1.0
+    return sure
+
+
+def _tree_count(model) -> int:
+    """Trees one predicted row costs: 1 for a tree, a forest's or boosting's count, else a reference forest's."""
+    if hasattr(model, "tree_"):
+        return 1
+    if hasattr(model, "estimators_"):
+        return max(len(model.estimators_), 1)
+    if hasattr(model, "trees_"):
+        return max(sum(len(t) if isinstance(t, list | tuple) else 1 for t in model.trees_), 1)
+    return REFERENCE_TREES  # a wrapped model of unknown size: priced as the reference forest
 
 
 def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool = True) -> RegionGrid:
@@ -72,10 +84,11 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
     grid : ViewGrid
     reference : ndarray of shape (ambient_dim,)
     smooth : bool
-        On a sphere or torus (classification), also find where the colour (class or
-        confidence shade) changes between neighbouring cells (:attr:`RegionGrid.cuts`, a
-        few more predict calls on the cells along the region edges), so that the figure
-        draws the edges smooth.
+        On a sphere or torus (classification), also find where the class changes between
+        neighbouring cells (:attr:`RegionGrid.cuts`: a few more predict calls on the
+        points along the region edges, as many as the model's size affords, see
+        :func:`curvedtrees.viz.smooth.find_class_cuts`), so that the figure draws the
+        edges smooth.
 
     Returns
     -------
@@ -87,22 +100,17 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
         classes = np.asarray(model.classes_)
         index = np.full(grid.mask.shape, -1, dtype=np.int16)
         confidence = np.full(grid.mask.shape, np.nan, dtype=np.float32)
+        proba = _probabilities(model, rows, classes) if len(rows) else np.zeros((0, len(classes)))
         if len(rows):
-            index[grid.mask], confidence[grid.mask] = _classify(model, rows, classes)
+            index[grid.mask], confidence[grid.mask] = np.argmax(proba, axis=1), proba.max(axis=1)
         cuts = None
         if smooth and grid.view.kind in SMOOTH_KINDS and len(rows):
 
-            def shade(values):
-                # Cut where the drawn colour changes: the class, or its confidence shade (palette codes).
-                found, sure = _classify(model, product_rows(grid, reference, values), classes)
-                # float32 as in RegionGrid.confidence: a probability on a shade's edge must round the same way.
-                sure = np.asarray(sure, dtype=np.float32)
-                return found.astype(np.int64) * N_LEVELS + confidence_levels(sure, len(classes))
+            def probabilities(values):
+                return _probabilities(model, product_rows(grid, reference, values), classes)
 
-            codes = index.astype(np.int64) * N_LEVELS + confidence_levels(
-                np.nan_to_num(confidence, nan=1.0), len(classes)
-            )
-            cuts = find_cuts(grid, codes, shade)
+            # Cut where the class changes; the cells beneath blend their confidence shades themselves.
+            cuts = find_class_cuts(grid, proba, probabilities, _tree_count(model))
         return RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape), None, classes, cuts)
     values = np.full(grid.mask.shape, np.nan, dtype=np.float32)
     if len(rows):

@@ -1,23 +1,26 @@
 """Smooth region edges on the sphere and the torus: the mesh between cell centres, cut where the prediction changes.
 
-A sphere or torus picture predicts every grid cell at its centre and draws the cell as one
-flat-coloured quad, so a region's edge steps from cell to cell. This module finds where the
-edge really runs, to a small fraction of a cell, and draws a thin patch over it:
+A sphere or torus picture predicts every grid cell at its centre and draws the cells as a
+surface through their centres (one colour value each, blended between neighbours), so a
+region's edge would blur or step from cell to cell. This module finds where the edge really
+runs, to a small fraction of a cell, and draws a thin patch over it:
 
 * the *dual mesh* joins the centres of neighbouring cells in triangles, two per square of
   four centres (longitudes wrap around the sphere, both angles around the torus; the two
-  half-rows of cells at the poles are left to the cell mesh: they are far narrower than a
+  half-rows of cells at the poles are left to the cells: they are far narrower than a
   pixel there);
 * on every edge of the dual mesh whose two ends carry different labels (classes, or a
   tree's leaves for a replay), the crossing is found by bisection: a few predict calls in
-  all, each on one point per such edge (:func:`find_cuts`);
+  all, each on one point per such edge (:func:`find_cuts`); a classifier's picture spends
+  as many as its size affords (:func:`affordable_steps`) and a forest's then interpolates its
+  votes inside the last bracket (:func:`find_class_cuts`);
 * every dual triangle with a crossing is cut along the straight segments between its
   crossings (marching triangles; a triangle with three labels meets at the centroid of its
-  three crossings), and each piece takes the colour of the corner it holds
-  (:func:`edge_patches`).
+  three crossings), and each piece takes the colour of the corner it holds; the other
+  triangle of a square with a crossing is drawn whole (:func:`edge_patches`).
 
-The figure draws the patches on the surface and lowers the cell mesh just below it
-(:func:`sink_depth`), so the patches cover every step of the cell mesh's edges.
+The figure draws the patches on the surface and lowers the cells just below it
+(:func:`sink_depth`), so the patches cover every blend of the cells across a region's edge.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ __all__ = [
     "BISECTION_STEPS",
     "EdgeCuts",
     "Patches",
+    "affordable_steps",
     "dual_edges",
     "dual_triangles",
     "edge_patches",
+    "find_class_cuts",
     "find_cuts",
     "sink_depth",
     "smooth_replay",
@@ -45,6 +50,12 @@ __all__ = [
 # cell's diagonal), well under a pixel at the resolutions the app draws.
 BISECTION_STEPS = 5
 SMOOTH_KINDS = ("sphere", "torus")
+# The predict rows a picture may spend on its crossings: this share of its cells, priced in trees
+# of a reference 50-tree forest (issue 25: a 50-tree picture costs at most twice a 50-tree forest's
+# predict of its cells). A single tree affords every bisection step; a large forest, where every
+# extra row costs 50 trees, spends at most a tenth of its grid and finishes by interpolation.
+EXTRA_ROW_SHARE = 0.1
+REFERENCE_TREES = 50
 
 
 @dataclass(frozen=True)
@@ -100,15 +111,23 @@ def _check(grid: ViewGrid) -> None:
         raise ValueError(f"smooth region edges are drawn on the sphere and the torus, not on a {grid.view.kind}")
 
 
-def _dual_mesh(grid: ViewGrid) -> tuple[np.ndarray, np.ndarray]:
-    """(triangles (t, 3), edge id of each side (t, 3)) of the dual mesh; see :func:`dual_edges` for the ids."""
+def _square_rows(grid: ViewGrid) -> int:
+    """Rows of squares of four centres: the sphere's stop at the polar rows; the torus's last row joins its first."""
+    return grid.shape[0] if grid.view.kind == "torus" else grid.shape[0] - 1
+
+
+def _dual_mesh(grid: ViewGrid, squares: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(triangles (t, 3), edge id of each side (t, 3)) of the dual mesh; see :func:`dual_edges` for the ids.
+
+    ``squares`` (indices ``r * cols + c`` of squares' first corners) keeps those squares only:
+    their first triangles, then their second ones.
+    """
     _check(grid)
     rows, cols = grid.shape
     n = rows * cols
-    # The sphere's rows stop at the polar rows; the torus's last row joins its first.
-    n_rows = rows if grid.view.kind == "torus" else rows - 1
-    r, c = np.meshgrid(np.arange(n_rows), np.arange(cols), indexing="ij")
-    r, c = r.ravel(), c.ravel()
+    if squares is None:
+        squares = np.arange(_square_rows(grid) * cols)
+    r, c = np.divmod(np.asarray(squares, dtype=np.int64), cols)
     r1, c1 = (r + 1) % rows, (c + 1) % cols
     v00, v01, v10, v11 = r * cols + c, r * cols + c1, r1 * cols + c, r1 * cols + c1
     tri = np.concatenate([np.column_stack([v00, v01, v11]), np.column_stack([v00, v11, v10])])
@@ -116,6 +135,24 @@ def _dual_mesh(grid: ViewGrid) -> tuple[np.ndarray, np.ndarray]:
     # diagonal of v00, right of v10, up from v00.
     sides = np.concatenate([np.column_stack([v00, n + v01, 2 * n + v00]), np.column_stack([2 * n + v00, v10, n + v00])])
     return tri, sides
+
+
+def _cut_squares(grid: ViewGrid, ids: np.ndarray) -> np.ndarray:
+    """The squares (first-corner indices, increasing) with a side or diagonal among the edge ``ids``."""
+    rows, cols = grid.shape
+    n = rows * cols
+    direction, start = np.divmod(np.asarray(ids, dtype=np.int64), n)
+    r, c = np.divmod(start, cols)
+    # An edge to the next column bounds the square above its start and the one below; an edge to
+    # the next row, the square right of it and the one left; a diagonal, its own square.
+    below = np.where(direction == 0, r - 1, r)
+    left = np.where(direction == 1, (c - 1) % cols, c)
+    square_r = np.concatenate([r, below])
+    square_c = np.concatenate([c, left])
+    if grid.view.kind == "torus":
+        square_r %= rows
+    keep = (square_r >= 0) & (square_r < _square_rows(grid))
+    return np.unique(square_r[keep] * cols + square_c[keep])
 
 
 def dual_triangles(grid: ViewGrid) -> np.ndarray:
@@ -153,6 +190,32 @@ def _edge_table(grid: ViewGrid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     end = np.concatenate([e[k] for e, k in zip(ends, keep)])
     ids = np.concatenate([d * n + v[k] for d, k in enumerate(keep)])
     return start, end, ids
+
+
+def _cut_edges(grid: ViewGrid, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(cells (m, 2), id (m,)) of the dual edges whose ends differ, by increasing id, as :func:`_edge_table` has them.
+
+    Compares each cell with its three forward neighbours on the (rows, cols) array of labels,
+    so the work beyond one pass of the grid grows with the edges found, not with all of them.
+    """
+    rows, cols = grid.shape
+    n = rows * cols
+    grid_labels = np.asarray(labels).reshape(rows, cols)
+    ahead_col = np.roll(grid_labels, -1, axis=1)
+    ahead_row = np.roll(grid_labels, -1, axis=0)
+    ahead_both = np.roll(ahead_row, -1, axis=1)
+    differ = [grid_labels != ahead_col, grid_labels != ahead_row, grid_labels != ahead_both]
+    if grid.view.kind != "torus":
+        differ[1][-1], differ[2][-1] = False, False  # the sphere's top row: nothing above it
+    starts, ids, ends = [], [], []
+    for direction, found in enumerate(differ):
+        start = np.flatnonzero(found)
+        r, c = np.divmod(start, cols)
+        r1, c1 = (r + (direction > 0)) % rows, (c + (direction != 1)) % cols
+        starts.append(start)
+        ends.append(r1 * cols + c1)
+        ids.append(direction * n + start)
+    return np.column_stack([np.concatenate(starts), np.concatenate(ends)]), np.concatenate(ids)
 
 
 def dual_edges(grid: ViewGrid) -> np.ndarray:
@@ -243,9 +306,7 @@ def find_cuts(grid: ViewGrid, labels: np.ndarray, classify, n_steps: int = BISEC
     labels = np.asarray(labels).ravel()
     if labels.shape != (int(np.prod(grid.shape)),):
         raise ValueError(f"{len(labels)} labels for a grid of {grid.shape[0]} x {grid.shape[1]} cells")
-    start_cell, end_cell, ids = _edge_table(grid)
-    differ = labels[start_cell] != labels[end_cell]
-    edges, ids = np.column_stack([start_cell[differ], end_cell[differ]]), ids[differ]
+    edges, ids = _cut_edges(grid, labels)
     params = _params(grid)
     start, end, first = params[edges[:, 0]], params[edges[:, 1]], labels[edges[:, 0]]
     lo, hi = np.zeros(len(edges)), np.ones(len(edges))
@@ -255,6 +316,70 @@ def find_cuts(grid: ViewGrid, labels: np.ndarray, classify, n_steps: int = BISEC
         # Keep the label of the first end at lo and another one at hi: a change lies between.
         lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
     return EdgeCuts(edges, (0.5 * (lo + hi)).astype(np.float32), ids)
+
+
+def affordable_steps(n_edges: int, n_cells: int, n_trees: int = 1) -> int:
+    """Bisection steps a picture can afford on ``n_edges`` cut edges of ``n_cells`` cells.
+
+    Every step predicts one row per cut edge, at ``n_trees`` trees a row; the steps together
+    stay within ``EXTRA_ROW_SHARE`` of the cells' predict by a ``REFERENCE_TREES``-tree
+    forest, and at most ``BISECTION_STEPS``.
+    """
+    budget = EXTRA_ROW_SHARE * n_cells * REFERENCE_TREES / max(int(n_trees), 1)
+    return int(min(BISECTION_STEPS, budget // max(int(n_edges), 1)))
+
+
+def find_class_cuts(grid: ViewGrid, proba: np.ndarray, predict_proba, n_trees: int = 1) -> EdgeCuts:
+    """Where the predicted class changes along the dual edges: bisection, then interpolation.
+
+    Parameters
+    ----------
+    grid : ViewGrid
+        A sphere or torus grid.
+    proba : ndarray of float, shape (n_cells, n_classes)
+        The class probabilities of every cell (row-major); the class is their argmax.
+    predict_proba : callable
+        ``predict_proba(values)`` with ``values`` of shape (m, len(grid.columns)) returns
+        probabilities of shape (m, n_classes).
+    n_trees : int
+        Trees a predicted row costs: the bisection takes :func:`affordable_steps` steps.
+
+    Returns
+    -------
+    EdgeCuts
+        A tree's crossing is the middle of the last bracket (within ``2 ** -(steps + 1)`` of
+        the edge of the change). An ensemble's is where the two classes' votes, linear
+        between the ends of the last bracket, are equal: its votes change by many small
+        steps, so this finds the change well inside a bracket the budget left wide.
+    """
+    _check(grid)
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim != 2 or len(proba) != int(np.prod(grid.shape)):
+        raise ValueError(f"probabilities of shape {proba.shape} for a grid of {grid.shape[0]} x {grid.shape[1]} cells")
+    labels = np.argmax(proba, axis=1)
+    edges, ids = _cut_edges(grid, labels)
+    params = _params(grid)
+    start, end, first = params[edges[:, 0]], params[edges[:, 1]], labels[edges[:, 0]]
+    lo, hi = np.zeros(len(edges)), np.ones(len(edges))
+    p_lo, p_hi = proba[edges[:, 0]], proba[edges[:, 1]]
+    for _ in range(affordable_steps(len(edges), len(labels), n_trees) if len(edges) else 0):
+        mid = 0.5 * (lo + hi)
+        p_mid = np.asarray(predict_proba(_ambient(grid, _lerp(grid, start, end, mid))), dtype=np.float64)
+        same = np.argmax(p_mid, axis=1) == first
+        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
+        p_lo, p_hi = np.where(same[:, None], p_mid, p_lo), np.where(same[:, None], p_hi, p_mid)
+    if n_trees <= 1:
+        # A tree's probabilities are its leaves', constant up to the split: they say nothing of where
+        # in the bracket it lies, whose middle is within 2 ** -(steps + 1) of it.
+        return EdgeCuts(edges, (0.5 * (lo + hi)).astype(np.float32), ids)
+    rows = np.arange(len(edges))
+    other = np.argmax(p_hi, axis=1)
+    ahead = p_lo[rows, first] - p_lo[rows, other]  # >= 0: the first class leads at lo
+    behind = p_hi[rows, first] - p_hi[rows, other]  # <= 0: the other leads at hi
+    gap = ahead - behind
+    # Equal leads (a model without probabilities: both 1 and 0) put the crossing mid-bracket.
+    share = np.where(gap > 0, ahead / np.where(gap > 0, gap, 1.0), 0.5)
+    return EdgeCuts(edges, (lo + np.clip(share, 0.0, 1.0) * (hi - lo)).astype(np.float32), ids)
 
 
 def sink_depth(grid: ViewGrid) -> float:
@@ -299,16 +424,21 @@ def edge_patches(grid: ViewGrid, cuts: EdgeCuts) -> Patches:
     """
     _check(grid)
     n = int(np.prod(grid.shape))
-    tri, side_ids = _dual_mesh(grid)
+    tri, side_ids = _dual_mesh(grid, _cut_squares(grid, cuts.ids))
     table = np.full(3 * n, -1, dtype=np.int64)
     table[cuts.ids] = np.arange(len(cuts))
     sides = table[side_ids]  # (t, 3) index into cuts of each side, -1 where it is not cut
     cut = sides >= 0
     mixed = cut.any(axis=1)
+    # The cells beneath interpolate colours across each square of four centres (a Surface): the
+    # uncut triangle of a square whose other half is cut is drawn whole, in its first corner's colour.
+    half = len(tri) // 2
+    whole = np.tile(mixed[:half] | mixed[half:], 2) & ~mixed
+    whole_tri = tri[whole]
     tri, sides, cut = tri[mixed], sides[mixed], cut[mixed]
     params = _params(grid)
     # Every vertex of the pieces: the cells (corners), the crossings, then the three-label centres.
-    corners = np.unique(tri)
+    corners = np.unique(np.concatenate([tri.ravel(), whole_tri.ravel()]))
     used_cuts = np.unique(sides[cut])
     cut_params = _lerp(
         grid, params[cuts.edges[used_cuts, 0]], params[cuts.edges[used_cuts, 1]], cuts.t[used_cuts].astype(np.float64)
@@ -320,7 +450,7 @@ def edge_patches(grid: ViewGrid, cuts: EdgeCuts) -> Patches:
 
     v = corner_id[tri]  # (m, 3) vertex ids of the corners
     x = np.where(cut, cut_id[np.where(cut, sides, 0)], -1)  # x[:, s]: crossing on side s (corner s to s + 1)
-    faces, source = [], []
+    faces, source = [corner_id[whole_tri]], [whole_tri[:, 0]]
 
     # Two labels: two sides cut; the corner between them stands alone. Rotate it to the front.
     m2 = np.flatnonzero(cut.sum(axis=1) == 2)

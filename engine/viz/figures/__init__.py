@@ -14,7 +14,7 @@ kind                          renderer                                          
 ============================  ====================================================  ==========
 disk, plane, line, map        ``DiskRenderer``, ``PlaneRenderer``, ``LineRenderer``,  ``flat``
                               ``MapRenderer``: a ``Heatmap`` of the cells
-sphere, torus                 ``SphereRenderer``, ``TorusRenderer``: a ``Mesh3d``,   ``solid``
+sphere, torus                 ``SphereRenderer``, ``TorusRenderer``: a ``Surface``,  ``solid``
                               smooth region edges, a camera
 circle                        ``CircleRenderer``: a ring of ``Barpolar`` sectors     ``ring``
 ortho                         ``OrthoRenderer``: the turning orthographic globe      ``ortho``

@@ -207,8 +207,19 @@ def point_style(points: PointLayer, coloring: Coloring, test: bool) -> dict:
     }
     if points.class_index is not None and colors is not None:
         idx = np.asarray(points.class_index, dtype=np.int64)
-        palette = np.asarray([*colors, "#7F7F7F"])
-        marker["color"] = palette[np.where((idx >= 0) & (idx < len(colors)), idx, len(colors))].tolist()
+        # Class codes on a stepped scale (one band per class, grey past them) rather than a colour
+        # string per point: Plotly checks every string of a list, 10 ms a thousand points.
+        palette = [*colors, "#7F7F7F"]
+        code = np.where((idx >= 0) & (idx < len(colors)), idx, len(colors))
+        bands = len(palette)
+        scale = [[min((k + edge) / bands, 1.0), c] for k, c in enumerate(palette) for edge in (0, 1)]
+        marker.update(
+            color=code.astype(np.uint8 if bands <= 256 else np.int32),
+            colorscale=scale,
+            cmin=-0.5,
+            cmax=bands - 0.5,
+            showscale=False,
+        )
     elif points.values is not None:
         lo, hi = value_range if value_range else (np.nanmin(points.values), np.nanmax(points.values))
         marker.update(

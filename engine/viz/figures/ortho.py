@@ -139,7 +139,7 @@ class OrthoRenderer(Renderer):
                     y=first[at].y,
                     mode="markers",
                     marker=marker,
-                    hovertext=hover(part, s.class_names, test),
+                    hovertext=np.asarray(hover(part, s.class_names, test), dtype=str),
                     hoverinfo="text",
                     showlegend=False,
                     name="test points" if test else "training points",

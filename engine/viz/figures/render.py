@@ -245,7 +245,7 @@ class Renderer:
         common = {
             "mode": "markers",
             "marker": marker,
-            "hovertext": hover_text,
+            "hovertext": np.asarray(hover_text, dtype=str),  # an array: Plotly checks a list string by string
             "hoverinfo": "text",
             "showlegend": False,
             "name": "test points" if test else "training points",

@@ -1,13 +1,14 @@
 """3-D pictures: the sphere (and the globe) and the torus, in a WebGL scene.
 
-Regions are a ``Mesh3d`` with one colour per cell (``intensitymode="cell"``: class regions
-stay crisp instead of blending across a cell), float32 vertices, uint16 faces, uint8 colour
-codes. A classifier's regions with :attr:`~curvedtrees.viz.regions.RegionGrid.cuts` get a
-second ``Mesh3d``, "region edges", of the cells' neighbourhoods cut along the exact crossings
-(:mod:`curvedtrees.viz.smooth`), drawn on the surface with the cell mesh just below it, so
-region edges are smooth rather than stepped; a replay restyles its colours, frames predicted
-at other reference points their pieces too. The camera faces what matters: the explained
-point, the selected split, the newest split, or the data (a globe: 20 N 20 E without data).
+Regions are a ``Surface`` through the cell centres (float32 vertices, one uint8 colour code per
+cell and no faces to send: a 300 x 300 picture's cells weigh 1.6 MB of JSON where a mesh of
+faces weighed 4.6), whose colours blend between neighbouring cells, so confidence shades meet
+smoothly. A classifier's regions with :attr:`~curvedtrees.viz.regions.RegionGrid.cuts` get a
+``Mesh3d``, "region edges", of the squares of centres where the class changes, cut along the
+crossings (:mod:`curvedtrees.viz.smooth`), drawn on the surface with the cells just below it,
+so region edges are exact and smooth; a replay restyles their colours, frames predicted at
+other reference points their pieces too. The camera faces what matters: the explained point,
+the selected split, the newest split, or the data (a globe: 20 N 20 E without data).
 """
 
 from __future__ import annotations
@@ -52,12 +53,12 @@ def mesh_faces(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return i, j, k
 
 
-def _mesh_intensity(regions, coloring: Coloring) -> np.ndarray:
-    cell = cell_values(regions, coloring).ravel()
-    cell = np.concatenate([cell, cell])  # two triangles per cell, in mesh_faces order
+def _cell_codes(regions, coloring: Coloring) -> np.ndarray:
+    """What each cell sends, shape grid.shape: uint8 palette codes (classification), else values or steps."""
+    cell = cell_values(regions, coloring)
     if regions.task == "classification":
         cell = np.nan_to_num(cell, nan=0.0).astype(np.uint8)
-    return cell
+    return cell.reshape(regions.grid.shape)
 
 
 def _smooth(regions, frames) -> bool:
@@ -125,47 +126,47 @@ class SolidRenderer(Renderer):
         self._patch_geometry = self.patcher is not None and not self.patcher.shared(scene.frames)
 
     # ------------------------------------------------------------------ regions
-    def mesh_corners(self, sink: float):
-        """The cell mesh's corners (float32, flattened), ``sink`` picture units below the surface."""
-        if sink == 0.0:
-            return tuple(np.asarray(self.grid.coords[k], dtype=np.float32).ravel() for k in ("vx", "vy", "vz"))
-        return self.sunk_corners(sink)
-
-    def sunk_corners(self, sink: float):
-        """The corners ``sink`` (> 0) picture units below the surface."""
+    def centres(self, sink: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """x, y, z (2-D float32) of the surface through the cell centres, ``sink`` picture units below it."""
         raise NotImplementedError
 
-    def add_regions(self, fig) -> None:
-        """The cell mesh (trace 0) and, with smooth edges, the patches on top of it (trace 1)."""
-        regions, coloring, grid = self.scene.regions, self.scene.coloring, self.grid
-        rows, cols = grid.shape
-        sink = sink_depth(grid) if self.patcher is not None else 0.0
-        vx, vy, vz = self.mesh_corners(sink)
-        i, j, k = mesh_faces(rows, cols)
-        common = {
-            "x": vx,
-            "y": vy,
-            "z": vz,
-            "i": i,
-            "j": j,
-            "k": k,
-            "hoverinfo": "skip",
-            "lighting": MESH_LIGHTING,
-            "flatshading": True,
-            "showlegend": False,
-            "name": "regions",
-        }
+    def surface_values(self, cell: np.ndarray) -> np.ndarray:
+        """Cell values (grid.shape) on the vertices of :meth:`centres` (the wrapping row or column repeated)."""
+        raise NotImplementedError
+
+    def _surface_trace(self, regions) -> go.Surface:
         if regions is None:
-            fig.add_trace(go.Mesh3d(**common, color=BLANK))
-            return
-        fig.add_trace(
-            go.Mesh3d(
-                **common,
-                intensity=_mesh_intensity(regions, coloring),
-                intensitymode="cell",
-                **color_args(regions, coloring),
-            )
+            return go.Surface(surfacecolor=self.surface_values(np.zeros(self.grid.shape, dtype=np.uint8)))
+        return go.Surface(surfacecolor=self.surface_values(_cell_codes(regions, self.scene.coloring)))
+
+    def add_regions(self, fig) -> None:
+        """The cells (trace 0) and, with smooth edges, the patches on top of it (trace 1).
+
+        The cells are a ``Surface`` through their centres: no faces to send, one byte a cell,
+        a colour that blends between neighbouring shades; where the class changes the
+        patches cover the blend with the exact edge.
+        """
+        regions, coloring, grid = self.scene.regions, self.scene.coloring, self.grid
+        sink = sink_depth(grid) if self.patcher is not None else 0.0
+        vx, vy, vz = self.centres(sink)
+        surface = self._surface_trace(regions)
+        no_lines = {"show": False, "highlight": False}
+        surface.update(
+            x=vx,
+            y=vy,
+            z=vz,
+            hoverinfo="skip",
+            lighting=MESH_LIGHTING,
+            showlegend=False,
+            name="regions",
+            contours={"x": no_lines, "y": no_lines, "z": no_lines},
         )
+        if regions is None:
+            surface.update(colorscale=[[0, BLANK], [1, BLANK]], cmin=0, cmax=1, showscale=False)
+            fig.add_trace(surface)
+            return
+        surface.update(**color_args(regions, coloring))
+        fig.add_trace(surface)
         if self.patcher is not None:
             patch = self.patcher.trace(regions)
             patch.update(
@@ -183,7 +184,7 @@ class SolidRenderer(Renderer):
         return [0, 1] if self.patcher is not None else [0]
 
     def frame_regions(self, regions) -> list:
-        data = [go.Mesh3d(intensity=_mesh_intensity(regions, self.scene.coloring))]
+        data = [self._surface_trace(regions)]
         if self.patcher is not None:
             data.append(self.patcher.trace(regions, geometry=self._patch_geometry))
         return data
@@ -301,11 +302,18 @@ class SphereRenderer(SolidRenderer):
     kinds = ("sphere",)
     default_look = (1.1, 1.1, 0.75)
 
-    def sunk_corners(self, sink: float):
-        return tuple(
-            (np.asarray(self.grid.coords[k], dtype=np.float64) * (1.0 - sink)).astype(np.float32).ravel()
-            for k in ("vx", "vy", "vz")
-        )
+    def centres(self, sink: float):
+        rows, cols = self.grid.shape
+        # Rows at the cell centres' latitudes between the two poles; the first column repeated at the end.
+        lat = np.concatenate([[-90.0], -90.0 + (np.arange(rows) + 0.5) * 180.0 / rows, [90.0]])
+        lon = -180.0 + (np.arange(cols + 1) + 0.5) * 360.0 / cols
+        glon, glat = np.meshgrid(lon, lat)
+        xyz = latlon_xyz(glat, glon, 1.0 - sink)
+        return tuple(np.asarray(xyz[k], dtype=np.float32) for k in "xyz")
+
+    def surface_values(self, cell: np.ndarray) -> np.ndarray:
+        wrapped = np.concatenate([cell, cell[:, :1]], axis=1)
+        return np.concatenate([wrapped[:1], wrapped, wrapped[-1:]], axis=0)  # each pole takes its nearest row
 
     def band_corners(self):
         vx, vy, vz = super().band_corners()
@@ -334,9 +342,15 @@ class TorusRenderer(SolidRenderer):
 
     kinds = ("torus",)
 
-    def sunk_corners(self, sink: float):
+    def centres(self, sink: float):
         rows, cols = self.grid.shape
-        # The torus grid's corners (views.view_grid): columns around the ring, rows around the tube.
-        va, vb = np.meshgrid(np.linspace(-np.pi, np.pi, cols + 1), np.linspace(-np.pi, np.pi, rows + 1))
+        # The torus grid (views.view_grid): columns around the ring, rows around the tube; both wrap.
+        a = -np.pi + (np.arange(cols + 1) + 0.5) * 2 * np.pi / cols
+        b = -np.pi + (np.arange(rows + 1) + 0.5) * 2 * np.pi / rows
+        va, vb = np.meshgrid(a, b)
         xyz = torus_xyz(va, vb, lift=-sink / TORUS_RADII[1])
-        return tuple(xyz[k].ravel() for k in "xyz")
+        return tuple(xyz[k] for k in "xyz")
+
+    def surface_values(self, cell: np.ndarray) -> np.ndarray:
+        wrapped = np.concatenate([cell, cell[:, :1]], axis=1)
+        return np.concatenate([wrapped, wrapped[:1]], axis=0)
