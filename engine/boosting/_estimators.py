@@ -382,7 +382,7 @@ class BaseProductGradientBoosting(BaseEstimator):
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Normalised total gain per input column, shape (n_features_in_,).
+        """Normalised total gain per input column, shape ``(n_features_in_,)``.
 
         Summing to 1 (all zeros when no tree split): each split's gain goes to the
         columns it reads in proportion to the squared components of its boundary's unit

@@ -227,7 +227,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Importance per input column, shape (n_features_in_,), summing to 1.
+        """Importance per input column, shape ``(n_features_in_,)``, summing to 1.
 
         scikit-learn's contract, so ``SelectFromModel`` and
         ``zip(feature_names_in_, feature_importances_)`` work: each Klein feature's

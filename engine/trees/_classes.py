@@ -319,7 +319,7 @@ class BaseProductTree(BaseEstimator):
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Normalised total impurity decrease per input column, shape (n_features_in_,).
+        """Normalised total impurity decrease per input column, shape ``(n_features_in_,)``.
 
         scikit-learn's contract: one entry per column of ``X`` (so
         ``zip(feature_names_in_, feature_importances_)`` and ``SelectFromModel`` work),

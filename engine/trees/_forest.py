@@ -466,7 +466,7 @@ class BaseProductForest(BaseEstimator):
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Normalised importance per input column, shape (n_features_in_,).
+        """Normalised importance per input column, shape ``(n_features_in_,)``.
 
         The mean over trees with splits of each tree's ``feature_importances_``,
         summing to 1 (all zeros when every tree is a single leaf); each split's share
