@@ -39,8 +39,7 @@ extensions = [
 templates_path = ["_templates"]
 # examples/ holds the gallery's sources (scripts and GALLERY_HEADER.rst); sphinx-gallery
 # writes the pages Sphinx reads into auto_examples/.
-# docstring_examples.rst holds Examples sections waiting to move into docstrings (tests only).
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "examples", "docstring_examples.rst"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "examples"]
 root_doc = "index"
 default_role = "code"  # `x` in prose is inline code, as in Markdown, never a silent cross-reference
 

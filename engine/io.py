@@ -423,6 +423,16 @@ def dumps(estimator, indent: int | None = None) -> str:
     TypeError
         If the estimator's class is not registered or a parameter is not JSON-able
         (for example a ``RandomState`` instance as ``random_state``).
+
+    Examples
+    --------
+    >>> import json
+    >>> from curvedtrees import ProductDecisionTreeClassifier, dumps, make_classification
+    >>> X, y = make_classification("H2 x S1", n_samples=100, random_state=0)
+    >>> text = dumps(ProductDecisionTreeClassifier(signature="H2 x S1", max_depth=3).fit(X, y))
+    >>> document = json.loads(text)
+    >>> document["format"], document["version"], document["estimator"]
+    ('curvedtrees-model', 1, 'ProductDecisionTreeClassifier')
     """
     name = type(estimator).__name__
     try:
@@ -449,6 +459,20 @@ def loads(text: str | bytes):
         If the text is not JSON, not a model document of a supported version, names
         an unknown estimator, or holds parameters or fitted state that are malformed,
         out of range or inconsistent. The message says which field is wrong.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from curvedtrees import ProductRandomForestClassifier, dumps, loads, make_classification
+    >>> X, y = make_classification("S2 x E2", n_samples=200, random_state=0)
+    >>> forest = ProductRandomForestClassifier(5, signature="S2 x E2", random_state=0).fit(X, y)
+    >>> same = loads(dumps(forest))
+    >>> bool(np.array_equal(same.predict_proba(X), forest.predict_proba(X)))
+    True
+    >>> loads('{"format": "curvedtrees-model", "version": 1, "estimator": "os.system"}')
+    Traceback (most recent call last):
+        ...
+    ValueError: unknown estimator 'os.system' in model document; known: ...
     """
     if not isinstance(text, (str, bytes, bytearray)):
         raise ValueError(f"expected the model document as text, got {type(text).__name__}")

@@ -262,6 +262,13 @@ def make_regression(
     X : ndarray, shape (n_samples, ambient_dim)
     y : ndarray of float, shape (n_samples,)
         ``v . beta_c + alpha_c + noise``, rescaled to [0, 1].
+
+    Examples
+    --------
+    >>> from curvedtrees import make_regression
+    >>> X, y = make_regression("S2 x E1", n_samples=100, random_state=0)
+    >>> X.shape, y.shape
+    ((100, 4), (100,))
     """
     noise = _positive_float(noise, "noise", allow_zero=True)
     rng = as_generator(random_state)

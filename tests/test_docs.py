@@ -18,7 +18,6 @@ from sklearn.base import BaseEstimator
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 API = DOCS / "api"
-PREPARED_EXAMPLES = DOCS / "docstring_examples.rst"
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # Folders of the package that hold data files, not Python API.
@@ -122,49 +121,18 @@ def test_the_user_guide_has_examples():
     assert attempted >= 50
 
 
-def prepared_examples() -> dict[str, str]:
-    """Examples sections written for the docstrings, by top-level name (docs/docstring_examples.rst).
-
-    Phase B of issue 26 moves them into the docstrings and deletes the file; then this is empty.
-    """
-    if not PREPARED_EXAMPLES.is_file():
-        return {}
-    parts = re.split(r"\n(curvedtrees\.[\w.]+)\n-+\n", PREPARED_EXAMPLES.read_text(encoding="utf-8"))
-    return {name.removeprefix("curvedtrees."): body for name, body in zip(parts[1::2], parts[2::2], strict=True)}
-
-
-PREPARED = prepared_examples()
-
-
-@pytest.mark.parametrize("name", sorted(PREPARED))
-def test_prepared_docstring_examples_run(name):
-    # A fresh namespace for each, as a docstring's examples get.
-    test = doctest.DocTestParser().get_doctest(PREPARED[name], {}, name, str(PREPARED_EXAMPLES), 0)
-    assert test.examples, f"the section for curvedtrees.{name} in {PREPARED_EXAMPLES.name} has no example"
-    runner = doctest.DocTestRunner(optionflags=DOCTEST_FLAGS)
-    result = runner.run(test)
-    assert result.failed == 0, f"{result.failed} of {result.attempted} examples for curvedtrees.{name} failed"
-
-
 def has_examples_section(obj) -> bool:
     return re.search(r"^\s*Examples\n\s*--------", obj.__doc__ or "", flags=re.MULTILINE) is not None
 
 
-def check_examples(obj, names: list[str]) -> None:
-    """``obj`` has an Examples section in its docstring or under one of ``names`` in the file, not both."""
-    prepared = [name for name in names if name in PREPARED]
-    assert has_examples_section(obj) or prepared, (
-        f"curvedtrees.{names[0]} has no Examples section in its docstring nor in docs/{PREPARED_EXAMPLES.name}"
-    )
-    assert not (has_examples_section(obj) and prepared), (
-        f"curvedtrees.{names[0]} now has an Examples section in its docstring: remove its block from "
-        f"docs/{PREPARED_EXAMPLES.name}"
-    )
+def check_examples(obj, name: str) -> None:
+    """``obj`` has an Examples section in its own docstring (run by tests/test_doctests.py)."""
+    assert has_examples_section(obj), f"curvedtrees.{name} has no Examples section in its docstring"
 
 
 @pytest.mark.parametrize("name", sorted(curvedtrees._EXPORTS))
 def test_every_top_level_name_has_examples(name):
-    check_examples(getattr(curvedtrees, name), [name])
+    check_examples(getattr(curvedtrees, name), name)
 
 
 def public_estimators() -> list[str]:
@@ -188,9 +156,7 @@ def test_the_public_estimators_are_found():
 @pytest.mark.parametrize("dotted", ESTIMATORS)
 def test_every_public_estimator_has_examples(dotted):
     module, name = dotted.split(".")
-    obj = getattr(importlib.import_module(f"curvedtrees.{module}"), name)
-    aliases = [dotted] + [name for exported in (curvedtrees._EXPORTS.get(name),) if exported == f"curvedtrees.{module}"]
-    check_examples(obj, aliases)
+    check_examples(getattr(importlib.import_module(f"curvedtrees.{module}"), name), dotted)
 
 
 def test_the_gallery_has_at_least_twelve_examples():

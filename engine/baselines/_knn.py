@@ -144,6 +144,14 @@ class GeodesicKNNClassifier(ClassifierMixin, _GeodesicKNN):
     signature_ : Signature
     n_samples_fit_ : int
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from curvedtrees import GeodesicKNNClassifier, make_classification
+    >>> X, y = make_classification("H2 x S2", n_samples=200, random_state=0)
+    >>> knn = GeodesicKNNClassifier(n_neighbors=1, signature="H2 x S2").fit(X, y)
+    >>> bool((knn.predict(X) == y).all())
+    True
     """
 
     def predict_proba(self, X):
@@ -183,6 +191,13 @@ class GeodesicKNNRegressor(RegressorMixin, _GeodesicKNN):
     Attributes
     ----------
     signature_, n_samples_fit_, n_features_in_
+
+    Examples
+    --------
+    >>> from curvedtrees import GeodesicKNNRegressor, make_regression
+    >>> X, y = make_regression("S2", n_samples=200, random_state=0)
+    >>> GeodesicKNNRegressor(n_neighbors=5, signature="S2").fit(X, y).predict(X[:3]).shape
+    (3,)
     """
 
     def predict(self, X):

@@ -211,6 +211,14 @@ class ProductPerceptronClassifier(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         Epochs run.
     signature_, n_features_in_
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductPerceptronClassifier, make_classification
+    >>> X, y = make_classification("H2 x E2", n_samples=200, n_classes=3, random_state=0)
+    >>> model = ProductPerceptronClassifier(signature="H2 x E2", random_state=0).fit(X, y)
+    >>> model.predict(X[:4]).shape, len(model.classes_)
+    ((4,), 3)
     """
 
     # scikit-learn's declarative checks, run by _validate_params() at the start of fit.

@@ -150,6 +150,14 @@ class ProductSVMClassifier(ClassifierMixin, _ProductSVM):
     Attributes
     ----------
     classes_, svm_ (the fitted SVC), support_vectors_, gamma_, signature_, n_features_in_
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductSVMClassifier, make_classification
+    >>> X, y = make_classification("H2 x S2", n_samples=200, n_classes=3, random_state=0)
+    >>> model = ProductSVMClassifier(signature="H2 x S2").fit(X, y)
+    >>> model.predict(X[:4]).shape
+    (4,)
     """
 
     def __init__(
@@ -218,6 +226,13 @@ class ProductSVMRegressor(RegressorMixin, _ProductSVM):
     Attributes
     ----------
     svm_ (the fitted SVR), support_vectors_, gamma_, signature_, n_features_in_
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductSVMRegressor, make_regression
+    >>> X, y = make_regression("S2 x E1", n_samples=200, random_state=0)
+    >>> ProductSVMRegressor(signature="S2 x E1").fit(X, y).predict(X[:2]).shape
+    (2,)
     """
 
     def __init__(self, signature=None, C=1.0, epsilon=0.1, gamma="scale", component_weights=None):

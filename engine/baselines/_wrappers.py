@@ -134,6 +134,15 @@ class AmbientClassifier(_AmbientMixin, ClassifierMixin, _FeatureWrapper):
     classes_ : ndarray of shape (n_classes,)
     signature_ : Signature
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from curvedtrees import AmbientClassifier, make_classification
+    >>> X, y = make_classification("S2", n_samples=200, random_state=0)
+    >>> model = AmbientClassifier(DecisionTreeClassifier(max_depth=3), signature="S2").fit(X, y)
+    >>> model.predict(X[:3]).shape
+    (3,)
     """
 
 
@@ -152,6 +161,14 @@ class AmbientRegressor(_AmbientMixin, RegressorMixin, _FeatureWrapper):
     estimator_ : fitted estimator
     signature_ : Signature
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import Ridge
+    >>> from curvedtrees import AmbientRegressor, make_regression
+    >>> X, y = make_regression("H2 x E1", n_samples=200, random_state=0)
+    >>> AmbientRegressor(Ridge(), signature="H2 x E1").fit(X, y).predict(X[:2]).shape
+    (2,)
     """
 
 
@@ -173,6 +190,15 @@ class TangentClassifier(_TangentMixin, ClassifierMixin, _FeatureWrapper):
     Attributes
     ----------
     estimator_, classes_, signature_, n_features_in_
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from curvedtrees import TangentClassifier, make_classification
+    >>> X, y = make_classification("H2 x S2", n_samples=200, random_state=0)
+    >>> model = TangentClassifier(DecisionTreeClassifier(max_depth=3), signature="H2 x S2").fit(X, y)
+    >>> model.predict(X[:3]).shape
+    (3,)
     """
 
 
@@ -186,4 +212,12 @@ class TangentRegressor(_TangentMixin, RegressorMixin, _FeatureWrapper):
     estimator : scikit-learn regressor, default=None
         ``None``: ``DecisionTreeRegressor(random_state=0)``.
     signature : str, Signature or None, default=None
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import Ridge
+    >>> from curvedtrees import TangentRegressor, make_regression
+    >>> X, y = make_regression("H2 x S2", n_samples=200, random_state=0)
+    >>> TangentRegressor(Ridge(), signature="H2 x S2").fit(X, y).predict(X[:2]).shape
+    (2,)
     """

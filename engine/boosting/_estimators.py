@@ -593,6 +593,14 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
     ``loss="squared_error"`` (half squared error, the default) or
     ``"absolute_error"`` (each leaf then predicts the median residual of its rows,
     as scikit-learn does); ``thresholds``, ``signature`` and ``pairs`` as there.
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductGradientBoostingRegressor, make_regression
+    >>> X, y = make_regression("H2 x S1", n_samples=300, random_state=0)
+    >>> model = ProductGradientBoostingRegressor(signature="H2 x S1", max_iter=10).fit(X, y)
+    >>> model.n_iter_, model.predict(X[:2]).shape
+    (10, (2,))
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -519,6 +519,13 @@ def list_datasets(category: str | None = None) -> list[DatasetInfo]:
     ----------
     category : str, optional
         Only this category ("geographic", "periodic", "graph", "image latents").
+
+    Examples
+    --------
+    >>> from curvedtrees import list_datasets
+    >>> info = list_datasets()[0]
+    >>> info.name, str(info.signature), [p.name for p in info.parameters][:2]
+    ('landmasses', 'S2', ['n_samples', 'n_grid'])
     """
     _ensure_loaded()
     infos = list(_REGISTRY.values())
@@ -551,6 +558,16 @@ def load_dataset(name: str, callback=None, **params) -> Dataset:
     **params
         Loader parameters; unknown names and out-of-range values raise
         ValueError naming the parameter.
+
+    Examples
+    --------
+    >>> from curvedtrees import load_dataset
+    >>> data = load_dataset("landmasses", n_samples=300, random_state=0)
+    >>> data.X.shape, str(data.signature), data.task
+    ((300, 3), 'S2', 'classification')
+    >>> X_train, X_test, y_train, y_test = data.split(test_size=0.25, random_state=0)
+    >>> len(X_test)
+    75
     """
     info = get_dataset_info(name)
     known = {p.name: p for p in info.parameters}

@@ -87,6 +87,19 @@ class KappaGCNClassifier(ClassifierMixin, BaseEstimator):
         The last layer's signature with the (possibly learned) curvatures.
     loss_history_ : ndarray of shape (n_epochs,)
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from curvedtrees.datasets import load_graph
+    >>> from curvedtrees.embeddings import KappaGCNClassifier
+    >>> graph = load_graph("karate_club")
+    >>> adjacency = nx.to_numpy_array(graph.graph)
+    >>> y = np.array([graph.y[node] for node in graph.graph.nodes()])
+    >>> model = KappaGCNClassifier(adjacency=adjacency, signature="H2", n_epochs=20, random_state=0)
+    >>> model.fit(np.eye(len(y)), y).predict(np.eye(len(y))).shape
+    (34,)
     """
 
     def __init__(

@@ -144,6 +144,15 @@ class MixedCurvatureVAE(TransformerMixin, BaseEstimator):
     -----
     Inputs must lie in [0, 1] (pixel intensities); the likelihood is a
     Bernoulli per pixel with the intensities as soft targets.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from curvedtrees.embeddings import MixedCurvatureVAE
+    >>> pixels = load_digits().data[:200] / 16.0
+    >>> vae = MixedCurvatureVAE("S2 x E2", n_epochs=3, random_state=0).fit(pixels)
+    >>> vae.transform(pixels[:5]).shape, vae.history_.shape
+    ((5, 5), (3,))
     """
 
     def __init__(

@@ -328,6 +328,17 @@ class KleinTreeClassifier(ClassifierMixin, _KleinTree):
     Any threshold between the largest raw value sent left and the smallest sent right
     reproduces the same partition of the training rows, so the edge is replaced by the
     maximum-margin threshold inside that gap. (Categorical splits are refused.)
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from curvedtrees import KleinTreeClassifier, make_classification
+    >>> X, y = make_classification("H2 x E1", n_samples=300, random_state=0)
+    >>> model = KleinTreeClassifier(DecisionTreeClassifier(max_depth=4, random_state=0), signature="H2 x E1")
+    >>> model.fit(X, y).klein_feature_names_
+    ['H2#0 x1/x0', 'H2#0 x2/x0', 'E1#1 x0']
+    >>> model.predict(X[:3]).shape, model.n_thresholds_kept_
+    ((3,), 0)
     """
 
     def predict_proba(self, X):
@@ -352,4 +363,12 @@ class KleinTreeRegressor(RegressorMixin, _KleinTree):
     ----------
     estimator_, signature_, klein_feature_names_, margins_, n_thresholds_moved_,
     n_thresholds_kept_, n_features_in_
+
+    Examples
+    --------
+    >>> from curvedtrees import KleinTreeRegressor, make_regression
+    >>> X, y = make_regression("H2", n_samples=200, random_state=0)
+    >>> model = KleinTreeRegressor("random_forest", signature="H2").fit(X, y)
+    >>> model.predict(X[:2]).shape
+    (2,)
     """

@@ -441,6 +441,14 @@ class ProductDecisionTreeRegressor(RegressorMixin, BaseProductTree):
 
     Same splits and parameters as :class:`ProductDecisionTreeClassifier`, with
     ``criterion="squared_error"``; leaves predict the mean target.
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductDecisionTreeRegressor, make_regression
+    >>> X, y = make_regression("H2 x E1", n_samples=200, random_state=0)
+    >>> tree = ProductDecisionTreeRegressor(signature="H2 x E1", max_depth=4).fit(X, y)
+    >>> tree.predict(X[:3]).shape, tree.get_depth() <= 4
+    ((3,), True)
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -524,6 +524,16 @@ min_impurity_decrease, random_state
         in proportion to the squared components of its boundary's unit normal.
     plane_importances_ : ndarray of shape (n_split_features,)
     component_importances_ : ndarray of shape (n_components,)
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductRandomForestClassifier, make_classification
+    >>> X, y = make_classification("H2 x S2 x E2", n_samples=300, random_state=0)
+    >>> forest = ProductRandomForestClassifier(20, signature="H2 x S2 x E2", max_depth=5, random_state=0)
+    >>> forest.fit(X, y).predict_proba(X[:2]).shape
+    (2, 8)
+    >>> len(forest.estimators_), forest.component_importances_.shape
+    (20, (3,))
     """
 
     _tree_class = ProductDecisionTreeClassifier
@@ -538,6 +548,16 @@ class ProductRandomForestRegressor(RegressorMixin, BaseProductForest):
 
     Same parameters as :class:`ProductRandomForestClassifier`, with
     ``criterion="squared_error"`` and ``max_features=1.0`` by default.
+
+    Examples
+    --------
+    >>> from curvedtrees import ProductRandomForestRegressor, make_regression
+    >>> X, y = make_regression("S2 x S1", n_samples=200, random_state=0)
+    >>> forest = ProductRandomForestRegressor(10, signature="S2 x S1", random_state=0).fit(X, y)
+    >>> forest.predict(X[:4]).shape
+    (4,)
+    >>> bool(forest.score(X, y) > 0.5)
+    True
     """
 
     _tree_class = ProductDecisionTreeRegressor
