@@ -1,12 +1,23 @@
-"""Boosted product trees: speed against scikit-learn's HistGradientBoosting, and accuracy.
+"""Boosted product trees: speed and memory against LightGBM and XGBoost, and accuracy.
 
-Speed (issue 20's goals: fit <= 1.5x, predict <= 2x): ``ProductGradientBoostingClassifier``
-on ``S2 x E2 x H2`` against ``HistGradientBoostingClassifier`` fitting the same rows
+Speed (issue 28's goals): ``ProductGradientBoostingClassifier`` on ``S2 x E2 x H2``
+fits in at most LightGBM's CPU time and predicts in at most XGBoost's (``hist``), with
+one thread and with all threads, at 10^5 and 10^6 rows. The peers fit the same rows
 with the same number of real-valued features (the split-plane values of the product
-trees: 6 planes with ``pairs="base"``), both with the same parameters (``max_iter``
-iterations, no early stopping, everything else at its default). Fits alternate
-between the two and each side keeps its fastest run, so that other processes on the
-machine slow both alike.
+trees: 6 planes with ``pairs="base"``), the same iterations, leaves (31, leaf-wise),
+bins (255), learning rate (0.1) and smallest leaf (20 rows; XGBoost has no row count
+and keeps its ``min_child_weight``), no early stopping. Each side predicts the same
+held-out rows (as many as the fit's). Fits alternate between the sides and each
+keeps its fastest run, so that other processes on the machine slow all alike; CPU
+seconds (``time.process_time``: every thread, spinning included) are the measure,
+wall seconds are printed beside them.
+
+Memory (goal: a fit adds at most 1.5x what LightGBM's adds, at 10^6 rows): every fit
+runs in a fresh child process, fed ``.npy`` files; after a warm-up fit on 2,000 rows
+the child resets its peak resident size (``/proc/self/clear_refs``), reads ``VmRSS``,
+fits and reads ``VmHWM``: the difference is everything the fit allocates (numpy,
+numba, the peers' C++ heaps, every thread's buffers), as ``perf/bench_memory.py``
+measures forests.
 
 Accuracy: the multi-curvature presets (the paper's Gaussian mixtures on the eight
 4-dimensional signatures, 1,000 points, 8 classes, 80/20 split) for the boosted
@@ -16,16 +27,19 @@ on ambient coordinates, every model at its defaults.
 
 Usage::
 
-    python perf/bench_boosting.py                      # speed at n = 1e5, accuracy with 5 trials
-    python perf/bench_boosting.py --large              # speed at n = 1e5 and 1e6
-    python perf/bench_boosting.py --threads 1          # one thread on both sides (a loaded machine)
+    python perf/bench_boosting.py --skip-accuracy                   # speed at 1e5, threads 1 and all
+    python perf/bench_boosting.py --skip-accuracy --sizes 100000 1000000 --memory
     python perf/bench_boosting.py --skip-speed --trials 20
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,10 +55,44 @@ from curvedtrees.boosting import ProductGradientBoostingClassifier  # noqa: E402
 from curvedtrees.klein import KleinTreeClassifier  # noqa: E402
 from curvedtrees.manifolds import Signature  # noqa: E402
 from curvedtrees.sampling import make_classification  # noqa: E402
+from curvedtrees.trees import SplitFeatures  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
 SIGNATURE = "S2 x E2 x H2"
+FIT_GOAL, PREDICT_GOAL, MEMORY_GOAL = 1.0, 1.0, 1.5
+ALL_THREADS = os.cpu_count() or 1
+
+
+def make_model(which: str, n_classes: int, iterations: int, threads: int, signature: str = SIGNATURE):
+    """One side of the comparison with the shared parameters."""
+    if which == "ours":
+        return ProductGradientBoostingClassifier(
+            signature=signature, max_iter=iterations, max_leaf_nodes=31, max_bins=255, learning_rate=0.1,
+            min_samples_leaf=20, early_stopping=False, random_state=0,
+        )  # fmt: skip
+    if which == "lightgbm":
+        import lightgbm
+
+        return lightgbm.LGBMClassifier(
+            n_estimators=iterations, num_leaves=31, max_depth=-1, max_bin=255, learning_rate=0.1,
+            min_child_samples=20, n_jobs=threads, random_state=0, verbose=-1,
+        )  # fmt: skip
+    import xgboost
+
+    return xgboost.XGBClassifier(
+        n_estimators=iterations, tree_method="hist", grow_policy="lossguide", max_leaves=31, max_depth=0,
+        max_bin=255, learning_rate=0.1, n_jobs=threads, random_state=0,
+    )  # fmt: skip
+
+
+def set_threads(threads: int) -> None:
+    """Threads for numba and every OpenMP / BLAS pool of this process."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(threads)
+    threadpool_limits(threads)
 
 
 def timed(fn):
@@ -54,43 +102,128 @@ def timed(fn):
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def bench_speed(sizes, n_classes_list, iterations, repeats):
-    print(f"\n== Fit and predict, {SIGNATURE} (6 planes), {iterations} iterations: ours / HistGradientBoosting ==")
+PEERS = ("lightgbm", "xgboost")
+
+
+def time_side(model, train, test, y, ours):
+    """(wall, CPU) seconds of one fit and of one prediction of ``test``."""
+    kwargs = {"check_input": False} if ours else {}
+    fit = timed(lambda: model.fit(train, y, **kwargs))
+    pred = timed(lambda: model.predict(test, **kwargs))
+    return fit, pred
+
+
+def bench_speed(sizes, n_classes_list, iterations, repeats, threads_list):
     print(
-        f"{'n':>9} {'classes':>7} {'fit ours':>9} {'fit HGB':>9} {'ratio':>6} {'pred ours':>9} {'pred HGB':>9} "
-        f"{'ratio':>6}"
+        f"\n== Fit and predict, {SIGNATURE} (6 planes), {iterations} iterations, 31 leaves, 255 bins: "
+        "CPU seconds (wall seconds) =="
     )
-    worst_fit, worst_pred, worst_fit_cpu, worst_pred_cpu = 0.0, 0.0, 0.0, 0.0
-    for n in sizes:
-        for n_classes in n_classes_list:
-            X, y = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, n_clusters=32, random_state=0)
-            X_test, _ = make_classification(SIGNATURE, n_samples=100_000, n_classes=n_classes, random_state=1)
-            params = dict(max_iter=iterations, early_stopping=False, random_state=0)
-            ours = ProductGradientBoostingClassifier(signature=SIGNATURE, **params)
-            ours.fit(X[:2000], y[:2000])  # compiles (or loads) the kernels outside the timing
-            features = ours.split_features_
-            F, F_test = features.values(X).T.copy(), features.values(X_test).T.copy()
-            ref = HistGradientBoostingClassifier(**params)
-            fit_ours, fit_ref, pred_ours, pred_ref = [], [], [], []
-            for _ in range(repeats):
-                fit_ours.append(timed(lambda: ours.fit(X, y, check_input=False)))  # noqa: B023
-                fit_ref.append(timed(lambda: ref.fit(F, y)))  # noqa: B023
-                pred_ours.append(timed(lambda: ours.predict(X_test, check_input=False)))  # noqa: B023
-                pred_ref.append(timed(lambda: ref.predict(F_test)))  # noqa: B023
-            (a, a_cpu), (b, b_cpu) = min(fit_ours), min(fit_ref)
-            (c, c_cpu), (d, d_cpu) = min(pred_ours), min(pred_ref)
-            worst_fit, worst_pred = max(worst_fit, a / b), max(worst_pred, c / d)
-            worst_fit_cpu, worst_pred_cpu = max(worst_fit_cpu, a_cpu / b_cpu), max(worst_pred_cpu, c_cpu / d_cpu)
-            print(
-                f"{n:>9} {n_classes:>7} {a:>8.2f}s {b:>8.2f}s {a / b:>6.2f} {c:>8.3f}s {d:>8.3f}s {c / d:>6.2f}"
-                f"   CPU-s: fit {a_cpu:.2f} / {b_cpu:.2f} = {a_cpu / b_cpu:.2f}, "
-                f"predict {c_cpu:.3f} / {d_cpu:.3f} = {c_cpu / d_cpu:.2f}",
-                flush=True,
-            )
-    print(f"worst wall-clock ratios: fit {worst_fit:.2f} (goal <= 1.5), predict {worst_pred:.2f} (goal <= 2)")
-    # CPU seconds sum the threads and leave out the time other processes take the cores:
-    # on a shared machine they are the fair measure (and with --threads 1, the whole work).
-    print(f"worst CPU-time ratios:   fit {worst_fit_cpu:.2f} (goal <= 1.5), predict {worst_pred_cpu:.2f} (goal <= 2)")
+    print(
+        f"{'threads':>7} {'n':>9} {'classes':>7} | {'fit ours':>14} {'LightGBM':>14} {'XGBoost':>14} {'/LGBM':>6} | "
+        f"{'pred ours':>14} {'LightGBM':>14} {'XGBoost':>14} {'/XGB':>6}"
+    )
+    worst = {}
+    for threads in threads_list:
+        set_threads(threads)
+        for n in sizes:
+            for n_classes in n_classes_list:
+                X, y = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, n_clusters=32, random_state=0)
+                X_test, _ = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, random_state=1)
+                features = SplitFeatures.from_signature(SIGNATURE, "base")
+                F, F_test = features.values(X).T.copy(), features.values(X_test).T.copy()
+                models = {which: make_model(which, n_classes, iterations, threads) for which in ("ours", *PEERS)}
+                models["ours"].fit(X[:2000], y[:2000])  # compiles (or loads) the kernels outside the timing
+                fit = {which: [] for which in models}
+                pred = {which: [] for which in models}
+                for _ in range(repeats if n <= 100_000 else 1):
+                    for which, model in models.items():
+                        train, test = (X, X_test) if which == "ours" else (F, F_test)
+                        fit_time, pred_time = time_side(model, train, test, y, which == "ours")
+                        fit[which].append(fit_time)
+                        pred[which].append(pred_time)
+                fit = {k: min(v, key=lambda t: t[1]) for k, v in fit.items()}
+                pred = {k: min(v, key=lambda t: t[1]) for k, v in pred.items()}
+                fit_ratio = fit["ours"][1] / fit["lightgbm"][1]
+                pred_ratio = pred["ours"][1] / pred["xgboost"][1]
+                worst["fit"] = max(worst.get("fit", 0.0), fit_ratio)
+                worst["predict"] = max(worst.get("predict", 0.0), pred_ratio)
+
+                def cell(t):
+                    return f"{t[1]:>6.2f} ({t[0]:>5.2f})"
+
+                print(
+                    f"{threads:>7} {n:>9} {n_classes:>7} | {cell(fit['ours'])} {cell(fit['lightgbm'])} "
+                    f"{cell(fit['xgboost'])} {fit_ratio:>6.2f} | {cell(pred['ours'])} {cell(pred['lightgbm'])} "
+                    f"{cell(pred['xgboost'])} {pred_ratio:>6.2f}",
+                    flush=True,
+                )
+    print(
+        f"worst CPU-time ratios: fit / LightGBM {worst['fit']:.2f} (goal <= {FIT_GOAL:g}), "
+        f"predict / XGBoost {worst['predict']:.2f} (goal <= {PREDICT_GOAL:g})"
+    )
+
+
+_CHILD = """
+import json, sys
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {perf!r})
+import numpy as np
+from bench_boosting import make_model, set_threads
+set_threads({threads})
+y = np.load({folder!r} + "/y.npy")
+data = np.load({folder!r} + ("/X.npy" if {which!r} == "ours" else "/F.npy"))
+kwargs = {{"check_input": False}} if {which!r} == "ours" else {{}}
+make_model({which!r}, {classes}, {iterations}, {threads}).fit(data[:2000], y[:2000], **kwargs)  # warm up
+def status_kb(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+with open("/proc/self/clear_refs", "w") as handle:
+    handle.write("5")  # VmHWM := VmRSS, so the peak below is this fit's
+before = status_kb("VmRSS")
+model = make_model({which!r}, {classes}, {iterations}, {threads}).fit(data, y, **kwargs)
+peak = status_kb("VmHWM")
+print(json.dumps({{"inputs_mb": (data.nbytes + y.nbytes) / 2**20, "added_mb": (peak - before) / 1024}}))
+"""
+
+
+def measure_memory(which, folder, *, classes, iterations, threads):
+    """Inputs and peak memory one fit adds, in a fresh child process."""
+    code = _CHILD.format(
+        root=str(ROOT), perf=str(ROOT / "perf"), folder=folder, which=which, classes=classes,
+        iterations=iterations, threads=threads,
+    )  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"the {which} child failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_memory(n, n_classes_list, iterations, threads_list):
+    print(f"\n== Peak memory a fit adds, n = {n:,}, {iterations} iterations (MB; inputs loaded before) ==")
+    print(f"{'threads':>7} {'classes':>7} {'ours':>8} {'LightGBM':>8} {'XGBoost':>8} {'/LGBM':>6}")
+    worst = 0.0
+    for n_classes in n_classes_list:
+        X, y = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, n_clusters=32, random_state=0)
+        F = SplitFeatures.from_signature(SIGNATURE, "base").values(X).T.copy()
+        with tempfile.TemporaryDirectory() as folder:
+            for name, array in (("X", X), ("F", F), ("y", y)):
+                np.save(Path(folder) / f"{name}.npy", array)
+            for threads in threads_list:
+                added = {
+                    which: measure_memory(which, folder, classes=n_classes, iterations=iterations, threads=threads)[
+                        "added_mb"
+                    ]
+                    for which in ("ours", *PEERS)
+                }
+                ratio = added["ours"] / added["lightgbm"]
+                worst = max(worst, ratio)
+                print(
+                    f"{threads:>7} {n_classes:>7} {added['ours']:>8.0f} {added['lightgbm']:>8.0f} "
+                    f"{added['xgboost']:>8.0f} {ratio:>6.2f}",
+                    flush=True,
+                )
+    print(f"worst ratio of memory added by a fit / LightGBM {worst:.2f} (goal <= {MEMORY_GOAL:g})")
 
 
 def _models(signature, seed):
@@ -156,30 +289,26 @@ def bench_accuracy(signatures, trials):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", action="store_true", help="also time n = 1e6")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000], help="row counts timed with --repeats")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000], help="row counts of the speed runs")
     parser.add_argument("--iterations", type=int, default=50, help="boosting iterations in the speed runs")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per side at n = 1e5 (one at 1e6)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per side up to 1e5 rows (one above)")
     parser.add_argument("--classes", type=int, nargs="+", default=[2, 8], help="class counts in the speed runs")
+    parser.add_argument(
+        "--threads", type=int, nargs="+", default=sorted({1, ALL_THREADS}), help="thread counts (default: 1 and all)"
+    )
+    parser.add_argument("--memory", action="store_true", help="also measure the memory a fit adds")
+    parser.add_argument("--memory-rows", type=int, default=1_000_000)
     parser.add_argument("--trials", type=int, default=5, help="trials per signature in the accuracy runs")
     parser.add_argument("--signatures", nargs="+", default=list(MULTI_CURVATURE_SIGNATURES))
-    parser.add_argument(
-        "--threads", type=int, default=None, help="threads for both sides (numba and OpenMP); default: all cores"
-    )
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-accuracy", action="store_true")
     args = parser.parse_args(argv)
-    if args.threads is not None:
-        import numba
-        from threadpoolctl import threadpool_limits
-
-        numba.set_num_threads(args.threads)
-        threadpool_limits(args.threads)
     if not args.skip_speed:
-        bench_speed(args.sizes, args.classes, args.iterations, args.repeats)
-        if args.large:
-            bench_speed([1_000_000], args.classes, args.iterations, 1)
+        bench_speed(args.sizes, args.classes, args.iterations, args.repeats, args.threads)
+    if args.memory:
+        bench_memory(args.memory_rows, args.classes, args.iterations, args.threads)
     if not args.skip_accuracy:
+        set_threads(ALL_THREADS)
         bench_accuracy(args.signatures, args.trials)
 
 
