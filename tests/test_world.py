@@ -305,8 +305,18 @@ def test_temperature_globe_plays_through_the_months_in_degrees_celsius(temperatu
     assert slider["currentvalue"]["prefix"].startswith("month")
     mesh = spec["data"][0]
     assert mesh["colorbar"]["title"]["text"] == "predicted °C" and "0" in mesh["colorbar"]["ticktext"]
-    # A regression's continuous scale has no region edges to smooth: the cells alone, every month.
-    assert not named(spec, "region edges") and all(f["traces"] == [0] for f in spec["frames"])
+    # A regression's continuous scale has no region edges to smooth: the cells alone, every month, and
+    # the cities (training and test), which wear their own temperature of the month on the same scale.
+    assert not named(spec, "region edges")
+    points = [k for k, t in enumerate(spec["data"]) if t.get("name") in ("training points", "test points")]
+    assert len(points) == 2 and all(f["traces"] == [0, *points] for f in spec["frames"])
+    cities = [decode(spec["frames"][k]["data"][1]["marker"]["color"]).astype(float) for k in (0, 6)]
+    marker = spec["data"][points[0]]["marker"]
+    assert marker["colorscale"] == mesh["colorscale"] and (marker["cmin"], marker["cmax"]) != (None, None)
+    assert not np.allclose(*cities)  # January's temperatures, then July's
+    # The title names the month shown, frame by frame.
+    assert spec["layout"]["legend"]["title"]["text"] == "<b>Predicted °C in Jan</b>"
+    assert spec["frames"][6]["layout"]["legend"]["title"]["text"] == "<b>Predicted °C in Jul</b>"
     # Diverging and centred on 0 degrees: blue below, red above, white at the tick of 0.
     zero = mesh["colorbar"]["tickvals"][mesh["colorbar"]["ticktext"].index("0")]
     assert zero == pytest.approx(mesh["cmax"] / 2, abs=1)
@@ -347,7 +357,7 @@ def test_frames_need_distinct_names_and_colours_one_per_class():
     assert [f["name"] for f in spec["frames"]] == ["1", "2"] and spec["layout"]["sliders"][0]["active"] == 1
 
 
-def test_temperature_pictures_mark_each_city_once_in_grey(temperatures):
+def test_temperature_pictures_mark_each_city_once(temperatures):
     data, model = temperatures
     n_places = len(np.unique(np.round(data.X[:, :3], 9), axis=0))  # two of the 270 cities share a place
     assert n_places < len(data.X) // 10
@@ -355,4 +365,7 @@ def test_temperature_pictures_mark_each_city_once_in_grey(temperatures):
         spec, _ = world_spec(data, model, view, resolution=20, show_points=True)
         placed = named(spec, "training points") + named(spec, "test points")
         assert sum(len(decode(t["x"])) for t in placed) == n_places, view.kind  # one per city, not per month
-        assert all(t["marker"]["color"] == "#4C4C4C" for t in placed)  # a month's colour would mislead in others
+        if view.kind == "ortho":  # held at one month but turning: places only, in grey
+            assert all(t["marker"]["color"] == "#4C4C4C" for t in placed)
+        else:  # each city its own temperature of the month shown, restyled by every frame (test above)
+            assert all(len(decode(t["marker"]["color"])) == len(decode(t["x"])) for t in placed)

@@ -611,6 +611,11 @@ def picture_figure(data, picture: Picture, model=None, source=None, *, layers: L
         marked=_marked(data, view, layers.marked_row),
         coastlines=world_coastlines() if world else None,
     )
+    places = _step_targets(data, view, overlay.points, steps, animation)
+    if places is not None:  # the places wear their true value of the month shown, on the field's scale
+        overlay = dataclasses.replace(
+            overlay, points=dataclasses.replace(overlay.points, values=places[animation.active])
+        )
     framing = framing if framing is not None else viz.Framing()
     if view.kind in ("sphere", "ortho"):
         framing = dataclasses.replace(framing, facing=viz.facing_direction(view, data.signature, data.X))
@@ -620,4 +625,62 @@ def picture_figure(data, picture: Picture, model=None, source=None, *, layers: L
     )
     if curves:
         _count_in_legend(fig, curves, tree, view, layers.keep(), budget)
+    if steps is not None and animation is not None:
+        _name_steps(fig, data, steps, animation, places, overlay.points)
     return fig
+
+
+# ---- world pictures that play through a circle's steps (the temperatures' months)
+def _step_targets(data, view, points, steps, animation) -> np.ndarray | None:
+    """The target of each drawn place at every step, shape (n_steps, n_points); None unless regression.
+
+    A place has one row per step (a city's temperature each month); a place without a row at some
+    step gets NaN there.
+    """
+    if points is None or steps is None or animation is None or data.task != "regression" or points.rows is None:
+        return None
+    place = data.signature.components[view.components[0]]
+    circle = data.signature.components[steps.component]
+    _, owner = np.unique(np.round(data.X[:, place.slice], 9), axis=0, return_inverse=True)
+    owner = owner.ravel()
+    angles = coords.circle_to_angle(data.X[:, circle.slice], curvature=circle.curvature)
+    turns = np.asarray(steps.angles, dtype=np.float64)
+    # The step nearest to each row's angle, around the circle (MAX_STEPS columns at most).
+    step = np.abs((angles[:, None] - turns[None, :] + np.pi) % (2.0 * np.pi) - np.pi).argmin(axis=1)
+    table = np.full((len(turns), int(owner.max()) + 1), np.nan)
+    table[step, owner] = np.asarray(data.y, dtype=np.float64)
+    return table[:, owner[np.asarray(points.rows)]]
+
+
+def _name_steps(fig, data, steps, animation, places, points) -> None:
+    """Each frame names its step in the picture's title, and recolours the places with that step's values."""
+    extra = getattr(data.dataset, "extra", None) or {}
+    unit = extra.get("target_unit")
+    title = fig.layout.legend.title.text if fig.layout.legend.title.text else None
+    base = f"Predicted {unit}" if unit and data.task == "regression" else (title or "").replace("<b>", "")
+    base = base.replace("</b>", "")
+
+    def named(name: str) -> str:
+        return f"<b>{base} in {name}</b>" if unit else f"<b>{base} · {steps.label} {name}</b>"
+
+    fig.update_layout(legend={"title": {"text": named(animation.labels()[animation.active])}})
+    traces, colours = [], []
+    if places is not None and points is not None:
+        is_test = np.zeros(len(points), bool) if points.is_test is None else np.asarray(points.is_test, bool)
+        for index, trace in enumerate(fig.data):
+            part = {"training points": ~is_test, "test points": is_test}.get(trace.name)
+            if part is not None and part.any():
+                traces.append(index)
+                colours.append((type(trace), part))
+    frames = []
+    for k, (frame, name) in enumerate(zip(fig.frames, animation.labels())):
+        recoloured = [kind(marker={"color": places[k][part].astype(np.float32)}) for kind, part in colours]
+        frames.append(
+            type(frame)(
+                data=[*frame.data, *recoloured],
+                traces=[*frame.traces, *traces],
+                name=frame.name,
+                layout={"legend": {"title": {"text": named(name)}}},
+            )
+        )
+    fig.frames = frames
