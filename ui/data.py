@@ -411,7 +411,8 @@ DEMOS = {
                 "test_size": 0.25,
                 "seed": 0,
             },
-            "sphere:0:0-1-2:poincare",
+            # The turning orthographic globe: large, flat, with coastlines, and it turns by itself.
+            "ortho:0:0-1-2:poincare",
             requires_builtin="landmasses",
         ),
         Demo(
