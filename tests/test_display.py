@@ -367,3 +367,20 @@ def test_the_gallery_draws_pictures_through_the_displays():
     drawing = [name for name, text in texts.items() if "RegionDisplay.from_estimator(" in text]
     assert {"plot_regions.py", "plot_globe.py", "plot_tree_forest_boosting.py"} <= set(drawing)
     assert "TreeDisplay.from_estimator(" in texts["plot_inside_a_tree.py"]
+
+
+def test_dataframes_and_pipelines(data):
+    import warnings
+
+    from sklearn.pipeline import make_pipeline
+
+    X, y = data
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    model = ProductDecisionTreeClassifier(signature=SIGNATURE, max_depth=3).fit(frame, NAMES[y])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "X does not have valid feature names" from the grid's rows
+        display = RegionDisplay.from_estimator(model, frame, pd.Series(NAMES[y]), component=2, resolution=12)
+    assert display.view.kind == "plane" and len(display.overlay.points) == len(X)
+    pipeline = make_pipeline(ProductDecisionTreeClassifier(signature=SIGNATURE, max_depth=3)).fit(X, y)
+    shown = RegionDisplay.from_estimator(pipeline, X, y, signature=SIGNATURE, resolution=12)
+    assert shown.colors.class_names == ["0", "1", "2"] and shown.overlay.boundaries == []

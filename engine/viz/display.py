@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -434,7 +435,11 @@ class RegionDisplay:
         resolution = _resolution(picture.kind, resolution)
         bounds = data_bounds(picture, signature, X) or None
         grid = view_grid(picture, signature, resolution, bounds)
-        regions = predict_regions(estimator, grid, reference)
+        with warnings.catch_warnings():
+            # The grid's rows are ndarrays in the columns' order: an estimator fitted on a DataFrame
+            # would warn on every picture that they carry no feature names.
+            warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
+            regions = predict_regions(estimator, grid, reference)
         curves = _curves(estimator, boundaries, signature, picture, reference, grid)
         colors = Colors(class_names=_class_names(estimator, None))
         overlay = Overlay(points=points, boundaries=curves)
