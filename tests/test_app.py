@@ -110,7 +110,7 @@ def test_regions_widgets_change_the_picture_and_the_url():
     assert param(at, "view").endswith(":klein") and "Klein disk" in charts(at)[0]["layout"]["title"]["text"]
     at.slider(key="regions_res").set_value(60).run()
     heat = next(t for t in charts(at)[0]["data"] if t.get("type") == "heatmap")
-    assert heat["z"]["shape"].replace(" ", "") == "60,60"
+    assert heat["z"]["shape"].replace(" ", "") == "240,240"  # 60 cells a side, 4 pixels a cell (smooth edges)
     at.radio(key="regions_ref").set_value("mean").run()
     assert "data's mean" in text(at) and param(at, "ref") == "mean"
     at.radio(key="regions_ref").set_value("point").run()

@@ -305,7 +305,8 @@ def test_points_are_subsampled(tree, data):
 
 def test_default_resolution_keeps_figures_light(forest, data):
     X, y = data
-    for component, view, limit in ((0, None, 400_000), (1, None, 400_000), (1, "ortho", 800_000)):
+    # The disk's heatmap has several pixels a cell, its region edges drawn at the crossings (issue 25).
+    for component, view, limit in ((0, None, 600_000), (1, None, 400_000), (1, "ortho", 800_000)):
         display = RegionDisplay.from_estimator(forest, X, y, component=component, view=view)
         assert display.grid.shape[1] <= viz.display.RESOLUTIONS[display.view.kind] * 2
         assert len(display.figure_.to_json()) < limit

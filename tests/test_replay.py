@@ -250,7 +250,8 @@ def test_selected_split_region_stays_bright_and_its_sides_are_labelled_with_the_
     left = tree.tree_.goes_left(node, inside_rows)
     assert left.any() and (~left).any()
 
-    regions = viz.predict_regions(tree, grid, reference)
+    # Cells without crossings: a flat picture's heatmap then has a pixel a cell, compared cell by cell.
+    regions = viz.predict_regions(tree, grid, reference, smooth=False)
     spec = json.loads(viz.region_figure(grid, regions, viz.Overlay(highlight=found)).to_json())
     labels = [t for t in spec["data"] if t.get("name") == "node labels"]
     shown = [s.replace("<b>", "").replace("</b>", "") for s in labels[0]["text"]]
@@ -339,7 +340,8 @@ def test_margin_band_reaches_the_nearest_training_row_on_each_side(case):
     np.testing.assert_array_equal(band, want)
     # The root's margin is wider than a grid cell here on the disk and the sphere (on the plane it is not).
     assert band.any() or case == "plane"
-    regions = viz.predict_regions(tree, grid, reference)
+    # Cells without crossings: a flat picture's heatmap then has a pixel a cell, compared cell by cell.
+    regions = viz.predict_regions(tree, grid, reference, smooth=False)
     spec = json.loads(viz.region_figure(grid, regions, viz.Overlay(highlight=found)).to_json())
     names = [t.get("name") for t in spec["data"]]
     assert ("margin" in names or case == "plane") and "nearest rows (margin)" in names

@@ -268,7 +268,9 @@ def test_a_region_grid_without_crossings_draws_the_cells_alone():
         types = [t["type"] for t in spec["data"]]
         assert types[:1] == ["surface"] and "mesh3d" not in types
     disk = viz.compute_regions(demo_tree("H2", 4), "H2", viz.View("disk", (0,), (1, 2)), viz.reference_point("H2"), 40)
-    assert disk.cuts is None
+    assert disk.cuts is not None  # a flat picture's crossings refine its heatmap (tests/test_smooth_flat.py)
+    circle = viz.compute_regions(demo_tree("S1", 4), "S1", viz.View("circle", (0,)), viz.reference_point("S1"), 40)
+    assert circle.cuts is None
     # One class everywhere: no crossing, an empty (zero-area) patch that frames can still restyle.
     one = ProductDecisionTreeClassifier(signature="S2", max_depth=1).fit(X, np.zeros(len(X), dtype=int))
     regions = viz.predict_regions(one, grid, viz.reference_point("S2"))

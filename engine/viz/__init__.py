@@ -8,7 +8,7 @@ Pure functions (no Streamlit): the app calls them and displays what they return.
 * :mod:`curvedtrees.viz.views`: which part of a product each picture shows, its grid,
   reference points, and where data points land in the picture;
 * :mod:`curvedtrees.viz.regions`: a model's predictions over a picture (one call);
-* :mod:`curvedtrees.viz.smooth`: smooth region edges on the sphere and the torus (where the
+* :mod:`curvedtrees.viz.smooth`: smooth region edges on the sphere, the torus and flat pictures (where the
   prediction changes between neighbouring cells, found by bisection, and the mesh cut there);
 * :mod:`curvedtrees.viz.boundaries`: split boundaries of one tree as exact geodesics;
 * :mod:`curvedtrees.viz.figures`: Plotly figures of all of that: option records

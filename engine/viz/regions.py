@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import is_classifier
 
-from .smooth import REFERENCE_TREES, SMOOTH_KINDS, EdgeCuts, find_class_cuts
+from .smooth import FLAT_KINDS, REFERENCE_TREES, SMOOTH_KINDS, EdgeCuts, find_class_cuts
 from .views import View, ViewGrid, product_rows, view_grid
 
 __all__ = ["RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
@@ -35,7 +35,7 @@ class RegionGrid:
     classes : ndarray
         The model's ``classes_`` (classification) or empty.
     cuts : EdgeCuts or None
-        Sphere and torus classification pictures: where the class (in a replay: the
+        Sphere, torus, disk, plane and map classification pictures: where the class (in a replay: the
         full tree's leaf) changes between neighbouring cell centres
         (:func:`curvedtrees.viz.smooth.find_class_cuts`, ``find_cuts``), which the figure
         draws as smooth region edges; None otherwise.
@@ -84,7 +84,7 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
     grid : ViewGrid
     reference : ndarray of shape (ambient_dim,)
     smooth : bool
-        On a sphere or torus (classification), also find where the class changes between
+        On a sphere, torus, disk, plane or world map (classification), also find where the class changes between
         neighbouring cells (:attr:`RegionGrid.cuts`: a few more predict calls on the
         points along the region edges, as many as the model's size affords, see
         :func:`curvedtrees.viz.smooth.find_class_cuts`), so that the figure draws the
@@ -104,7 +104,7 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
         if len(rows):
             index[grid.mask], confidence[grid.mask] = np.argmax(proba, axis=1), proba.max(axis=1)
         cuts = None
-        if smooth and grid.view.kind in SMOOTH_KINDS and len(rows):
+        if smooth and grid.view.kind in SMOOTH_KINDS + FLAT_KINDS and len(rows):
 
             def probabilities(values):
                 return _probabilities(model, product_rows(grid, reference, values), classes)
@@ -134,7 +134,9 @@ def predict_frames(model, grid: ViewGrid, references) -> list[RegionGrid]:
     -------
     list of RegionGrid, one per reference, in order
     """
-    return [predict_regions(model, grid, np.asarray(ref, dtype=np.float64)) for ref in references]
+    # A flat picture's frames are drawn cell by cell (a byte a cell and frame): no crossings to find.
+    smooth = grid.view.kind in SMOOTH_KINDS
+    return [predict_regions(model, grid, np.asarray(ref, dtype=np.float64), smooth) for ref in references]
 
 
 def compute_regions(

@@ -7,10 +7,13 @@ and latitude (equirectangular) with the coastlines.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import plotly.graph_objects as go
 
 from ..boundaries import BoundaryCurve
+from ..smooth import edge_patches, pixel_axes, raster_codes, refinement
 from ..world import break_at_date_line, graticule
 from .coloring import BLANK, cell_values, color_args, heatmap_color
 from .framing import layout_2d
@@ -33,12 +36,27 @@ class FlatRenderer(Renderer):
 
     def add_regions(self, fig) -> None:
         regions, coloring = self.scene.regions, self.scene.coloring
-        x = np.asarray(self.grid.coords["x"], dtype=np.float32)
-        y = np.asarray(self.grid.coords["y"], dtype=np.float32)
         if regions is not None:
-            z = cell_values(regions, coloring)
+            x, y, z, coloring = self.region_pixels(regions)
             color = color_args(regions, coloring)
             fig.add_trace(go.Heatmap(x=x, y=y, z=z, zsmooth=False, hoverinfo="skip", **heatmap_color(color)))
+
+    def region_pixels(self, regions):
+        """(x, y, z) of the regions' heatmap: a cell a pixel, or with crossings (a still classifier's
+        picture) :func:`~curvedtrees.viz.smooth.refinement` pixels a cell, the edges drawn at the crossings."""
+        names = ("lon", "lat") if self.grid.view.kind == "map" else ("x", "y")
+        x, y = (np.asarray(self.grid.coords[k], dtype=np.float32) for k in names)
+        coloring = self.scene.coloring
+        cuts = regions.cuts if regions.task == "classification" else None
+        refine = refinement(self.grid)
+        if cuts is None or not len(cuts) or self.scene.frames or refine == 1:
+            return x, y, cell_values(regions, coloring), coloring
+        # uint8 codes, cells off the manifold as a transparent code: a byte a pixel.
+        coloring = dataclasses.replace(coloring, compact=True)
+        z = cell_values(regions, coloring)
+        fx, fy = pixel_axes(self.grid, refine)
+        fine = raster_codes(self.grid, z, edge_patches(self.grid, cuts), refine)
+        return fx.astype(np.float32), fy.astype(np.float32), fine, coloring
 
     def frame_regions(self, regions) -> list:
         return [go.Heatmap(z=cell_values(regions, self.scene.coloring))]
@@ -206,7 +224,8 @@ class MapRenderer(FlatRenderer):
                 {"colorscale": [[0, BLANK], [1, BLANK]], "cmin": 0, "cmax": 1, "showscale": False},
             )
         else:
-            z, color = cell_values(regions, coloring), color_args(regions, coloring)
+            lon, lat, z, coloring = self.region_pixels(regions)
+            color = color_args(regions, coloring)
         fig.add_trace(
             go.Heatmap(x=lon, y=lat, z=z, zsmooth=False, hoverinfo="skip", name="regions", **heatmap_color(color))
         )
