@@ -119,3 +119,18 @@ def test_a_wrong_or_stale_token_says_so_plainly_and_opens_the_demo(token):
     assert any(GONE_TEXT in str(w.value) for w in at.warning)
     assert at.session_state["ct:data"].recipe["source"] == "synthetic"
     assert not at.exception
+
+
+def test_an_expired_token_says_so_plainly_too(monkeypatch):
+    from ui import state
+
+    raw, _ = h2_table(seed=5)
+    at = _use_upload(raw)
+    token = at.query_params["upload"]
+    token = token[0] if isinstance(token, list) else token
+    store = state.kept_uploads()  # the server's one store (a resource shared by the sessions of this process)
+    later = store.clock() + KEPT_UPLOAD_SECONDS
+    monkeypatch.setattr(store, "clock", lambda: later)
+    reloaded = start(query={"upload": token})
+    assert any(GONE_TEXT in str(w.value) for w in reloaded.warning)
+    assert reloaded.session_state["ct:data"].recipe["source"] == "synthetic"
