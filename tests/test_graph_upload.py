@@ -157,3 +157,12 @@ def _disk_points(rng, n):
     r = np.sqrt(rng.uniform(0, 0.81, n))
     t = rng.uniform(0, 2 * np.pi, n)
     return np.column_stack([r * np.cos(t), r * np.sin(t)])
+
+
+def test_world_pictures_measure_the_same_spread_as_their_sphere():
+    from curvedtrees.viz import available_views
+
+    X = _piled_and_spread()[:, 3:]
+    sphere, world_map, ortho = available_views("S2", globe=(0,))
+    scores = [graph_upload.picture_spread(v, "S2", X) for v in (sphere, world_map, ortho)]
+    assert scores == pytest.approx([scores[0]] * 3) and scores[0] > 0.9

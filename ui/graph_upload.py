@@ -373,7 +373,8 @@ def _cells(view, signature, X) -> tuple[np.ndarray, int]:
             unit = unit / np.linalg.norm(unit, axis=1, keepdims=True)
             z, lon = unit[:, 2], np.arctan2(unit[:, 1], unit[:, 0])
         else:
-            z, lon = np.sin(np.radians(pos["lat"])), np.radians(pos.get("lon", pos.get("x")))
+            lat, lon = (pos["lat"], pos["lon"]) if "lat" in pos else (pos["y"], pos["x"])  # ortho, map
+            z, lon = np.sin(np.radians(lat)), np.radians(lon)
         return _bins(z, -1.0, 1.0, _RINGS) * _SECTORS + _bins(lon, -np.pi, np.pi, _SECTORS), _RINGS * _SECTORS
     if view.kind == "circle":
         return _bins(pos["theta"], -180.0, 180.0, _ARCS), _ARCS
