@@ -270,7 +270,7 @@ def _split(X, V, codes, counts, rows, f, features, bins, position, plane_radius=
     empty = np.empty(0)
     out = split_node(
         X,
-        V,
+        V[f],
         codes,
         counts,
         rows,

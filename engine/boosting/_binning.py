@@ -42,6 +42,9 @@ ALMOST_INF = 1e300
 # HistGradientBoosting bins a random subsample of at most this many rows.
 BINNING_SUBSAMPLE = 200_000
 TWO_PI = 2.0 * math.pi
+# Rows whose plane values are computed at once when coding a fit's rows: a few MB of
+# values at a time instead of 8 bytes per row and plane for the whole fit.
+TRANSFORM_ROWS = 32768
 
 
 def linear_thresholds(values: np.ndarray, max_bins: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -249,6 +252,49 @@ class PlaneBins:
                 pieces.append(linear_thresholds(values, max_bins, weights))
                 cuts.append(0.0)
         return cls.from_arrays(kind, np.asarray(cuts, dtype=np.float64), pieces)
+
+    @classmethod
+    def fit_rows(cls, features, X, max_bins, random_state, weights=None) -> PlaneBins:
+        """:meth:`fit` on the plane values of the rows of ``X``, computed only for the rows it bins.
+
+        Parameters
+        ----------
+        features : SplitFeatures
+        X : ndarray of shape (n_samples, ambient_dim), float64
+        max_bins, random_state, weights
+            As in :meth:`fit`, which this equals (the same subsample is drawn).
+        """
+        n_samples = X.shape[0]
+        if n_samples > BINNING_SUBSAMPLE:
+            p = None if weights is None else weights / weights.sum()
+            subset = random_state.choice(n_samples, BINNING_SUBSAMPLE, p=p, replace=True)
+            X, weights = X[subset], None
+        return cls.fit(features.values(X), features.kind, max_bins, random_state, weights)
+
+    def transform_rows(self, features, X, circular_values):
+        """Codes of the rows of ``X``, computing their plane values a block of rows at a time.
+
+        Parameters
+        ----------
+        features : SplitFeatures
+        X : ndarray of shape (n_samples, ambient_dim), float64
+        circular_values : ndarray of shape (n_circular, n_samples), float64
+            Output: the values (angles) of the circular planes, in plane order.
+
+        Returns
+        -------
+        codes : ndarray of shape (n_features, n_samples), uint16
+            As :meth:`transform` of all the values, without holding them all.
+        """
+        n_samples = X.shape[0]
+        codes = np.empty((self.n_features, n_samples), dtype=np.uint16)
+        circular = np.flatnonzero(self.kind == CIRCULAR)
+        for lo in range(0, n_samples, TRANSFORM_ROWS):
+            hi = min(n_samples, lo + TRANSFORM_ROWS)
+            V = features.values(X[lo:hi])
+            _transform(V, self.kind, self.cut, self.thresholds, self.thr_offsets, codes[:, lo:hi])
+            circular_values[:, lo:hi] = V[circular]
+        return codes
 
     @classmethod
     def from_arrays(cls, kind, cut, pieces) -> PlaneBins:

@@ -361,17 +361,19 @@ class BaseProductGradientBoosting(BaseEstimator):
             train.sort(), val.sort()  # row order does not change a fit; sorted rows read memory in order
         else:
             train = np.arange(n_samples)
-        X_train, y_train = X[train], y_fit[train]
-        w_train = None if sample_weight is None else sample_weight[train]
+        if validation:
+            X_train, y_train = X[train], y_fit[train]
+            w_train = None if sample_weight is None else sample_weight[train]
+        else:  # every row trains: no copies
+            X_train, y_train, w_train = X, y_fit, sample_weight
         if w_train is not None and not np.any(w_train > 0):
             raise ValueError("every sample has zero weight: nothing to fit")
 
         self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
         features = self.split_features_
-        V = features.values(X_train)
-        bins = PlaneBins.fit(V, features.kind, self.max_bins, np.random.RandomState(seed), w_train)
+        bins = PlaneBins.fit_rows(features, X_train, self.max_bins, np.random.RandomState(seed), w_train)
         self.bin_thresholds_ = bins
-        data = GrowthData(X_train, V, bins.transform(V), features, bins)
+        data = GrowthData(X_train, features, bins)
         options = GrowerOptions(
             self.max_leaf_nodes,
             self.max_depth,

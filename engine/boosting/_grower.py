@@ -66,15 +66,17 @@ def partition_rows(codes, rows, start, end, f, circular, half, position, buffer)
     """Stable partition of ``rows[start:end]`` by a split on bins; returns the first right position."""
     nothing = np.full(2 * half + 1, np.inf)  # no code's floor is below 0: no row is listed
     mid, _ = _partition_listing(
-        codes[f], rows, start, end, circular, half, position, buffer, nothing, nothing, np.empty(0), 0.0, buffer
-    )
+        codes[f], rows, start, end, circular, half, position, buffer, nothing, nothing, False, np.empty(0),
+        np.empty((0, 0)), 0, 0, 0.0, buffer,
+    )  # fmt: skip
     return mid
 
 
 @njit(cache=True, nogil=True)
 def _partition_listing(
-    code, rows, start, end, circular, half, position, buffer, code_floor, code_bound, radius, upper, listed
-):
+    code, rows, start, end, circular, half, position, buffer, code_floor, code_bound, weighted, radius, X, col_i, col_j,
+    upper, listed,
+):  # fmt: skip
     """Stable partition of ``rows[start:end]`` that also lists the rows that may be nearest to the boundary.
 
     Parameters
@@ -85,11 +87,13 @@ def _partition_listing(
         Partitioned in place: left rows first, each side in its previous order.
     buffer : ndarray of shape (>= end - start,), int64
         Scratch for the right rows.
-    code_floor, code_bound, radius, upper
-        Row ``r`` with code ``c`` is listed when ``code_floor[c] <= upper`` and, unless
-        ``radius`` is empty, ``radius[r] * code_bound[c] <= upper``. ``code_floor[c]``
-        must be at most every ``radius[r] * code_bound[c]`` of the code's rows (then
-        the radius is read only for the codes that can pass). NaN is never listed.
+    code_floor, code_bound, weighted, radius, X, col_i, col_j, upper
+        Row ``r`` with code ``c`` is listed when ``code_floor[c] <= upper`` and, if
+        ``weighted``, ``radius_r * code_bound[c] <= upper``, where ``radius_r`` is
+        ``radius[r]``, or when ``radius`` is empty :func:`row_radius` of ``X`` (computed,
+        not stored: 8 bytes per row and circular plane saved). ``code_floor[c]`` must
+        be at most every ``radius_r * code_bound[c]`` of the code's rows (then the radius
+        is computed only for the codes that can pass). NaN is never listed.
     listed : ndarray of shape (>= end - start,), int64
         Output: the listed row ids, in the rows' order before the partition.
 
@@ -102,7 +106,7 @@ def _partition_listing(
     n_left = 0
     n_right = 0
     n_listed = 0
-    weighted = radius.shape[0] > 0
+    stored = radius.shape[0] > 0
     for i in range(start, end):
         r = rows[i]
         c = code[r]
@@ -115,7 +119,9 @@ def _partition_listing(
         n_right += 1 - left
         # The listing shares the pass (the rows of a node are read once per split, not
         # once for the partition and again for the boundary); its branch is rarely taken.
-        if code_floor[c] <= upper and (not weighted or radius[r] * code_bound[c] <= upper):
+        if code_floor[c] <= upper and (
+            not weighted or (radius[r] if stored else row_radius(X, r, col_i, col_j)) * code_bound[c] <= upper
+        ):
             listed[n_listed] = r
             n_listed += 1
     for k in range(n_right):
@@ -173,7 +179,7 @@ def _timelike_bins(X, code, near, last_left, col_i, col_j, first_right, threshol
 @njit(cache=True, nogil=True)
 def split_node(
     X,
-    V,
+    values,
     codes,
     counts,
     rows,
@@ -205,8 +211,9 @@ def split_node(
     Parameters
     ----------
     X : ndarray of shape (n_samples, ambient_dim)
-    V : ndarray of shape (n_features, n_samples)
-        Plane values (``SplitFeatures.values``).
+    values : ndarray of shape (n_samples,)
+        Plane ``f``'s values (``SplitFeatures.values``) where the boundary reads them:
+        lift and circular planes (empty for timelike planes, whose boundary reads ``X``).
     codes : ndarray of shape (n_features, n_samples), uint16
     counts : ndarray of shape (n_bins,)
         The node's row count per bin of plane ``f`` (its histogram's count column).
@@ -223,10 +230,11 @@ def split_node(
         The plane's inner bin thresholds start at ``thresholds[thr_lo]``.
     radius : float
         ``1 / sqrt|K|`` of the plane's component (bounds ``x_0`` below on H).
-    plane_radius : ndarray of shape (n_samples,)
-        Circular planes: each row's distance ``hypot(x_i, x_j)`` from the plane's origin.
+    plane_radius : ndarray of shape (n_samples,) or (0,)
+        Circular planes: each row's distance from the plane's origin; empty: computed
+        from ``X`` (:func:`row_radius`) where needed.
     code_min_radius : ndarray of shape (2 * half + 1,)
-        Circular planes: the smallest ``plane_radius`` of the rows of each code (over
+        Circular planes: the smallest such radius of the rows of each code (over
         every row that ``rows`` can hold; infinity for a code without rows).
     max_margin : bool
         Maximum-margin boundary (True) or the bin edge (False).
@@ -247,7 +255,7 @@ def split_node(
         if max_margin:
             return _split_circular(
                 X,
-                V[f],
+                values,
                 code,
                 counts,
                 rows,
@@ -296,8 +304,9 @@ def split_node(
     code_floor[last_left] = 0.0
     code_floor[first_right] = 0.0
     mid, n_near = _partition_listing(
-        code, rows, start, end, False, half, position, buffer, code_floor, code_floor, np.empty(0), 0.0, listed
-    )
+        code, rows, start, end, False, half, position, buffer, code_floor, code_floor, False, np.empty(0),
+        np.empty((0, 0)), 0, 0, 0.0, listed,
+    )  # fmt: skip
     near = listed[:n_near]
     if kind == LIFT:
         lo = -np.inf
@@ -305,9 +314,9 @@ def split_node(
         for q in range(n_near):
             r = near[q]
             if code[r] == last_left:
-                lo = max(lo, V[f, r])
+                lo = max(lo, values[r])
             else:
-                hi = min(hi, V[f, r])
+                hi = min(hi, values[r])
         if max_margin:
             t, margin = lift_threshold(lo, hi)
         else:
@@ -428,8 +437,9 @@ def _split_circular(
     # from below: about 99% of a node's rows are then passed without reading their radius.
     code_floor = code_min_radius * code_bound
     mid, k = _partition_listing(
-        code, rows, start, end, True, half, position, buffer, code_floor, code_bound, plane_radius, upper, listed
-    )
+        code, rows, start, end, True, half, position, buffer, code_floor, code_bound, True, plane_radius, X, col_i,
+        col_j, upper, listed,
+    )  # fmt: skip
     xi = np.empty(k)
     xj = np.empty(k)
     go_left = np.empty(k, dtype=np.bool_)
@@ -503,6 +513,22 @@ def _circular_bounds(X, angle, col_i, col_j, half, near, below, above, cut, thre
     return upper, code_bound
 
 
+@njit(cache=True, nogil=True, inline="always")
+def row_radius(X, r, col_i, col_j):
+    """A row's distance from the origin of the plane of columns ``col_i, col_j``."""
+    return math.hypot(X[r, col_i], X[r, col_j])
+
+
+@njit(cache=True, nogil=True)
+def code_min_radius(code, X, col_i, col_j, n_codes):
+    """Smallest :func:`row_radius` of the rows of each code, shape (n_codes,); infinity for a code without rows."""
+    out = np.full(n_codes, np.inf)
+    for r in range(code.shape[0]):
+        c = code[r]
+        out[c] = min(out[c], row_radius(X, r, col_i, col_j))
+    return out
+
+
 @njit(cache=True, nogil=True)
 def code_minimum(code, values, n_codes):
     """Smallest of ``values`` over the rows of each code, shape (n_codes,); infinity for a code without rows."""
@@ -539,35 +565,51 @@ class GrowthData:
     Parameters
     ----------
     X : ndarray of shape (n_samples, ambient_dim), float64
-    V : ndarray of shape (n_features, n_samples), float64
+    features : SplitFeatures
+    bins : PlaneBins
+
+    Attributes
+    ----------
     codes : ndarray of shape (n_features, n_samples), uint16
         Feature-major: a split reads one plane's codes. The histograms read them one
         byte per row and plane (``hist_codes``, :class:`HistogramCodes`).
-    features : SplitFeatures
-    bins : PlaneBins
+    plane_values : list of ndarray of shape (n_samples,)
+        What a split of each plane reads of its rows' values: a lift plane's column of
+        ``X`` (a view), a circular plane's angles, nothing for a timelike plane (its
+        boundary reads ``X``). The values of every plane are never held at once.
     """
 
-    def __init__(self, X, V, codes, features, bins):
+    def __init__(self, X, features, bins):
         self.X = X
-        self.V = V
+        circular = np.flatnonzero(features.kind == CIRCULAR)
+        angles = np.empty((circular.size, X.shape[0]))
+        codes = bins.transform_rows(features, X, angles)
         self.codes = codes
+        self.plane_values = [np.empty(0)] * features.n_features
+        for f in range(features.n_features):
+            if features.kind[f] == LIFT:
+                self.plane_values[f] = X[:, features.col_j[f]]
+        for k, f in enumerate(circular):
+            self.plane_values[f] = angles[k]
         self.hist_codes = HistogramCodes(codes, bins.kind, bins.half)
         self.features = features
         self.bins = bins
-        self.rows = np.arange(X.shape[0], dtype=np.int64)
+        # Row ids in 32 bits when they fit: half the memory and traffic of the partitions.
+        index = np.int32 if X.shape[0] < 2**31 else np.int64
+        self.rows = np.arange(X.shape[0], dtype=index)
         # Scratch of the partitions (allocated once per fit: a fresh array per split
         # paid its page faults again at every large node).
-        self.buffer = np.empty(X.shape[0], dtype=np.int64)
-        self.listed = np.empty(X.shape[0], dtype=np.int64)
-        self.ordered = np.empty((X.shape[0], 2), dtype=np.float32)
+        self.buffer = np.empty(X.shape[0], dtype=index)
+        self.listed = np.empty(X.shape[0], dtype=index)
+        # A gathered histogram is a smaller child's: at most half of its parent's rows.
+        self.ordered = np.empty((X.shape[0] // 2 + 1, 2), dtype=np.float32)
         # Each row's distance from the origin of every circular plane (bounds its distance
         # from a line through that origin); linear planes get an empty placeholder.
-        self.plane_radius = [
-            np.hypot(X[:, features.col_i[f]], X[:, features.col_j[f]]) if features.kind[f] == CIRCULAR else np.empty(0)
-            for f in range(features.n_features)
-        ]
+        # Circular planes: the smallest distance from the plane's origin of each code's
+        # rows (bounds a row's distance from a line through it); each row's own radius is
+        # computed where a split needs it.
         self.code_min_radius = [
-            code_minimum(codes[f], self.plane_radius[f], 2 * int(bins.half[f]) + 1)
+            code_min_radius(codes[f], X, int(features.col_i[f]), int(features.col_j[f]), 2 * int(bins.half[f]) + 1)
             if features.kind[f] == CIRCULAR
             else np.empty(0)
             for f in range(features.n_features)
@@ -684,7 +726,7 @@ def grow_tree(data: GrowthData, gh: np.ndarray, constant_hessian: bool, options:
         lo_bin, hi_bin = bins.bin_offsets[f], bins.bin_offsets[f + 1]
         mid, threshold, normal_i, normal_j, plane_margin = split_node(
             data.X,
-            data.V,
+            data.plane_values[f],
             codes,
             node.hist[lo_bin:hi_bin, 2],
             rows,
@@ -700,7 +742,7 @@ def grow_tree(data: GrowthData, gh: np.ndarray, constant_hessian: bool, options:
             bins.thresholds,
             int(bins.thr_offsets[f]),
             float(features.radius[f]),
-            data.plane_radius[f],
+            np.empty(0),
             data.code_min_radius[f],
             options.max_margin,
             data.buffer,
