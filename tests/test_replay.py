@@ -181,6 +181,45 @@ def test_3d_cameras_keep_the_fitting_distance_and_face_the_newest_split():
     assert any(t.get("name") == "selected split" and t.get("showlegend") for t in spec2["data"])
 
 
+def test_a_3d_replay_turns_its_camera_to_each_newest_split():
+    spec, replay, curves = _replay_figure("sphere")
+    frames = spec["frames"]
+    by_node = {c.node: c for c in curves}
+    turned = 0
+    for f, frame in enumerate(frames):
+        eye = np.array([frame["layout"]["scene"]["camera"]["eye"][k] for k in "xyz"])
+        assert np.linalg.norm(eye) == pytest.approx(vf.SPHERE_EYE_DISTANCE)
+        newest = replay.newest(f)
+        if newest is None or newest not in by_node:
+            continue
+        xyz = np.column_stack([by_node[newest].coords[k] for k in "xyz"])
+        xyz = xyz[np.isfinite(xyz).all(axis=1)]
+        # Every frame looks at a point of its newest split's arc (up to the tilt off its plane).
+        assert np.max(xyz @ (eye / np.linalg.norm(eye)) / np.linalg.norm(xyz, axis=1)) > 0.9, f
+        turned += 1
+    assert turned > len(frames) // 2
+    assert len({json.dumps(f["layout"]["scene"]["camera"]) for f in frames}) > len(frames) // 2  # it turns
+
+
+def test_replay_controls_play_pause_and_change_speed_and_grow_in_lecture_mode():
+    spec, _, _ = _replay_figure("disk")
+    (menu,) = spec["layout"]["updatemenus"]
+    labels = [b["label"] for b in menu["buttons"]]
+    assert labels == ["▶ Play", "❚❚ Pause", "▶ ½×", "▶ 2×"]
+    durations = [b["args"][1]["frame"]["duration"] for b in menu["buttons"] if b["label"].startswith("▶")]
+    assert durations[1] == 2 * durations[0] and durations[2] == durations[0] // 2
+    assert menu["font"]["size"] < 16
+    SIG, view = CASES["disk"]
+    X, _, tree = _fit(SIG)
+    grid = viz.view_grid(view, SIG, 20, viz.data_bounds(view, SIG, X) or None)
+    replay = viz.replay_regions(tree, grid, viz.reference_point(SIG, X, "mean"))
+    wide = json.loads(
+        viz.region_figure(grid, None, framing=viz.Framing(wide=True), animation=replay.animation()).to_json()
+    )
+    assert wide["layout"]["updatemenus"][0]["font"]["size"] >= 18
+    assert wide["layout"]["sliders"][0]["currentvalue"]["font"]["size"] >= 20
+
+
 @pytest.mark.parametrize("case", ["sphere", "torus"])
 def test_3d_camera_faces_the_explained_point(case):
     sig, view = CASES[case]

@@ -185,9 +185,9 @@ class Renderer:
         self.finish_layout(fig, curves)
         animated = bool(s.frames) and s.regions is not None
         if animated:
-            add_frames(fig, self, s.frames, moving)
+            add_frames(fig, self, s.frames, moving, self.frame_layouts(curves))
             duration = s.animation.frame_duration(boundaries_move=moving is not None)
-            add_controls(fig, s.animation.labels(), s.active, s.animation.label, duration)
+            add_controls(fig, s.animation.labels(), s.active, s.animation.label, duration, large=s.framing.wide)
         place_legend(fig, animated)
         if animated:
             self.after_animation(fig)
@@ -220,6 +220,10 @@ class Renderer:
     def add_regions(self, fig) -> None:
         """The regions (or the bare manifold) as the picture's first traces."""
         raise NotImplementedError
+
+    def frame_layouts(self, curves) -> list | None:
+        """Layout changes of each animation frame (a 3-D replay's camera), or None."""
+        return None
 
     def regions_traces(self) -> list[int]:
         """Indices of the traces an animation frame restyles with its regions."""

@@ -240,16 +240,16 @@ class SolidRenderer(Renderer):
         )
 
     # ------------------------------------------------------------------ camera and layout
-    def look_at(self, curves) -> dict | None:
+    def look_at(self, curves, styles=None) -> dict | None:
         """Picture point the camera should face, and the pole of its boundary (sphere), or None.
 
         The explained point first, then the selected node's boundary, then its region's label
-        (a selected leaf), then the newest split's boundary.
+        (a selected leaf), then the newest split's boundary (of ``styles``, default the shown frame's).
         """
         marked, highlight = self.scene.overlay.marked, self.scene.overlay.highlight
         if marked:
             return {"point": np.array([marked["x"], marked["y"], marked["z"]], dtype=np.float64), "pole": None}
-        styles = self.scene.styles or {}
+        styles = (self.scene.styles if styles is None else styles) or {}
         if "selected" not in styles.values() and highlight is not None and highlight.labels:
             point = highlight.labels[0][0]
             return {"point": np.array([point[k] for k in "xyz"], dtype=np.float64), "pole": None}
@@ -273,20 +273,36 @@ class SolidRenderer(Renderer):
         """The camera when :meth:`look_at` finds nothing to face."""
         return eye(self.scene.kind, {"point": np.array(self.default_look), "pole": None}, self.scene.zoom)
 
+    def camera(self, curves, styles=None) -> dict:
+        """The scene's camera: its eye facing :meth:`look_at` (or the default), its centre lifted."""
+        s = self.scene
+        look = self.look_at(curves, styles)
+        camera_eye = eye(s.kind, look, s.zoom) if look is not None else self.default_eye()
+        return {"eye": camera_eye, "center": {"x": 0.0, "y": 0.0, "z": s.lift}} if s.lift else {"eye": camera_eye}
+
+    def frame_layouts(self, curves) -> list | None:
+        """A replay's frames turn the camera to each frame's newest split (the last one's while none is new)."""
+        styles = self.scene.boundary_styles
+        if styles is None or not curves:
+            return None
+        out, last = [], None
+        for frame_styles in styles:
+            has_newest = "newest" in frame_styles.values()
+            camera = self.camera(curves, frame_styles) if has_newest or last is None else last
+            last = camera
+            out.append({"scene": {"camera": camera}})
+        return out
+
     def finish_layout(self, fig, curves) -> None:
         s = self.scene
         hidden = {"visible": False, "showbackground": False}
-        look = self.look_at(curves)
-        camera_eye = eye(s.kind, look, s.zoom) if look is not None else self.default_eye()
         fig.update_layout(
             scene={
                 "xaxis": hidden,
                 "yaxis": hidden,
                 "zaxis": hidden,
                 "aspectmode": "data",
-                "camera": {"eye": camera_eye, "center": {"x": 0.0, "y": 0.0, "z": s.lift}}
-                if s.lift
-                else {"eye": camera_eye},
+                "camera": self.camera(curves),
                 "dragmode": "turntable",
             },
             height=s.height,
