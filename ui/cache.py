@@ -253,8 +253,11 @@ def model(data, recipe: dict, on_progress=None):
         work.check_model_record(record, data)
         return record
 
-    if key is None:
-        return train()
+    return train() if key is None else _shared_model(key, train)
+
+
+def _shared_model(key: str, train):
+    """The public model of ``key``: trained once per server by ``train()``, marked as shared."""
     store = shared()
 
     def train_shared():
@@ -286,24 +289,17 @@ def side_model(data, recipe: dict):
     from ui.side_by_side import side_cost, side_recipe_text
 
     text = side_recipe_text(recipe.get("kind"), recipe.get("max_depth"))
-    cost = side_cost(data, recipe)
-    key = work.model_key(data, {"side": json.loads(text)})
+    checked = json.loads(text)
+    cost = side_cost(data, checked)
+    key = work.model_key(data, {"side": checked})
 
     def train():
-        record = work.run("train_side", data, json.loads(text), cost=cost, what="training the model", key=key)
+        record = work.run("train_side", data, checked, cost=cost, what="training the model", key=key)
         work.check_model_record(record, data)
         return record
 
     if key is not None:
-        store = shared()
-
-        def train_shared():
-            record = train()
-            record.share_key = key
-            store.public_models[record.model_id] = key
-            return record
-
-        return store.get_or_compute(key, train_shared, _wait_hook)
+        return _shared_model(key, train)
     own = st.session_state.setdefault("ct:side_models", OrderedDict())
     mine = (data.hash, text)
     if mine not in own:
