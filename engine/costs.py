@@ -320,6 +320,17 @@ def _count_planes(signature: Signature, pairs: str, splits: str = "geodesic") ->
     return count_planes(signature, pairs, splits if splits in ("geodesic", "geodesic+radial") else "geodesic")
 
 
+def _count_circular(signature: Signature, pairs: str) -> int:
+    """Circular planes among the geodesic ones: all but E's lift planes and H's ``(x_0, x_j)`` pairs."""
+    lines = _count_planes(signature, pairs)
+    for comp in signature.components:
+        if comp.kind == "E":
+            lines -= comp.ambient_dim
+        elif comp.kind == "H":
+            lines -= comp.ambient_dim - 1
+    return lines
+
+
 def _signature(signature, n_features: int | None = None) -> Signature:
     if signature is None:
         if n_features is None:
@@ -499,8 +510,10 @@ def _boosting(params, n, signature, n_classes, again, what) -> Cost:
     cpu = bins + iterations * per_iteration * per_tree
     trees = iterations * per_iteration
     model = trees * ((2 * leaves - 1) * (_TREE_NODE_BYTES + _TREE_NODE_CLASS_BYTES) + 2048)
-    # Bin codes (a byte per row and plane, and the half-turn bits), gradients and hessians per class.
-    memory = n * n_planes * 2 + n * per_iteration * 4 * _FLOAT + 16 * _MiB + model
+    # Bin codes (uint16 and a histogram byte per row and plane, and the half-turn bits), each
+    # circular plane's float64 angles, gradients and hessians per class.
+    n_circular = _count_circular(signature, pairs)
+    memory = n * n_planes * 3 + n * n_circular * _FLOAT + n * per_iteration * 4 * _FLOAT + 16 * _MiB + model
     predict = trees * (levels * _TREE_PREDICT_ROW_LEVEL)
     knobs = (
         _Knob("max_iter", iterations, 1, lambda v: again(max_iter=v)),

@@ -360,6 +360,25 @@ def test_pairs_all_memory_is_estimated_before_fitting():
     """)
 
 
+def test_boosting_plane_memory_is_estimated_before_binning():
+    # Boosting holds a code per row and plane and an angle per row and circular plane, not a
+    # values array: the same limit, checked on its own arrays before any is allocated.
+    run_isolated("""
+        import re, resource, tracemalloc
+        import numpy as np, pytest
+        from curvedtrees.boosting import ProductGradientBoostingClassifier
+        X = np.zeros((20_000, 300))
+        y = np.arange(20_000) % 2
+        ProductGradientBoostingClassifier(signature="E3", pairs="all", max_iter=2).fit(X[:50, :3], y[:50])
+        size = int(re.search(r"VmSize:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size + 2**30, resource.RLIM_INFINITY))
+        tracemalloc.start()
+        with pytest.raises(ValueError, match=r"GiB for the bin codes and angles of 45,150 split planes.*pairs='base'"):
+            ProductGradientBoostingClassifier(signature="E300", pairs="all").fit(X, y)
+        assert tracemalloc.get_traced_memory()[1] < 200 * 2**20  # checked before the codes exist
+    """)
+
+
 def test_too_many_split_planes_are_refused_before_listing_them():
     with pytest.raises(ValueError, match=r"2,001,000 split planes, above the limit"):
         ProductDecisionTreeClassifier(signature="E2000", pairs="all").fit(np.zeros((3, 2000)), [0, 1, 0])

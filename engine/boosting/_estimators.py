@@ -58,7 +58,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, chec
 
 from ..trees.kernels import CIRCULAR, LIFT, TIMELIKE, SplitFeatures, validate_fit_input, validate_points
 from ._binning import PlaneBins
-from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree
+from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree, growth_nbytes
 from ._losses import Loss
 
 __all__ = ["ProductGradientBoostingClassifier", "ProductGradientBoostingRegressor"]
@@ -371,6 +371,8 @@ class BaseProductGradientBoosting(BaseEstimator):
 
         self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
         features = self.split_features_
+        n_rows = X_train.shape[0]
+        features.check_memory(n_rows, growth_nbytes(features, n_rows), "the bin codes and angles")
         bins = PlaneBins.fit_rows(features, X_train, self.max_bins, np.random.RandomState(seed), w_train)
         self.bin_thresholds_ = bins
         data = GrowthData(X_train, features, bins)

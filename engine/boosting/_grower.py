@@ -559,6 +559,18 @@ class GrowerOptions:
         self.max_margin = max_margin
 
 
+def growth_nbytes(features, n_samples: int) -> int:
+    """Bytes :class:`GrowthData` holds per fit for its planes: codes, histogram codes, angles.
+
+    Per row and plane a uint16 code and its one-byte histogram code (plus a half-turn
+    bit), and per row and circular plane its float64 angle; what the fit checks with
+    ``SplitFeatures.check_memory`` before binning.
+    """
+    n = int(n_samples)
+    n_circular = int(np.count_nonzero(features.kind == CIRCULAR))
+    return features.n_features * (3 * n + (n + 7) // 8) + 8 * n_circular * n
+
+
 class GrowthData:
     """What every tree of a fit reads: rows, plane values, codes and bins.
 

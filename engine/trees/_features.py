@@ -240,8 +240,17 @@ class SplitFeatures:
         """Bytes of the array :meth:`values` returns for ``n_samples`` rows."""
         return 8 * self.n_features * int(n_samples)
 
-    def check_memory(self, n_samples: int) -> None:
-        """Refuse, before anything is allocated, a values array above ``MAX_VALUES_BYTES``.
+    def check_memory(self, n_samples: int, nbytes: int | None = None, held: str = "the values") -> None:
+        """Refuse, before anything is allocated, a fit's per-plane arrays above ``MAX_VALUES_BYTES``.
+
+        Parameters
+        ----------
+        n_samples : int
+        nbytes : int, optional
+            What the fit holds for its planes (default :meth:`values_nbytes`: the trees'
+            values array; gradient boosting passes its bin codes and angles).
+        held : str
+            What those bytes are, for the message.
 
         Raises
         ------
@@ -249,18 +258,20 @@ class SplitFeatures:
             Stating the estimate in GiB, the number of planes and rows, and what to
             change (``pairs="base"``, fewer rows).
         """
-        nbytes = self.values_nbytes(n_samples)
+        nbytes = self.values_nbytes(n_samples) if nbytes is None else int(nbytes)
         if nbytes <= MAX_VALUES_BYTES:
             return
         message = (
             f"pairs={self.pairs!r} on '{self.signature}' with {int(n_samples):,} rows needs "
-            f"{nbytes / 2**30:.1f} GiB for the values of {self.n_features:,} split planes, above the limit of "
+            f"{nbytes / 2**30:.1f} GiB for {held} of {self.n_features:,} split planes, above the limit of "
             f"{MAX_VALUES_BYTES / 2**30:g} GiB (curvedtrees.limits.MAX_VALUES_BYTES)"
         )
         if self.pairs == "all":
             n_base = count_planes(self.signature, "base")
+            # The bytes scale with the planes: the base pairs' share of the same estimate.
             message += (
-                f"; use pairs='base' ({n_base:,} planes, {8 * n_base * int(n_samples) / 2**30:.2f} GiB) or fewer rows"
+                f"; use pairs='base' ({n_base:,} planes, {nbytes * n_base / self.n_features / 2**30:.2f} GiB) "
+                "or fewer rows"
             )
         else:
             message += "; use fewer rows"
