@@ -56,7 +56,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
-from ..trees.kernels import CIRCULAR, LIFT, TIMELIKE, SplitFeatures, validate_fit_input, validate_points
+from ..trees.kernels import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures, validate_fit_input, validate_points
 from ._binning import PlaneBins
 from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree, growth_nbytes
 from ._losses import Loss
@@ -94,7 +94,9 @@ def _rescaled_weights(weight: np.ndarray) -> np.ndarray:
 _PREDICT_BLOCK = 256
 # Rows walked through a tree side by side: their paths are independent chains of loads
 # and compares that the core overlaps, where one row at a time waits on each node.
+# _predict_raw spells out its eight lanes (n0 .. n7) and pads each block by this many rows.
 _INTERLEAVE = 8
+assert _INTERLEAVE == 8, "_predict_raw walks exactly eight rows side by side"
 
 # A node as prediction reads it: ``a * u[i1] + b * u[i2] <= c`` over a row's values
 # ``u`` (its split-plane values, a 0, then its ambient coordinates), then ``left``
@@ -123,7 +125,7 @@ PREDICT_RECORD = np.dtype(
 @njit(cache=True, nogil=True, inline="always")
 def _plane_value(X, r, kind, col_i, col_j):
     """The value a linear plane thresholds, as the trees' routing computes it (0 for circular planes)."""
-    if kind == LIFT:
+    if kind == LIFT or kind == RADIAL:  # both threshold one coordinate, as the trees' routing does
         return X[r, col_j]
     if kind == TIMELIKE:
         return X[r, col_j] / X[r, col_i]
@@ -148,27 +150,6 @@ def _pack_records(tree, features, root, part):
     part["c"] = np.where(circular | leaf, 0.0, tree.threshold)
 
 
-@njit(cache=True, nogil=True)
-def _tree_depth(left, right):
-    """Depth of the deepest leaf of a tree (root 0), by an explicit stack."""
-    n = left.shape[0]
-    stack = np.empty(n, dtype=np.int64)
-    depth = np.zeros(n, dtype=np.int64)
-    top = 1
-    stack[0] = 0
-    deepest = 0
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        deepest = max(deepest, depth[node])
-        if left[node] != -1 and top + 2 <= n:
-            for child in (left[node], right[node]):
-                depth[child] = depth[node] + 1
-                stack[top] = child
-                top += 1
-    return deepest
-
-
 def _pack_trees(trees, features):
     """One routing table for many trees.
 
@@ -190,7 +171,7 @@ def _pack_trees(trees, features):
     for t, (tree, root) in enumerate(zip(trees, roots)):
         _pack_records(tree, features, int(root), records[root : root + tree.node_count])
         values[root : root + tree.node_count] = tree.value[:, 0]
-        depths[t] = _tree_depth(tree.children_left, tree.children_right)
+        depths[t] = tree.max_depth
     return records, roots, depths, values
 
 
