@@ -27,6 +27,7 @@ from curvedtrees.sampling import make_classification
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.tree import DecisionTreeClassifier
 
 xgboost = pytest.importorskip("xgboost")
 lightgbm = pytest.importorskip("lightgbm")
@@ -827,6 +828,9 @@ def baseline_documents(data):
         "svm": ProductSVMClassifier(signature=SIG).fit(X, y),
         "svr": ProductSVMRegressor(signature=SIG).fit(X, target),
         "ambient": AmbientClassifier(signature=SIG).fit(X, y),
+        "ambient-depth": AmbientClassifier(
+            estimator=DecisionTreeClassifier(max_depth=3, random_state=0), signature=SIG
+        ).fit(X, y),
         "tangent_regressor": TangentRegressor(signature=SIG).fit(X, target),
     }
     return {name: json.loads(io.dumps(model)) for name, model in models.items()}
@@ -869,6 +873,12 @@ BASELINE_FIELDS = [
     ("svm-gamma", "svr", _edit(("params", "gamma"), "huge"), r"invalid parameters for ProductSVMRegressor.*gamma"),
     ("perceptron-weights", "perceptron", _edit(("params", "component_weights"), ["a"]), r"component_weights"),
     ("wrapper-estimator", "ambient", _edit(("params", "estimator"), "x"), r"estimator must be null or an object"),
+    (
+        "wrapper-estimator-disagrees",
+        "ambient-depth",
+        _edit(("params", "estimator", "params", "max_depth"), 7),
+        r"fitted.estimator: its class or parameters differ from params.estimator",
+    ),
     (
         "wrapper-estimator-class",
         "ambient",

@@ -145,9 +145,12 @@ def _load_wrapper(model, state):
     classifier = isinstance(model, ClassifierMixin)
     template = clone(model.estimator) if model.estimator is not None else model._default_estimator()
     n_classes = len(model.classes_) if classifier else None
-    model.estimator_ = load_tree_model(
-        state["estimator"], template, classifier, n_features, n_classes, "fitted.estimator"
-    )
+    fitted = load_tree_model(state["estimator"], template, classifier, n_features, n_classes, "fitted.estimator")
+    # The wrapped model's parameters are stored twice (params.estimator and the fitted tree's
+    # own): a file whose two copies disagree describes no model that fit could have made.
+    if type(fitted) is not type(template) or fitted.get_params(deep=False) != template.get_params(deep=False):
+        raise ValueError("fitted.estimator: its class or parameters differ from params.estimator")
+    model.estimator_ = fitted
 
 
 def _dump_knn(model):
