@@ -166,8 +166,17 @@ def _backend_class(name: str):
     raise ValueError(f"unsupported wrapped model {name!r}; serialisable: {supported}")
 
 
-def _dump_spec(estimator) -> dict | str | None:
-    """The ``estimator`` parameter: None, a name, or a class name with its parameters."""
+def dump_estimator_spec(estimator) -> dict | str | None:
+    """A wrapped estimator's parameter as JSON: None, a backend name, or ``{"class", "params"}``.
+
+    What a wrapper's ``estimator`` parameter is stored as (the Klein wrappers', and the
+    ambient and tangent baselines'); only the allow-listed tree libraries' classes.
+
+    Raises
+    ------
+    ValueError
+        An estimator of a class the model files do not know.
+    """
     if estimator is None or isinstance(estimator, str):
         return estimator
     name = type(estimator).__name__
@@ -176,7 +185,14 @@ def _dump_spec(estimator) -> dict | str | None:
     return {"class": name, "params": {k: _encode_value(v, f"estimator.{k}") for k, v in params.items()}}
 
 
-def _load_spec(spec, where="params.estimator"):
+def load_estimator_spec(spec, where: str = "params.estimator"):
+    """The estimator of a stored spec (untrusted: class allow-listed, parameters checked).
+
+    Raises
+    ------
+    ValueError
+        Naming ``where`` and what is wrong.
+    """
     if spec is None:
         return None
     if isinstance(spec, str):
@@ -196,31 +212,6 @@ def _load_spec(spec, where="params.estimator"):
         return cls(**params)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: invalid parameters for {spec['class']}: {exc}") from None
-
-
-def dump_estimator_spec(estimator) -> dict | str | None:
-    """A wrapped estimator's parameter as JSON: None, a backend name, or ``{"class", "params"}``.
-
-    What a wrapper's ``estimator`` parameter is stored as (the Klein wrappers', and the
-    ambient and tangent baselines'); only the allow-listed tree libraries' classes.
-
-    Raises
-    ------
-    ValueError
-        An estimator of a class the model files do not know.
-    """
-    return _dump_spec(estimator)
-
-
-def load_estimator_spec(spec, where: str = "params.estimator"):
-    """The estimator of a stored spec (untrusted: class allow-listed, parameters checked).
-
-    Raises
-    ------
-    ValueError
-        Naming ``where`` and what is wrong.
-    """
-    return _load_spec(spec, where)
 
 
 # ------------------------------------------------------------ scikit-learn trees
@@ -973,7 +964,7 @@ def _load_fitted(model, state: dict, where: str = "fitted") -> None:
 def _dump_params(model) -> dict:
     signature = model.signature
     return {
-        "estimator": _dump_spec(model.estimator),
+        "estimator": dump_estimator_spec(model.estimator),
         "signature": None if signature is None else str(Signature.parse(signature)),
         "input_model": model.input_model,
         "max_margin": bool(model.max_margin),
@@ -988,7 +979,7 @@ def _load_params(params: dict) -> dict:
         raise ValueError("params.signature must be a string or null")
     if not isinstance(params["input_model"], str) or not isinstance(params["max_margin"], bool):
         raise ValueError("params.input_model must be a string and params.max_margin a boolean")
-    return {**params, "estimator": _load_spec(params["estimator"])}
+    return {**params, "estimator": load_estimator_spec(params["estimator"])}
 
 
 register(KleinTreeClassifier, _dump_fitted, _load_fitted, _dump_params, _load_params)
