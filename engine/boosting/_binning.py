@@ -177,6 +177,18 @@ def _transform(V, kinds, cuts, thresholds, thr_offsets, codes):
                 codes[f, r] = _bin_of(thresholds, lo, hi, V[f, r])
 
 
+def _binning_subset(n_samples: int, random_state, weights):
+    """The rows binning reads for large inputs (None: all of them).
+
+    scikit-learn's rule: above ``BINNING_SUBSAMPLE`` rows, draw that many with replacement
+    (weights as frequencies), then bin the draws unweighted.
+    """
+    if n_samples <= BINNING_SUBSAMPLE:
+        return None
+    p = None if weights is None else weights / weights.sum()
+    return random_state.choice(n_samples, BINNING_SUBSAMPLE, p=p, replace=True)
+
+
 @dataclass(frozen=True)
 class PlaneBins:
     """Bin thresholds of every split plane, as flat arrays for the compiled kernels.
@@ -228,13 +240,9 @@ class PlaneBins:
         weights : ndarray of shape (n_samples,) or None
             Sample weights: they weigh the percentiles, or the subsample's draws.
         """
-        n_samples = V.shape[1]
-        if n_samples > BINNING_SUBSAMPLE:
-            # scikit-learn draws with replacement (weights as frequencies), then bins unweighted.
-            p = None if weights is None else weights / weights.sum()
-            subset = random_state.choice(n_samples, BINNING_SUBSAMPLE, p=p, replace=True)
-            V = V[:, subset]
-            weights = None
+        subset = _binning_subset(V.shape[1], random_state, weights)
+        if subset is not None:
+            V, weights = V[:, subset], None
         pieces, cuts = [], []
         for f in range(V.shape[0]):
             values = V[f]
@@ -264,10 +272,8 @@ class PlaneBins:
         max_bins, random_state, weights
             As in :meth:`fit`, which this equals (the same subsample is drawn).
         """
-        n_samples = X.shape[0]
-        if n_samples > BINNING_SUBSAMPLE:
-            p = None if weights is None else weights / weights.sum()
-            subset = random_state.choice(n_samples, BINNING_SUBSAMPLE, p=p, replace=True)
+        subset = _binning_subset(X.shape[0], random_state, weights)
+        if subset is not None:
             X, weights = X[subset], None
         return cls.fit(features.values(X), features.kind, max_bins, random_state, weights)
 
