@@ -35,9 +35,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +55,9 @@ from curvedtrees.manifolds import Signature  # noqa: E402
 from curvedtrees.sampling import make_classification  # noqa: E402
 from curvedtrees.trees import SplitFeatures  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "perf"))
+from bench_memory import run_child  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
 SIGNATURE = "S2 x E2 x H2"
@@ -174,16 +175,8 @@ y = np.load({folder!r} + "/y.npy")
 data = np.load({folder!r} + ("/X.npy" if {which!r} == "ours" else "/F.npy"))
 kwargs = {{"check_input": False}} if {which!r} == "ours" else {{}}
 make_model({which!r}, {classes}, {iterations}, {threads}).fit(data[:2000], y[:2000], **kwargs)  # warm up
-def status_kb(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-with open("/proc/self/clear_refs", "w") as handle:
-    handle.write("5")  # VmHWM := VmRSS, so the peak below is this fit's
-before = status_kb("VmRSS")
-model = make_model({which!r}, {classes}, {iterations}, {threads}).fit(data, y, **kwargs)
-peak = status_kb("VmHWM")
-print(json.dumps({{"inputs_mb": (data.nbytes + y.nbytes) / 2**20, "added_mb": (peak - before) / 1024}}))
+def fit():
+    return make_model({which!r}, {classes}, {iterations}, {threads}).fit(data, y, **kwargs)
 """
 
 
@@ -193,10 +186,7 @@ def measure_memory(which, folder, *, classes, iterations, threads):
         root=str(ROOT), perf=str(ROOT / "perf"), folder=folder, which=which, classes=classes,
         iterations=iterations, threads=threads,
     )  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise RuntimeError(f"the {which} child failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(code, which)
 
 
 def bench_memory(n, n_classes_list, iterations, threads_list):

@@ -62,6 +62,12 @@ else:
         return RandomForestClassifier({trees}, max_depth={depth}, n_jobs={jobs}, random_state=0)
     fit_kwargs = {{}}
 make().fit(data[:200], y[:200], **fit_kwargs)  # compile / import before measuring
+def fit():
+    return make().fit(data, y, **fit_kwargs)
+"""
+# The end of every measuring child (perf/bench_boosting.py's too): it has loaded ``data`` and
+# ``y`` and defined ``fit()``; it prints the inputs' size and the peak resident memory the fit adds.
+PEAK_ADDED = """
 def status_kb(field):
     for line in open("/proc/self/status"):
         if line.startswith(field + ":"):
@@ -69,19 +75,24 @@ def status_kb(field):
 with open("/proc/self/clear_refs", "w") as handle:
     handle.write("5")  # VmHWM := VmRSS, so the peak below is this fit's
 before = status_kb("VmRSS")
-model = make().fit(data, y, **fit_kwargs)
+model = fit()
 peak = status_kb("VmHWM")
-print(json.dumps({{"inputs_mb": (data.nbytes + y.nbytes) / 2**20, "added_mb": (peak - before) / 1024}}))
+print(json.dumps({"inputs_mb": (data.nbytes + y.nbytes) / 2**20, "added_mb": (peak - before) / 1024}))
 """
+
+
+def run_child(code: str, which: str) -> dict:
+    """Run a measuring child (``code`` then :data:`PEAK_ADDED`) in a fresh interpreter; its JSON line."""
+    out = subprocess.run([sys.executable, "-c", code + PEAK_ADDED], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"the {which} child failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def measure(which: str, folder: str, *, trees: int, depth: int, jobs: int) -> dict:
     """Inputs and peak memory added by one fit, in a fresh child process."""
     code = _CHILD.format(root=str(ROOT), folder=folder, which=which, sig=SIGNATURE, trees=trees, depth=depth, jobs=jobs)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise RuntimeError(f"the {which} child failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(code, which)
 
 
 def main():
