@@ -302,7 +302,21 @@ def _check_X(X, signature: Signature) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------ the region display
-class RegionDisplay:
+class _ShowsFigure:
+    """A display shows itself as its ``figure_`` (in a notebook cell, a gallery page, ``show()``)."""
+
+    def show(self, *args, **kwargs):
+        """Show ``figure_`` (``plotly.graph_objects.Figure.show``)."""
+        return self.figure_.show(*args, **kwargs)
+
+    def _repr_html_(self):
+        return self.figure_._repr_html_()
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        return self.figure_._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+
+
+class RegionDisplay(_ShowsFigure):
     """The decision regions of a fitted estimator on one component of its product.
 
     Make one with :meth:`from_estimator`; it predicts the picture's grid, draws it, and keeps
@@ -499,16 +513,6 @@ class RegionDisplay:
             self.figure_.update_layout(width=int(width))
         return self
 
-    def show(self, *args, **kwargs):
-        """Show ``figure_`` (``plotly.graph_objects.Figure.show``)."""
-        return self.figure_.show(*args, **kwargs)
-
-    def _repr_html_(self):
-        return self.figure_._repr_html_()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        return self.figure_._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
-
 
 def _resolution(kind: str, resolution) -> int:
     if resolution is None:
@@ -583,7 +587,7 @@ def _coastlines(coastlines):
 
 
 # ------------------------------------------------------------------ the tree display
-class TreeDisplay:
+class TreeDisplay(_ShowsFigure):
     """A fitted product tree as a node-link diagram.
 
     Make one with :meth:`from_estimator`. Every node has its full description on hover
@@ -670,13 +674,3 @@ class TreeDisplay:
             fig.update_layout(title={"text": title, "y": 1.0, "yanchor": "top"}, margin={"t": top + 30})
         self.figure_ = fig
         return self
-
-    def show(self, *args, **kwargs):
-        """Show ``figure_`` (``plotly.graph_objects.Figure.show``)."""
-        return self.figure_.show(*args, **kwargs)
-
-    def _repr_html_(self):
-        return self.figure_._repr_html_()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        return self.figure_._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
