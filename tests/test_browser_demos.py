@@ -156,21 +156,12 @@ def test_the_temperature_globe_names_its_month_and_colours_its_cities_as_it_play
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_world_map_fills_its_column(server, browser, size):
-    data = {
-        "source": "builtin",
-        "name": "landmasses",
-        "params": {"n_samples": 20000, "random_state": 0},
-        "title": "Landmasses",
-    }
-    model = {
-        "family": "product_forest",
-        "params": {"n_estimators": 32, "pairs": "all", "max_depth": 0, "min_samples_leaf": 1},
-        "test_size": 0.25,
-        "seed": 0,
-    }
+    from ui.data import DEMOS
+
+    demo = DEMOS["landmass"]  # the Landmasses demo's own recipes, on the world map
     query = {
-        "data": json.dumps(data | {"title": "Landmasses"}),
-        "model": json.dumps(model),
+        "data": json.dumps(demo.data),
+        "model": json.dumps(demo.model),
         "view": "map:0:0-1-2:poincare",
     }
     page = _page(browser, size)
