@@ -118,8 +118,17 @@ def test_flat_region_edges_follow_the_exact_boundary(case):
 def test_flat_crossings_cost_a_few_predicts_and_refine_only_still_classifiers():
     tree, signature, view = CASES["poincare"]()
     grid = viz.view_grid(view, signature, 60)
-    regions = viz.predict_regions(tree, grid, viz.reference_point(signature))
+    predicted = []  # rows of each predict call
+    own = tree.predict_proba
+    tree.predict_proba = lambda X, *args, **kwargs: predicted.append(len(X)) or own(X, *args, **kwargs)
+    try:
+        regions = viz.predict_regions(tree, grid, viz.reference_point(signature))
+    finally:
+        del tree.predict_proba
     assert regions.cuts is not None and 0 < len(regions.cuts) < 3 * 60 * 4
+    # One predict of the grid's cells, then a bisection step of the cut edges alone per call.
+    assert 2 <= len(predicted) <= 1 + smooth.BISECTION_STEPS, predicted
+    assert all(rows == len(regions.cuts) for rows in predicted[1:]), (predicted, len(regions.cuts))
     # Off the disk no edge is cut: every cut joins two cells on it.
     assert grid.mask[regions.cuts.edges].all()
     spec = json.loads(viz.region_figure(grid, regions).to_json())
