@@ -501,11 +501,10 @@ class RegionDisplay(_ShowsFigure):
         facing = framing.facing
         if facing is None and self.view.kind in ("sphere", "ortho") and self.X is not None:
             facing = facing_direction(self.view, self.signature, self.X)
-        framing = Framing(
+        framing = dataclasses.replace(
+            framing,
             title=title if title is not None else framing.title,
             height=height if height is not None else framing.height,
-            wide=framing.wide,
-            zoom=framing.zoom,
             facing=facing,
         )
         self.figure_ = region_figure(self.grid, self.regions, self.overlay, colors=self.colors, framing=framing)
