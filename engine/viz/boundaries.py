@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import coords
 from ..manifolds.signature import Signature
+from ..trees import radial_distance
 from .views import (
     RIM_MARGIN,
     SPHERE_KINDS,
@@ -164,15 +165,14 @@ class _Radial:
 
 
 def _ratio(split: _Radial) -> float:
-    """``t / R``, clamped as the builder clamps it: ``>= 1`` on H (``x_0 >= R``), ``[-1, 1]`` on S."""
-    ratio = split.t / split.comp.radius
-    return max(ratio, 1.0) if split.comp.kind == "H" else min(max(ratio, -1.0), 1.0)
+    """``t / R`` of an S1 split, clamped to ``[-1, 1]`` as the builder clamps it (``|x_j| <= R``)."""
+    return min(max(split.t / split.comp.radius, -1.0), 1.0)
 
 
 def _radial_disk(view: View, split: _Radial, signature, reference, bounds, n: int):
     comp = split.comp
     R = comp.radius
-    d = R * np.arccosh(_ratio(split))  # the ball's radius (geodesic)
+    d = radial_distance("H", R, split.t)  # the ball's radius (geodesic)
     rho = R * np.tanh(d / (2 * R)) if view.model == "poincare" else R * np.tanh(d / R)
     if rho >= R * (1 - RIM_MARGIN):
         return None  # the ball reaches past what the picture draws of the disk
@@ -191,7 +191,7 @@ def _radial_sphere(view: View, split: _Radial, signature, reference, bounds, n: 
         return None  # x_j = 0 on the whole picture: the split sends all of it one way
     axis = list(view.axes).index(split.j)
     pole = np.eye(3)[axis]
-    theta = np.arccos(_ratio(split))
+    theta = radial_distance("S", comp.radius, split.t)  # the cap's angle from its pole
     u, v = np.eye(3)[(axis + 1) % 3], np.eye(3)[(axis + 2) % 3]
     t = np.linspace(0.0, 2 * np.pi, n)
     unit = np.cos(theta) * pole[None, :] + np.sin(theta) * (np.cos(t)[:, None] * u + np.sin(t)[:, None] * v)
@@ -227,7 +227,7 @@ def _radial_line(view: View, split: _Radial, signature, reference, bounds, n: in
     comp = split.comp
     if comp.kind != "H":
         return None
-    d = comp.radius * np.arccosh(_ratio(split))
+    d = radial_distance("H", comp.radius, split.t)
     p = comp.radius * np.tanh(d / (2 * comp.radius)) * np.array([-1.0, 1.0])
     values = coords.poincare_to_hyperboloid(p[:, None], curvature=comp.curvature)
     return {"x": p}, values
