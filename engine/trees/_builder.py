@@ -303,9 +303,11 @@ def _best_split(
 # ---------------------------------------------------------------------- boundary
 @njit(cache=True, nogil=True, inline="always")
 def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
-    """The routing predicate, shared by training and prediction."""
-    if kind == LIFT or kind == RADIAL:
-        # A radial split is a threshold on one coordinate, compared like a lift's.
+    """The routing predicate, shared by training and prediction.
+
+    ``kind`` is a routing kind (:func:`routing_kinds`): a radial split arrives as ``LIFT``.
+    """
+    if kind == LIFT:
         return X[row, col_j] <= threshold
     if kind == TIMELIKE:
         return X[row, col_j] / X[row, col_i] <= threshold
@@ -545,15 +547,17 @@ def _build_tree(
             X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord, side, geometry[f], radius[f]
         )
 
-        # Partition with the routing predicate itself: left rows first, stable order.
+        # Partition with the routing predicate itself: left rows first, stable order. A radial
+        # split routes as a lift does (a threshold on x_j); only its boundary differs.
+        route = LIFT if kind == RADIAL else kind
         n_left = 0
         for p in range(start, end):
-            if _goes_left(X, samples[p], kind, col_i[f], col_j[f], t, n_i, n_j):
+            if _goes_left(X, samples[p], route, col_i[f], col_j[f], t, n_i, n_j):
                 idx[n_left] = samples[p]
                 n_left += 1
         n_right = 0
         for p in range(start, end):
-            if not _goes_left(X, samples[p], kind, col_i[f], col_j[f], t, n_i, n_j):
+            if not _goes_left(X, samples[p], route, col_i[f], col_j[f], t, n_i, n_j):
                 idx[n_left + n_right] = samples[p]
                 n_right += 1
         if n_left == 0 or n_right == 0:
@@ -726,6 +730,15 @@ def add_draws(draws, counts):
 
 
 # ---------------------------------------------------------------------- routing
+def routing_kinds(kinds: np.ndarray) -> np.ndarray:
+    """Plane kinds as the routers read them: a radial split is a threshold on ``x_j``, a ``LIFT``.
+
+    The packed records hold these, so the compiled routers (:func:`apply_tree`,
+    :func:`forest_accumulate`) know three kinds and pay nothing for radial splits.
+    """
+    return np.where(kinds == RADIAL, LIFT, kinds)
+
+
 def pack_nodes(children_left, children_right, feature, kinds, col_i, col_j, threshold, normal):
     """Node records for routing: one row per node keeps each visit within a cache line.
 
@@ -738,7 +751,7 @@ def pack_nodes(children_left, children_right, feature, kinds, col_i, col_j, thre
     int_part = np.zeros((n, 5), dtype=np.int64)
     int_part[:, 0] = children_left
     int_part[:, 1] = children_right
-    int_part[:, 2] = np.where(internal, kinds[f], 0)
+    int_part[:, 2] = np.where(internal, routing_kinds(kinds[f]), 0)
     int_part[:, 3] = np.where(internal, col_i[f], 0)
     int_part[:, 4] = np.where(internal, col_j[f], 0)
     float_part = np.zeros((n, 3))
@@ -798,9 +811,10 @@ def decision_path_tree(X, int_part, float_part, max_len):
 # ---------------------------------------------------------------- forest routing
 # A forest's nodes in one table of 32-byte records, two to a cache line (pack_nodes's
 # two tables cost two lines per visited node): children, the split's columns with its
-# kind in their low bits (RADIAL = 3 fills them), and two floats, (threshold, 0) for linear splits and the
-# normal (n_i, n_j) for circular ones, so that each test is the exact float operation
-# of _goes_left and the forest routes every row as its trees do one by one.
+# routing kind in their low bits (routing_kinds: a radial split is packed as LIFT), and
+# two floats, (threshold, 0) for linear splits and the normal (n_i, n_j) for circular
+# ones, so that each test is the exact float operation of _goes_left and the forest
+# routes every row as its trees do one by one.
 NODE_RECORD = np.dtype(
     [
         ("left", np.int32),
@@ -850,7 +864,7 @@ def pack_forest(trees):
         leaf = tree.children_left == -1
         internal = ~leaf
         feature = np.where(internal, tree.feature, 0)
-        kind = np.where(internal, f.kind[feature], 0)
+        kind = np.where(internal, routing_kinds(f.kind[feature]), 0)
         circular = internal & (kind == CIRCULAR)
         part["left"] = np.where(leaf, -1, tree.children_left + root)
         part["right"] = np.where(leaf, n_leaves + np.cumsum(leaf) - 1, tree.children_right + root)
@@ -891,7 +905,7 @@ def forest_accumulate(X, start, stop, nodes, roots, leaf_values, out, block_rows
                 while record.left != -1:
                     kind = record.col_i & 3
                     xj = X[r, record.col_j]
-                    if kind == LIFT or kind == RADIAL:
+                    if kind == LIFT:
                         goes_left = xj <= record.a
                     elif kind == TIMELIKE:
                         goes_left = xj / X[r, record.col_i >> 2] <= record.a

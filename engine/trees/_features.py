@@ -62,7 +62,7 @@ __all__ = [
     "count_planes",
 ]
 
-# RADIAL = 3 is the largest kind the forest's packed records hold (two low bits of col_i).
+# Packed routing records hold a kind in two bits; radial splits are packed as LIFT (_builder.routing_kinds).
 LIFT, TIMELIKE, CIRCULAR, RADIAL = 0, 1, 2, 3
 KIND_NAMES = {LIFT: "lift", TIMELIKE: "timelike", CIRCULAR: "circular", RADIAL: "radial"}
 # The estimators' ``splits`` values: the paper's planes through the origin, or those plus

@@ -37,7 +37,7 @@ from ._classes import (
     resolve_max_features,
     validate_points,
 )
-from ._features import LIFT, RADIAL, TIMELIKE
+from ._features import LIFT, TIMELIKE
 from ._interrupt import BuildCancelled, clear_fitted, new_cancel_flag, raise_flag_on_sigint
 from ._tree import Tree
 
@@ -160,7 +160,7 @@ def resolve_constant_splits(nodes, roots, X):
     left, right = nodes["left"].astype(np.int64), nodes["right"].astype(np.int64)
     internal = left != -1
     kind = nodes["col_i"] & 3
-    threshold_only = (kind == LIFT) | (kind == RADIAL)  # x_j <= a: col_i is not read
+    threshold_only = kind == LIFT  # x_j <= a (radial splits are packed as LIFT): col_i is not read
     uses_i = internal & ~threshold_only
     col_i = np.where(uses_i, nodes["col_i"] >> 2, 0)
     col_j = np.where(internal, nodes["col_j"], 0)
