@@ -46,6 +46,18 @@ def test_each_plane_names_the_columns_it_reads(pairs):
         assert len(cols) == (1 if features.col_i[f] == -1 else 2)
 
 
+def test_plane_columns_of_a_small_signature_with_radial_planes():
+    features = SplitFeatures.from_signature("H2 x S1 x E1", "base", "geodesic+radial")
+    assert features.names() == [
+        "H2#0 (x0, x1)", "H2#0 (x0, x2)", "H2#0 radial x0", "S1#1 (x0, x1)", "S1#1 radial x0", "S1#1 radial x1",
+        "E1#2 (1, x0)",
+    ]  # fmt: skip
+    # Ambient columns: H2 holds 0-2, S1 3-4, E1 5; a radial plane reads its one coordinate.
+    assert [tuple(int(c) for c in cols) for cols in features.columns()] == [
+        (0, 1), (0, 2), (0,), (3, 4), (3,), (4,), (5,)
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "make",
     [

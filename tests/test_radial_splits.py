@@ -10,6 +10,7 @@ text; and the default (``splits="geodesic"``) unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -116,30 +117,35 @@ def test_a_ball_is_convex_and_its_complement_is_not():
     X, d = _hyperbolic(400, seed=5)
     y = (d > 0.9).astype(int)
     tree = ProductDecisionTreeClassifier(signature="H2", max_depth=1, splits=RADIAL_SPLITS).fit(X, y).tree_
-    t = tree.threshold[0]
+    assert tree.features.kind[tree.feature[0]] == RADIAL
     rng = np.random.default_rng(0)
-    inside, outside = X[X[:, 0] <= t], X[X[:, 0] > t]
+    left = tree.goes_left(0, X)  # the fitted ball's rows, as the tree routes them
+    inside, outside = X[left], X[~left]
     a, b = rng.integers(0, len(inside), (2, 2000))
-    assert np.all(_lorentz_midpoint(inside[a], inside[b])[:, 0] <= t * (1 + 1e-12))
+    # Geodesic midpoints of two rows of the ball are routed into the ball by the fitted split.
+    assert tree.goes_left(0, _lorentz_midpoint(inside[a], inside[b])).all()
     # Two outside rows on opposite sides of the origin: their geodesic passes through the ball.
     far = outside[np.argmax(outside[:, 1])], outside[np.argmin(outside[:, 1])]
-    assert _lorentz_midpoint(far[0][None], far[1][None])[0, 0] < t
+    assert tree.goes_left(0, _lorentz_midpoint(far[0][None], far[1][None])).all()
 
 
 def test_a_cap_smaller_than_a_hemisphere_is_convex_and_a_larger_one_is_not():
     X = _sphere(800, seed=6)
+    y = (X[:, 2] > 0.3).astype(int)  # a cap about +e2, smaller than a hemisphere
+    tree = ProductDecisionTreeClassifier(signature="S2", max_depth=1, splits=RADIAL_SPLITS).fit(X, y).tree_
+    f = tree.feature[0]
+    assert tree.features.kind[f] == RADIAL and tree.features.col_j[f] == 2 and tree.threshold[0] > 0
+    left = tree.goes_left(0, X)  # x2 <= t: the larger side; the cap is the right one
+    cap, rest = X[~left], X[left]
     rng = np.random.default_rng(1)
-    for cap in (X[X[:, 2] > 0.3], X[X[:, 2] <= -0.3]):  # caps about +e2 and -e2, each under a hemisphere
-        a, b = rng.integers(0, len(cap), (2, 2000))
-        s = cap[a] + cap[b]
-        mid = s / np.linalg.norm(s, axis=1, keepdims=True)
-        assert np.all(np.sign(mid[:, 2]) == np.sign(cap[0, 2])) and np.all(np.abs(mid[:, 2]) >= 0.3 - 1e-12)
-    big = X[X[:, 2] > -0.3]  # larger than a hemisphere: two rows near its rim see their geodesic leave it
-    rim = big[np.abs(big[:, 2] + 0.3) < 0.1]
-    p = rim[np.argmax(rim[:, 0])]
-    q = rim[np.argmin(rim[:, 0])]
-    mid = (p + q) / np.linalg.norm(p + q)
-    assert mid[2] <= -0.3
+    a, b = rng.integers(0, len(cap), (2, 2000))
+    s = cap[a] + cap[b]
+    # Geodesic midpoints of two rows of the cap stay in the cap, as the fitted split routes them.
+    assert not tree.goes_left(0, s / np.linalg.norm(s, axis=1, keepdims=True)).any()
+    # Larger than a hemisphere: two rows near its rim, far apart, see their geodesic leave it.
+    rim = rest[np.abs(rest[:, 2] - tree.threshold[0]) < 0.1]
+    p, q = rim[np.argmax(rim[:, 0])], rim[np.argmin(rim[:, 0])]
+    assert not tree.goes_left(0, ((p + q) / np.linalg.norm(p + q))[None]).any()
 
 
 def test_default_splits_are_the_papers_and_unchanged():
@@ -149,6 +155,12 @@ def test_default_splits_are_the_papers_and_unchanged():
     explicit = ProductDecisionTreeClassifier(signature="H2 x S2 x E1", splits="geodesic", random_state=0).fit(X, y)
     for name, array in plain.tree_.to_arrays().items():
         np.testing.assert_array_equal(array, explicit.tree_.to_arrays()[name], err_msg=name)
+    # The same fit before splits= existed (89c00b4): every array of the tree, byte for byte.
+    digest = hashlib.sha256()
+    for name, array in sorted(plain.tree_.to_arrays().items()):
+        digest.update(name.encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    assert digest.hexdigest()[:16] == "1618ad5842e74a71"
     assert not np.any(plain.split_features_.kind == RADIAL)
     features = SplitFeatures.from_signature("H2 x S2 x E1", "base", RADIAL_SPLITS)
     # One radial plane for H, one per ambient axis of S, none for E; the others unchanged.
