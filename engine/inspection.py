@@ -18,6 +18,8 @@ from joblib import Parallel, delayed
 from sklearn.metrics import check_scoring
 from sklearn.utils import Bunch, check_random_state
 
+from .manifolds.shared import check_int
+
 __all__ = ["component_columns", "permutation_importance"]
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -97,17 +99,17 @@ def _component_scores(estimator, X, y, sample_weight, columns, seed, n_repeats, 
     scores = []
     for _ in range(n_repeats):
         rows = rng.choice(n_samples, n_rows, replace=False) if n_rows < n_samples else np.arange(n_samples)
-        X_rows = _take(X, rows)
+        X_rows = _take(X, rows)  # a copy of the rows (fancy indexing), ours to permute
         y_rows = None if y is None else _take(y, rows)
         weight = None if sample_weight is None else sample_weight[rows]
         order = rng.permutation(n_rows)
         if hasattr(X_rows, "iloc"):
-            permuted = X_rows.copy()
+            permuted = X_rows.copy()  # pandas may treat a row selection as a view of X
             permuted.iloc[:, columns] = X_rows.iloc[order, columns].to_numpy()
         else:
-            permuted = np.array(X_rows, copy=True)
+            permuted = X_rows
             # The whole block moves as one: row r gets another row's point of this component.
-            permuted[:, columns] = permuted[order][:, columns]
+            permuted[:, columns] = permuted[order[:, None], columns]
         scores.append(_score(scorer, estimator, permuted, y_rows, weight))
     return scores
 
@@ -197,8 +199,7 @@ def permutation_importance(
     >>> bool(result.importances_mean[1] > result.importances_mean[0])
     True
     """
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be an integer >= 1, got {n_repeats!r}")
+    n_repeats = check_int(n_repeats, "n_repeats", 1)
     components = component_columns(estimator)
     if not hasattr(X, "iloc"):
         X = np.asarray(X)

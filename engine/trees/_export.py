@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
+
+from ..manifolds.shared import check_int
 
 __all__ = ["describe_split", "export_text"]
 
@@ -144,12 +144,6 @@ def _check_class_names(estimator, class_names):
     return names
 
 
-def _check_count(value, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
 def export_text(
     decision_tree,
     *,
@@ -219,9 +213,9 @@ def export_text(
     check_is_fitted(decision_tree, "tree_")
     feature_names = _check_feature_names(decision_tree, feature_names)
     class_names = _check_class_names(decision_tree, class_names)
-    max_depth = _check_count(max_depth, "max_depth", 0)
-    spacing = _check_count(spacing, "spacing", 1)
-    decimals = _check_count(decimals, "decimals", 0)
+    max_depth = check_int(max_depth, "max_depth", 0)
+    spacing = check_int(spacing, "spacing", 1)
+    decimals = check_int(decimals, "decimals", 0)
     indent = "|" + " " * spacing
     tree = decision_tree.tree_
     lines = []
