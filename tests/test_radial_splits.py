@@ -155,12 +155,15 @@ def test_default_splits_are_the_papers_and_unchanged():
     explicit = ProductDecisionTreeClassifier(signature="H2 x S2 x E1", splits="geodesic", random_state=0).fit(X, y)
     for name, array in plain.tree_.to_arrays().items():
         np.testing.assert_array_equal(array, explicit.tree_.to_arrays()[name], err_msg=name)
-    # The same fit before splits= existed (89c00b4): every array of the tree, byte for byte.
+    # The same fit as before splits= existed (the parent of the commit that added it, run
+    # beside this code on the same install): the integer arrays byte for byte, the floats to
+    # 10 decimals, since the sampler's cosh and sinh may move a last bit between numpy releases.
     digest = hashlib.sha256()
     for name, array in sorted(plain.tree_.to_arrays().items()):
         digest.update(name.encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
-    assert digest.hexdigest()[:16] == "1618ad5842e74a71"
+        stable = np.round(array, 10) + 0.0 if array.dtype.kind == "f" else array  # + 0.0: no -0.0
+        digest.update(np.ascontiguousarray(stable).tobytes())
+    assert digest.hexdigest()[:16] == "a7f3e808dbe78128"
     assert not np.any(plain.split_features_.kind == RADIAL)
     features = SplitFeatures.from_signature("H2 x S2 x E1", "base", RADIAL_SPLITS)
     # One radial plane for H, one per ambient axis of S, none for E; the others unchanged.
