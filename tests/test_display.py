@@ -159,7 +159,7 @@ def test_regression_targets():
     display = RegionDisplay.from_estimator(model, X, pd.Series(target), resolution=16)
     assert display.regions.task == "regression"
     np.testing.assert_allclose(display.overlay.points.values, target[display.overlay.points.rows])
-    with pytest.raises(ValueError, match=r"y of a regressor holds numbers; row 0 is 'a'"):
+    with pytest.raises(ValueError, match=r"y holds regression targets \(numbers\); row 0 is 'a'"):
         RegionDisplay.from_estimator(model, X, np.array(["a"] * len(X), dtype=object), resolution=8)
 
 

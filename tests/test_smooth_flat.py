@@ -137,3 +137,25 @@ def test_flat_crossings_cost_a_few_predicts_and_refine_only_still_classifiers():
     # Animation frames stay a byte a cell.
     frames = viz.predict_frames(tree, grid, [viz.reference_point(signature)] * 2)
     assert all(f.cuts is None for f in frames)
+
+
+def test_a_flat_picture_drawn_a_pixel_a_cell_finds_no_crossings_and_figures_reuse_their_pixels(monkeypatch):
+    from curvedtrees.viz.figures import flat
+
+    tree, signature, view = CASES["poincare"]()
+    reference = viz.reference_point(signature)
+    fine = viz.view_grid(view, signature, smooth.FLAT_PIXELS // 2 + 1)
+    assert smooth.refinement(fine) == 1 and viz.predict_regions(tree, fine, reference).cuts is None
+    grid = viz.view_grid(view, signature, 60)
+    regions = viz.predict_regions(tree, grid, reference)
+    first = json.loads(viz.region_figure(grid, regions).to_json())["data"][0]["z"]
+    counted = []
+    raster, patches = flat.raster_codes, smooth.edge_patches
+    monkeypatch.setattr(flat, "raster_codes", lambda *a: counted.append("raster") or raster(*a))
+    monkeypatch.setattr(smooth, "edge_patches", lambda *a: counted.append("patches") or patches(*a))
+    again = json.loads(viz.region_figure(grid, regions, framing=viz.Framing(wide=True)).to_json())["data"][0]["z"]
+    # The second figure of the same regions draws the same pixels without cutting or rasterising again.
+    assert counted == [] and again == first
+    # Regions of their own (a highlighted node's dimmed copy, another model's) are drawn afresh.
+    viz.region_figure(grid, viz.predict_regions(tree, grid, reference)).to_json()
+    assert counted == ["patches", "raster"]

@@ -299,7 +299,7 @@ def test_bisection_costs_a_few_predict_calls_on_the_cut_edges_only():
     assert len(edges) == 3 * 80 * 80 - 2 * 80 and len(np.unique(np.sort(edges, axis=1), axis=0)) == len(edges)
     # Each triangle side names the edge between its two corners.
     tri, sides = smooth._dual_mesh(grid)
-    _, _, ids = smooth._edge_table(grid)
+    _, ids = smooth._cut_edges(grid)
     at = np.full(3 * 80 * 80, -1)
     at[ids] = np.arange(len(ids))
     for s in range(3):

@@ -7,8 +7,7 @@ method ``from_estimator`` computes everything and draws it, and the display keep
 (``figure_``) and what it computed, so that :meth:`RegionDisplay.plot` can draw it again with
 other framing without predicting again.
 
-Both are built on the public picture pipeline only (:func:`~curvedtrees.viz.views.view_grid`,
-:func:`~curvedtrees.viz.regions.predict_regions`,
+Both are built on the public picture pipeline only (:func:`~curvedtrees.viz.regions.compute_regions`,
 :func:`~curvedtrees.viz.boundaries.boundary_curves`,
 :func:`~curvedtrees.viz.figures.region_figure` and its records,
 :func:`~curvedtrees.viz.treeview.tree_figure`). They are framed for a notebook cell or a
@@ -23,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -33,10 +31,11 @@ from ..manifolds.product import ProductManifold
 from ..manifolds.signature import Signature
 from .boundaries import MAX_BOUNDARY_CURVES, boundary_curves
 from .figures import Colors, Framing, Overlay, PointLayer, region_figure, subsample
+from .figures.options import _point_values
 from .palette import world_class_colors
-from .regions import RegionGrid, predict_regions
+from .regions import RegionGrid, compute_regions
 from .treeview import DIAGRAM_FONT, tree_figure
-from .views import View, ViewGrid, data_bounds, describe_view, facing_direction, project_points, view_grid
+from .views import View, ViewGrid, available_views, data_bounds, describe_view, facing_direction, project_points
 from .views import reference_point as _reference_point
 
 __all__ = ["MAX_POINTS", "NOTEBOOK_WIDTH", "RESOLUTIONS", "RegionDisplay", "TreeDisplay", "label_indices"]
@@ -136,28 +135,6 @@ def _few(values, n: int = 6) -> str:
     return f"[{shown}{', ...' if len(values) > n else ''}]"
 
 
-def _targets(y, n_rows: int) -> np.ndarray:
-    """A regressor's targets as float64, or a ValueError naming the first value that is not a number."""
-    values = np.asarray(y, dtype=object)
-    if values.ndim != 1:
-        raise ValueError(f"y must be one-dimensional, one target per row; got shape {values.shape}")
-    try:
-        return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        row = next(i for i, v in enumerate(values.tolist()) if not _number(v))
-        raise ValueError(
-            f"y of a regressor holds numbers; row {row} is {values[row]!r} ({type(values[row]).__name__})"
-        ) from None
-
-
-def _number(value) -> bool:
-    try:
-        float(value)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 # ------------------------------------------------------------------ estimators
 def _signature(estimator, signature) -> Signature:
     """The signature of the estimator's input: ``signature`` if given, else its ``signature_``."""
@@ -211,12 +188,9 @@ def _component_list(component, signature: Signature) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _default_kind(comp) -> str:
-    if comp.kind == "H":
-        return "disk" if comp.dim >= 2 else "line"
-    if comp.kind == "S":
-        return "sphere" if comp.dim >= 2 else "circle"
-    return "plane" if comp.dim >= 2 else "line"
+def _default_kind(signature: Signature, index: int) -> str:
+    """The kind of the component's natural picture: its view in :func:`available_views`."""
+    return next(v.kind for v in available_views(signature, max_tori=0) if v.components == (index,))
 
 
 def _torus_partner(signature: Signature, first: int) -> int:
@@ -258,7 +232,7 @@ def _resolve_view(signature, component=0, view=None) -> View:
     comps = _component_list(component, signature)
     if view is not None and not isinstance(view, str):
         raise ValueError(f"view must be a view kind (a str) or a View, got {type(view).__name__}")
-    kind = view if view is not None else ("torus" if len(comps) == 2 else _default_kind(signature.components[comps[0]]))
+    kind = view if view is not None else ("torus" if len(comps) == 2 else _default_kind(signature, comps[0]))
     model = _DISK_MODELS.get(kind, "poincare")
     kind = "disk" if kind in _DISK_MODELS else kind
     if kind == "torus" and len(comps) == 1:
@@ -448,12 +422,8 @@ class RegionDisplay(_ShowsFigure):
         reference = _reference(signature, X, held)
         resolution = _resolution(picture.kind, resolution)
         bounds = data_bounds(picture, signature, X) or None
-        grid = view_grid(picture, signature, resolution, bounds)
-        with warnings.catch_warnings():
-            # The grid's rows are ndarrays in the columns' order: an estimator fitted on a DataFrame
-            # would warn on every picture that they carry no feature names.
-            warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
-            regions = predict_regions(estimator, grid, reference)
+        regions = compute_regions(estimator, signature, picture, reference, resolution, bounds)
+        grid = regions.grid
         curves = _curves(estimator, boundaries, signature, picture, reference, grid)
         colors = Colors(class_names=_class_names(estimator, None))
         overlay = Overlay(points=points, boundaries=curves)
@@ -558,7 +528,7 @@ def _point_layer(estimator, view: View, signature, X, y, max_points) -> PointLay
     elif is_classifier(estimator):
         layer = PointLayer(coords, class_index=label_indices(y, estimator.classes_), rows=rows)
     else:
-        layer = PointLayer(coords, values=_targets(y, len(X)), rows=rows)
+        layer = PointLayer(coords, values=_point_values(np.asarray(y, dtype=object), len(X), "y", hint=""), rows=rows)
     return layer.take(subsample(len(layer), int(max_points)))
 
 

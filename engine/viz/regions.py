@@ -6,12 +6,13 @@ more on the points along its region edges (:mod:`curvedtrees.viz.smooth`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import is_classifier
 
-from .smooth import FLAT_KINDS, REFERENCE_TREES, SMOOTH_KINDS, EdgeCuts, find_class_cuts
+from .smooth import FLAT_KINDS, REFERENCE_TREES, SMOOTH_KINDS, EdgeCuts, find_class_cuts, refinement
 from .views import View, ViewGrid, product_rows, view_grid
 
 __all__ = ["RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
@@ -48,18 +49,40 @@ class RegionGrid:
     values: np.ndarray | None = None
     classes: np.ndarray | None = None
     cuts: EdgeCuts | None = None
+    _drawn: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def view(self) -> View:
         return self.grid.view
 
+    def drawn(self, key, build):
+        """``build()``, kept under ``key`` for these regions: what every figure of them draws the same.
+
+        A picture's figure is built again for every change of its overlay or framing; a drawing
+        that depends on the regions only (a flat picture's refined pixels) is made once.
+        """
+        if key not in self._drawn:
+            self._drawn[key] = build()
+        return self._drawn[key]
+
+
+def _quiet(method, rows: np.ndarray) -> np.ndarray:
+    """``method(rows)`` without the warning of an estimator fitted on a DataFrame.
+
+    The picture's rows are ndarrays in the columns' order: such an estimator would warn on
+    every picture that they carry no feature names.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
+        return np.asarray(method(rows))
+
 
 def _probabilities(model, rows: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Class probabilities of every row, shape (n, n_classes); a model without ``predict_proba`` is sure."""
     if hasattr(model, "predict_proba"):
-        return np.asarray(model.predict_proba(rows), dtype=np.float64)
+        return np.asarray(_quiet(model.predict_proba, rows), dtype=np.float64)
     sure = np.zeros((len(rows), len(classes)))
-    sure[np.arange(len(rows)), np.searchsorted(classes, np.asarray(model.predict(rows)))] = 1.0
+    sure[np.arange(len(rows)), np.searchsorted(classes, _quiet(model.predict, rows))] = 1.0
     return sure
 
 
@@ -84,8 +107,9 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
     grid : ViewGrid
     reference : ndarray of shape (ambient_dim,)
     smooth : bool
-        On a sphere, torus, disk, plane or world map (classification), also find where the class changes between
-        neighbouring cells (:attr:`RegionGrid.cuts`: a few more predict calls on the
+        On a sphere or torus, and on a disk, plane or world map drawn finer than its cells
+        (:func:`~curvedtrees.viz.smooth.refinement` above 1), of a classifier, also find where
+        the class changes between neighbouring cells (:attr:`RegionGrid.cuts`: a few more predict calls on the
         points along the region edges, as many as the model's size affords, see
         :func:`curvedtrees.viz.smooth.find_class_cuts`), so that the figure draws the
         edges smooth.
@@ -104,7 +128,9 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
         if len(rows):
             index[grid.mask], confidence[grid.mask] = np.argmax(proba, axis=1), proba.max(axis=1)
         cuts = None
-        if smooth and grid.view.kind in SMOOTH_KINDS + FLAT_KINDS and len(rows):
+        # A flat picture drawn a pixel a cell (above FLAT_PIXELS cells up) has no use for crossings.
+        drawn = grid.view.kind in SMOOTH_KINDS or (grid.view.kind in FLAT_KINDS and refinement(grid) > 1)
+        if smooth and drawn and len(rows):
 
             def probabilities(values):
                 return _probabilities(model, product_rows(grid, reference, values), classes)
@@ -114,7 +140,7 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
         return RegionGrid(grid, "classification", index.reshape(shape), confidence.reshape(shape), None, classes, cuts)
     values = np.full(grid.mask.shape, np.nan, dtype=np.float32)
     if len(rows):
-        values[grid.mask] = np.asarray(model.predict(rows), dtype=np.float64).ravel()
+        values[grid.mask] = np.asarray(_quiet(model.predict, rows), dtype=np.float64).ravel()
     return RegionGrid(grid, "regression", None, None, values.reshape(shape), np.array([]))
 
 

@@ -32,7 +32,7 @@ quarter of a cell at the default resolution instead of a whole one.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -73,7 +73,7 @@ EXTRA_ROW_SHARE = 0.1
 REFERENCE_TREES = 50
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EdgeCuts:
     """Where the label changes along the edges of a picture's dual mesh.
 
@@ -91,9 +91,20 @@ class EdgeCuts:
     edges: np.ndarray
     t: np.ndarray
     ids: np.ndarray
+    _pieces: dict = field(default_factory=dict, init=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.t)
+
+    def patches(self, grid: ViewGrid) -> Patches:
+        """:func:`edge_patches` of these crossings over ``grid`` (the grid they were found on), built once.
+
+        A picture's figure is built again for every change of its overlay or framing; its pieces
+        stay the same.
+        """
+        if "patches" not in self._pieces:
+            self._pieces["patches"] = edge_patches(grid, self)
+        return self._pieces["patches"]
 
 
 @dataclass
@@ -194,46 +205,33 @@ def dual_triangles(grid: ViewGrid) -> np.ndarray:
     return _dual_mesh(grid)[0]
 
 
-def _edge_table(grid: ViewGrid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(start cell, end cell, id) of every dual edge, by id: ``direction * n_cells + start``.
+def _cut_edges(grid: ViewGrid, labels: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(cells (m, 2), id (m,)) of the dual edges whose ends differ (all of them without ``labels``), by id.
 
-    Directions: 0 to the next column (wrapping), 1 to the next row, 2 to both (the
-    squares' diagonal); the sphere's top row has only the first.
-    """
-    _check(grid)
-    rows, cols = grid.shape
-    n = rows * cols
-    v = np.arange(n)
-    r, c = v // cols, v % cols
-    ends = [r * cols + (c + 1) % cols, ((r + 1) % rows) * cols + c, ((r + 1) % rows) * cols + (c + 1) % cols]
-    rising = np.ones(n, dtype=bool) if grid.view.kind == "torus" else r < rows - 1
-    keep = [np.ones(n, dtype=bool), rising, rising]
-    start = np.concatenate([v[k] for k in keep])
-    end = np.concatenate([e[k] for e, k in zip(ends, keep)])
-    ids = np.concatenate([d * n + v[k] for d, k in enumerate(keep)])
-    return start, end, ids
-
-
-def _cut_edges(grid: ViewGrid, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(cells (m, 2), id (m,)) of the dual edges whose ends differ, by increasing id, as :func:`_edge_table` has them.
-
+    An edge's id is ``direction * n_cells + start``. Directions: 0 to the next column (wrapping
+    on the sphere and the torus), 1 to the next row, 2 to both (the squares' diagonal); the
+    sphere's top row has only the first, a flat picture's last column only the second.
     Compares each cell with its three forward neighbours on the (rows, cols) array of labels,
     so the work beyond one pass of the grid grows with the edges found, not with all of them.
     """
     rows, cols = grid.shape
     n = rows * cols
-    grid_labels = np.asarray(labels).reshape(rows, cols)
-    ahead_col = np.roll(grid_labels, -1, axis=1)
-    ahead_row = np.roll(grid_labels, -1, axis=0)
-    ahead_both = np.roll(ahead_row, -1, axis=1)
-    differ = [grid_labels != ahead_col, grid_labels != ahead_row, grid_labels != ahead_both]
+    if labels is None:
+        differ = [np.ones((rows, cols), dtype=bool) for _ in range(3)]
+        off = ~grid.mask.reshape(rows, cols)
+    else:
+        grid_labels = np.asarray(labels).reshape(rows, cols)
+        ahead_col = np.roll(grid_labels, -1, axis=1)
+        ahead_row = np.roll(grid_labels, -1, axis=0)
+        ahead_both = np.roll(ahead_row, -1, axis=1)
+        differ = [grid_labels != ahead_col, grid_labels != ahead_row, grid_labels != ahead_both]
+        off = grid_labels < 0
     if grid.view.kind != "torus":
         differ[1][-1], differ[2][-1] = False, False  # the sphere's top row: nothing above it
     if _flat(grid):
         # A flat picture's last column has nothing to its right; cells off the manifold (the disk's
         # corners, labelled -1) bound no edge.
         differ[0][:, -1], differ[2][:, -1] = False, False
-        off = grid_labels < 0
         differ = [
             d & ~off & ~np.roll(off, shift, axis=(0, 1)) for d, shift in zip(differ, ((0, -1), (-1, 0), (-1, -1)))
         ]
@@ -254,8 +252,8 @@ def dual_edges(grid: ViewGrid) -> np.ndarray:
     In the order of their ids (``direction * n_cells + start``; directions: to the next
     column, to the next row, to both).
     """
-    start, end, _ = _edge_table(grid)
-    return np.column_stack([start, end])
+    _check(grid)
+    return _cut_edges(grid)[0]
 
 
 # --------------------------------------------------- points along the dual mesh
@@ -372,15 +370,34 @@ def find_cuts(grid: ViewGrid, labels: np.ndarray, classify, n_steps: int = BISEC
     if labels.shape != (int(np.prod(grid.shape)),):
         raise ValueError(f"{len(labels)} labels for a grid of {grid.shape[0]} x {grid.shape[1]} cells")
     edges, ids = _cut_edges(grid, labels)
+
+    def probe(values):
+        return np.asarray(classify(values)).ravel(), None
+
+    lo, hi, _, _ = _bisect(grid, edges, labels[edges[:, 0]], int(n_steps), probe)
+    return EdgeCuts(edges, (0.5 * (lo + hi)).astype(np.float32), ids)
+
+
+def _bisect(grid: ViewGrid, edges: np.ndarray, first: np.ndarray, n_steps: int, probe, payload=None):
+    """Halve every edge's bracket ``n_steps`` times, keeping the label ``first`` at its low end.
+
+    ``probe(values)`` returns the labels at the points ``values`` (view columns) and what to
+    carry along with them (an array with one row per point, or None); ``payload`` is that of
+    the two ends, a pair of arrays. Returns ``(lo, hi, payload at lo, payload at hi)``.
+    """
     params = _params(grid)
-    start, end, first = params[edges[:, 0]], params[edges[:, 1]], labels[edges[:, 0]]
+    start, end = params[edges[:, 0]], params[edges[:, 1]]
     lo, hi = np.zeros(len(edges)), np.ones(len(edges))
-    for _ in range(int(n_steps) if len(edges) else 0):
+    at_lo, at_hi = payload if payload is not None else (None, None)
+    for _ in range(n_steps if len(edges) else 0):
         mid = 0.5 * (lo + hi)
-        same = np.asarray(classify(_ambient(grid, _lerp(grid, start, end, mid)))).ravel() == first
+        found, carried = probe(_ambient(grid, _lerp(grid, start, end, mid)))
+        same = found == first
         # Keep the label of the first end at lo and another one at hi: a change lies between.
         lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
-    return EdgeCuts(edges, (0.5 * (lo + hi)).astype(np.float32), ids)
+        if carried is not None:
+            at_lo, at_hi = np.where(same[:, None], carried, at_lo), np.where(same[:, None], at_hi, carried)
+    return lo, hi, at_lo, at_hi
 
 
 def affordable_steps(n_edges: int, n_cells: int, n_trees: int = 1) -> int:
@@ -429,16 +446,14 @@ def find_class_cuts(grid: ViewGrid, proba: np.ndarray, predict_proba, n_trees: i
         proba = full
     labels = np.where(grid.mask, np.argmax(proba, axis=1), -1)
     edges, ids = _cut_edges(grid, labels)
-    params = _params(grid)
-    start, end, first = params[edges[:, 0]], params[edges[:, 1]], labels[edges[:, 0]]
-    lo, hi = np.zeros(len(edges)), np.ones(len(edges))
-    p_lo, p_hi = proba[edges[:, 0]], proba[edges[:, 1]]
-    for _ in range(affordable_steps(len(edges), len(labels), n_trees) if len(edges) else 0):
-        mid = 0.5 * (lo + hi)
-        p_mid = np.asarray(predict_proba(_ambient(grid, _lerp(grid, start, end, mid))), dtype=np.float64)
-        same = np.argmax(p_mid, axis=1) == first
-        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
-        p_lo, p_hi = np.where(same[:, None], p_mid, p_lo), np.where(same[:, None], p_hi, p_mid)
+    first = labels[edges[:, 0]]
+
+    def probe(values):
+        found = np.asarray(predict_proba(values), dtype=np.float64)
+        return np.argmax(found, axis=1), found
+
+    steps = affordable_steps(len(edges), len(labels), n_trees)
+    lo, hi, p_lo, p_hi = _bisect(grid, edges, first, steps, probe, (proba[edges[:, 0]], proba[edges[:, 1]]))
     if n_trees <= 1:
         # A tree's probabilities are its leaves', constant up to the split: they say nothing of where
         # in the bracket it lies, whose middle is within 2 ** -(steps + 1) of it.

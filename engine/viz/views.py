@@ -468,8 +468,9 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
         return ViewGrid(view, (n, n), mask, columns, values, {"x": axis, "y": axis}, (-R, R, -R, R))
 
     if view.kind == "sphere":
-        # Cells of an n x n latitude-longitude grid, predicted at their centres and
-        # drawn as mesh faces between their corners (one flat colour per cell).
+        # Cells of an n x n latitude-longitude grid, predicted at their centres; the figure draws a
+        # surface through the centres (colours blend between neighbours, region edges cut smooth
+        # over it). The corners (coords "vx", "vy", "vz") outline single cells: the margin band.
         lat_e, lon_e = np.linspace(-90.0, 90.0, n + 1), np.linspace(-180.0, 180.0, n + 1)
         glon, glat = np.meshgrid(_centres(lon_e), _centres(lat_e))
         unit = coords.latlon_to_sphere(glat.ravel(), glon.ravel())

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..boundaries import BoundaryCurve
-from ..smooth import edge_patches, pixel_axes, raster_codes, refinement
+from ..smooth import pixel_axes, raster_codes, refinement
 from ..world import break_at_date_line, graticule
 from .coloring import BLANK, cell_values, color_args, heatmap_color
 from .framing import layout_2d
@@ -55,7 +55,8 @@ class FlatRenderer(Renderer):
         coloring = dataclasses.replace(coloring, compact=True)
         z = cell_values(regions, coloring)
         fx, fy = pixel_axes(self.grid, refine)
-        fine = raster_codes(self.grid, z, edge_patches(self.grid, cuts), refine)
+        # Every figure of these regions draws the same pixels: made once.
+        fine = regions.drawn(("raster", refine), lambda: raster_codes(self.grid, z, cuts.patches(self.grid), refine))
         return fx.astype(np.float32), fy.astype(np.float32), fine, coloring
 
     def frame_regions(self, regions) -> list:

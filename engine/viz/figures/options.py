@@ -103,18 +103,18 @@ def _is_whole(value) -> bool:
         return False
 
 
-def _point_values(values, n: int) -> np.ndarray:
-    """``values`` as float64 targets, or a ValueError saying what is wrong with them."""
+def _point_values(values, n: int, name: str = "PointLayer.values", hint: str = "; class labels go in class_index"):
+    """``values`` as float64 targets, or a ValueError naming ``name`` and the first value that is not a number."""
     array = np.asarray(values)
     if array.ndim != 1 or len(array) != n:
-        raise ValueError(f"PointLayer.values must have shape ({n},), one target per point; got {array.shape}")
+        raise ValueError(f"{name} must have shape ({n},), one target per point; got {array.shape}")
     try:
         return array.astype(np.float64)
     except (TypeError, ValueError):
-        bad = next(v for v in array.tolist() if not _is_number(v))
+        row = next(i for i, v in enumerate(array.tolist()) if not _is_number(v))
+        bad = array[row]
         raise ValueError(
-            f"PointLayer.values holds regression targets (numbers), got {type(bad).__name__} values such as "
-            f"{bad!r}; class labels go in class_index"
+            f"{name} holds regression targets (numbers); row {row} is {bad!r} ({type(bad).__name__}){hint}"
         ) from None
 
 

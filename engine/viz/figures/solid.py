@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..smooth import Patches, edge_patches, sink_depth
+from ..smooth import Patches, sink_depth
 from ..views import TORUS_RADII, torus_xyz
 from ..world import latlon_xyz
 from .coloring import BLANK, Coloring, cell_values, color_args
@@ -68,18 +68,16 @@ def _smooth(regions, frames) -> bool:
 
 
 class Patcher:
-    """The smooth-edge patches of a picture's regions (one build per set of crossings, shared by frames)."""
+    """The smooth-edge patches of a picture's regions (built once per set of crossings, shared by frames)."""
 
     def __init__(self, grid, coloring: Coloring):
-        self.grid, self.coloring, self._built = grid, coloring, {}
+        self.grid, self.coloring = grid, coloring
 
     def patches(self, regions) -> Patches:
         cuts = regions.cuts if regions is not None and regions.task == "classification" else None
         if cuts is None or not len(cuts):
             return _NO_PATCHES
-        if id(cuts) not in self._built:
-            self._built[id(cuts)] = (cuts, edge_patches(self.grid, cuts))  # the key object kept alive with it
-        return self._built[id(cuts)][1]
+        return cuts.patches(self.grid)
 
     def intensity(self, regions, patches: Patches) -> np.ndarray:
         """Each piece's colour code: that of the cell whose corner it holds (uint8)."""
