@@ -13,11 +13,19 @@ ADDRESS ?= 0.0.0.0
 
 # The stamp file is rebuilt whenever a requirements file changes, so repeated
 # runs reuse the virtual environment and only reinstall when needed.
+# requirements.txt installs curvedtrees editable in strict mode (so type checkers resolve it):
+# a new module under engine/ is importable after `make install`.
 $(VENV)/.installed: pyproject.toml requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
+
+# Reinstalls into the existing virtual environment (after adding a module under engine/).
+.PHONY: install
+install:
+	rm -f $(VENV)/.installed
+	$(MAKE) $(VENV)/.installed
 
 # Compiling the tree kernels once (cached on disk by numba) keeps the first page fast.
 run: $(VENV)/.installed
@@ -48,10 +56,12 @@ test: $(VENV)/.installed browser-deps
 test-fast: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -m "not browser and not slow"
 
-# CI runs this beside the tests: lint and formatting (the doctests are part of the suite).
+# CI runs this beside the tests: lint and formatting (the doctests are part of the suite), and
+# mypy on the package against scripts/typecheck_baseline.txt, whose counts may only go down.
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python scripts/typecheck.py
 
 format: $(VENV)/.installed
 	$(BIN)/ruff format .
@@ -61,7 +71,7 @@ bench: $(VENV)/.installed
 	for script in perf/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
 
 # The documentation site (docs/: Sphinx, sphinx-gallery, numpydoc, PyData theme). Installs
 # requirements-docs.txt once, runs every gallery script, and fails on any warning; the

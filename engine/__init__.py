@@ -1,10 +1,13 @@
 """Decision trees and random forests on products of constant-curvature spaces.
 
 The public names below are imported lazily, so ``import curvedtrees`` stays cheap
-(the app and the command-line tools only pay for what they use).
+(the app and the command-line tools only pay for what they use). Type checkers do
+not run ``__getattr__``: the ``TYPE_CHECKING`` block gives them the same names from
+their submodules, so ``ct.ProductRandomForestClassifier`` is the real class to them.
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
@@ -36,7 +39,63 @@ _EXPORTS = {
     "list_datasets": "curvedtrees.datasets",
 }
 
-__all__ = sorted(_EXPORTS)
+# A literal list (not computed) so that type checkers read it; tests/test_typing.py
+# checks that it, _EXPORTS and the TYPE_CHECKING imports name the same things.
+__all__ = [
+    "AmbientClassifier",
+    "AmbientRegressor",
+    "GeodesicKNNClassifier",
+    "GeodesicKNNRegressor",
+    "KleinTreeClassifier",
+    "KleinTreeRegressor",
+    "ProductDecisionTreeClassifier",
+    "ProductDecisionTreeRegressor",
+    "ProductGradientBoostingClassifier",
+    "ProductGradientBoostingRegressor",
+    "ProductManifold",
+    "ProductPerceptronClassifier",
+    "ProductRandomForestClassifier",
+    "ProductRandomForestRegressor",
+    "ProductSVMClassifier",
+    "ProductSVMRegressor",
+    "Signature",
+    "TangentClassifier",
+    "TangentRegressor",
+    "dumps",
+    "list_datasets",
+    "load_dataset",
+    "loads",
+    "make_classification",
+    "make_regression",
+]
+
+if TYPE_CHECKING:
+    # Never executed: the redundant aliases mark explicit re-exports for pyright and mypy.
+    from .baselines import AmbientClassifier as AmbientClassifier
+    from .baselines import AmbientRegressor as AmbientRegressor
+    from .baselines import GeodesicKNNClassifier as GeodesicKNNClassifier
+    from .baselines import GeodesicKNNRegressor as GeodesicKNNRegressor
+    from .baselines import ProductPerceptronClassifier as ProductPerceptronClassifier
+    from .baselines import ProductSVMClassifier as ProductSVMClassifier
+    from .baselines import ProductSVMRegressor as ProductSVMRegressor
+    from .baselines import TangentClassifier as TangentClassifier
+    from .baselines import TangentRegressor as TangentRegressor
+    from .boosting import ProductGradientBoostingClassifier as ProductGradientBoostingClassifier
+    from .boosting import ProductGradientBoostingRegressor as ProductGradientBoostingRegressor
+    from .datasets import list_datasets as list_datasets
+    from .datasets import load_dataset as load_dataset
+    from .io import dumps as dumps
+    from .io import loads as loads
+    from .klein import KleinTreeClassifier as KleinTreeClassifier
+    from .klein import KleinTreeRegressor as KleinTreeRegressor
+    from .manifolds import ProductManifold as ProductManifold
+    from .manifolds import Signature as Signature
+    from .sampling import make_classification as make_classification
+    from .sampling import make_regression as make_regression
+    from .trees import ProductDecisionTreeClassifier as ProductDecisionTreeClassifier
+    from .trees import ProductDecisionTreeRegressor as ProductDecisionTreeRegressor
+    from .trees import ProductRandomForestClassifier as ProductRandomForestClassifier
+    from .trees import ProductRandomForestRegressor as ProductRandomForestRegressor
 
 
 def __getattr__(name):

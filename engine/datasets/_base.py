@@ -347,8 +347,9 @@ class ParamInfo:
         if self.kind == "choice":
             if value is None and self.none_choice is not None:
                 return None
-            if value not in self.choices:
-                raise ValueError(f"{where} must be one of {list(self.choices)}, got {value!r}")
+            choices = self.choices or ()
+            if value not in choices:
+                raise ValueError(f"{where} must be one of {list(choices)}, got {value!r}")
             return None if value == self.none_choice else value
         if self.kind == "signature":
             try:

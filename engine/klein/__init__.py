@@ -76,9 +76,8 @@ def warm_up() -> None:
     tables = _backends._SortedRows(features, HT, layout.feat_x0)
     leaf = tree.apply(features.astype(np.float32)).astype(np.int64)
     strided = _backends.backend_for(tree).jobs(features, None)[0]
-    contiguous = _backends._TreeJob(
-        *(np.ascontiguousarray(a) for a in strided.nodes), strided.rows, node_weight=strided.node_weight
-    )
+    left, right, feature, threshold = (np.ascontiguousarray(a) for a in strided.nodes)
+    contiguous = _backends._TreeJob(left, right, feature, threshold, strided.rows, node_weight=strided.node_weight)
     locality_order(features)  # the rows' renumbering for large models
     subtrees = _backends._ScanPolicy(_tuning.SUBTREE_COST_PRIOR, _tuning.SUBTREE_PAYS)
     for job in (strided, contiguous):

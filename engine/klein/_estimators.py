@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Self
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils.metaestimators import available_if
@@ -40,10 +43,7 @@ def make_backend(name: str, classifier: bool):
     """
     if name in ("xgboost", "lightgbm"):
         try:
-            if name == "xgboost":
-                import xgboost as library
-            else:
-                import lightgbm as library
+            library = importlib.import_module(name)
         except ImportError:
             raise ImportError(f"estimator={name!r} needs the optional package {name}: pip install {name}") from None
         if name == "xgboost":
@@ -111,7 +111,7 @@ class _KleinTree(MetaEstimatorMixin, BaseEstimator):
         return X
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None) -> Self:
         """Fit the wrapped model on Klein features, then move its thresholds to maximum-margin boundaries.
 
         Parameters

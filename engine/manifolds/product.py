@@ -179,9 +179,9 @@ class ProductManifold:
 
     def _map(self, method: str, *arrays) -> np.ndarray:
         """Apply a component method slice by slice and pack the results."""
-        arrays = [self._points(a, name) for a, name in zip(arrays, "xyv")]
+        points = [self._points(a, name) for a, name in zip(arrays, "xyv")]
         return self.pack(
-            getattr(c, method)(*(a[..., s] for a in arrays)) for c, s in zip(self.components, self._slices)
+            getattr(c, method)(*(a[..., s] for a in points)) for c, s in zip(self.components, self._slices)
         )
 
     # -------------------------------------------------------------- vocabulary

@@ -254,7 +254,7 @@ class Signature:
         spans.append(original[begin:])
         starts.append(begin)
 
-        parsed = []
+        parsed: list[tuple[str, int, float]] = []
         ambient = 0
         for token, as_written, begin in zip(tokens, spans, starts):
             where = f"at character {columns[min(begin, len(columns) - 1)]}"

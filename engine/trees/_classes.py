@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
@@ -246,7 +246,7 @@ class BaseProductTree(BaseEstimator):
         )
         return Tree.from_builder(features, raw, n_outputs, classifier)
 
-    def fit(self, X, y, sample_weight=None, check_input=True):
+    def fit(self, X, y, sample_weight=None, check_input=True) -> Self:
         """Grow the tree.
 
         Parameters

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import numbers
 import warnings
+from typing import Self
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -256,7 +257,7 @@ class BaseProductForest(BaseEstimator):
             f"max_samples must be None, an int in [1, n_samples] or a float in (0, 1], got {self.max_samples!r}"
         )
 
-    def fit(self, X, y, sample_weight=None, check_input=True):
+    def fit(self, X, y, sample_weight=None, check_input=True) -> Self:
         """Grow the forest.
 
         Parameters
@@ -288,8 +289,8 @@ class BaseProductForest(BaseEstimator):
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm:
             self._check_warm_start(template)
-        kept = list(self.estimators_) if warm else []
-        n_more = self.n_estimators - len(kept)
+        kept: list = list(self.estimators_) if warm else []
+        n_more = int(self.n_estimators) - len(kept)
         if n_more < 0:
             raise ValueError(
                 f"n_estimators={self.n_estimators} must be at least len(estimators_)={len(kept)} "
@@ -348,10 +349,10 @@ class BaseProductForest(BaseEstimator):
         if is_classifier(self):
             self.classes_ = template.classes_
             self.n_classes_ = template.n_classes_
-        self.estimators_ = kept + trees
+        self.estimators_: list = kept + trees
         # The holder of the packed routing tables exists from the fit on, so that predicting
         # fills it without adding attributes (scikit-learn checks predict leaves __dict__ alone).
-        self._routing = {}
+        self._routing: dict = {}
         return self
 
     def _check_warm_start(self, template) -> None:

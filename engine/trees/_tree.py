@@ -96,7 +96,7 @@ class Tree:
         self.linear = internal & (features.kind[f] != CIRCULAR)
         self.radial = internal & (features.kind[f] == RADIAL)
         self._packed = None  # routing records, built on first use (see _route_args)
-        self._parents = None  # parent ids, built on first use (see parents)
+        self._parents: np.ndarray | None = None  # parent ids, built on first use (see parents)
 
     @classmethod
     def from_builder(cls, features, raw, n_outputs, is_classifier):
@@ -219,13 +219,14 @@ class Tree:
     # ---------------------------------------------------------------- one node's questions
     def parents(self) -> np.ndarray:
         """Parent of every node, -1 for the root: ndarray of int64, shape (node_count,)."""
-        if getattr(self, "_parents", None) is None:
+        parent = getattr(self, "_parents", None)
+        if parent is None:
             parent = np.full(self.node_count, -1, dtype=np.int64)
             internal = np.flatnonzero(self.children_left != -1)
             parent[self.children_left[internal]] = internal
             parent[self.children_right[internal]] = internal
             self._parents = parent
-        return self._parents
+        return parent
 
     def goes_left(self, node: int, X: np.ndarray) -> np.ndarray:
         """Which rows of ``X`` the split at ``node`` sends to its left child.
