@@ -20,7 +20,7 @@ from curvedtrees.sampling import make_classification
 from curvedtrees.trees import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from curvedtrees.viz import smooth
 from curvedtrees.viz.figures.solid import mesh_faces
-from curvedtrees.viz.palette import N_LEVELS
+from curvedtrees.viz.palette import N_LEVELS, confidence_levels
 from scipy.spatial import cKDTree
 
 RESOLUTION = 150  # the app's default
@@ -404,3 +404,35 @@ def test_month_frames_of_a_classifier_send_each_frames_own_pieces():
         tri = np.column_stack([decode(edge[k]).astype(np.int64) for k in "ijk"])
         assert len(decode(edge["intensity"])) == len(tri) and tri.max() < len(decode(edge["x"]))
         assert len(tri) == max(len(smooth.edge_patches(grid, regions.cuts)), 1)  # none: one empty piece
+
+
+def test_a_fine_grid_is_predicted_coarse_to_fine_and_draws_as_the_full_predict():
+    from curvedtrees.trees import ProductRandomForestClassifier
+    from curvedtrees.viz import regions as regions_module
+
+    X, y = make_classification("S2", n_samples=600, n_classes=3, n_clusters=6, random_state=0)
+    forest = ProductRandomForestClassifier(8, signature="S2", max_depth=6, random_state=0).fit(X, y)
+    reference = viz.reference_point("S2")
+    predicted = []
+    own = forest.predict_proba
+    forest.predict_proba = lambda rows, *args, **kwargs: predicted.append(len(rows)) or own(rows, *args, **kwargs)
+    try:
+        coarse = viz.view_grid(SPHERE, "S2", regions_module.SAMPLED_FROM - 1)
+        viz.predict_regions(forest, coarse, reference, smooth=False)
+        assert predicted == [coarse.mask.sum()]  # below SAMPLED_FROM: every cell, once
+        predicted.clear()
+        grid = viz.view_grid(SPHERE, "S2", regions_module.SAMPLED_FROM)
+        regions = viz.predict_regions(forest, grid, reference, smooth=False)
+    finally:
+        del forest.predict_proba
+    n_cells = grid.mask.sum()
+    # The lattice first (every SAMPLE_STRIDE-th cell each way), then fewer rows than the grid in all.
+    lattice = len(regions_module._lattice(grid.shape[0], regions_module.SAMPLE_STRIDE)) ** 2
+    assert predicted[0] == lattice and sum(predicted) < 0.6 * n_cells, (predicted, n_cells)
+    full = forest.predict_proba(viz.product_rows(grid, reference))
+    drawn = regions_module._codes(full).reshape(grid.shape)
+    levels = confidence_levels(regions.confidence.ravel(), 3).reshape(grid.shape)
+    sampled = regions.class_index * N_LEVELS + levels
+    assert (regions.class_index.ravel() == full.argmax(axis=1)).mean() > 0.999
+    # A cell's shade may come from a neighbouring sample's where a shade's patch is under the stride.
+    assert (sampled == drawn).mean() > 0.97

@@ -1,7 +1,8 @@
 """Decision regions of a fitted model over a picture's grid.
 
-One predict call over the grid; a sphere or torus picture of a classifier adds a few
-more on the points along its region edges (:mod:`curvedtrees.viz.smooth`).
+One predict call over the grid (on a fine grid of a classifier, a few, coarse to fine); a
+classifier's sphere, torus or refined flat picture adds a few more on the points along its
+region edges (:mod:`curvedtrees.viz.smooth`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,23 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import is_classifier
 
+from .palette import N_LEVELS, confidence_levels
 from .smooth import FLAT_KINDS, REFERENCE_TREES, SMOOTH_KINDS, EdgeCuts, find_class_cuts, refinement
 from .views import View, ViewGrid, product_rows, view_grid
 
-__all__ = ["RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
+__all__ = ["SAMPLED_FROM", "SAMPLE_STRIDE", "RegionGrid", "compute_regions", "predict_frames", "predict_regions"]
+
+# A classifier's picture of at least this many cells up (a fine grid: 300 x 300 costs four times
+# the app's default of 150) is predicted coarse to fine (:func:`_sampled_probabilities`): every
+# SAMPLE_STRIDE-th cell each way first, then only where neighbouring samples differ.
+SAMPLED_FROM = 200
+SAMPLE_STRIDE = 4
+# Rounds of following the region edges from the predicted cells: each predicts a few cells along
+# them, the last ones a handful each (a call's own cost, about a millisecond, then outweighs them).
+FOLLOW_ROUNDS = 6
+_GRIDDED_KINDS = ("disk", "plane", "sphere", "torus", "map", "ortho")
+# The eight neighbours of a cell, (row, column) steps.
+_AROUND = np.array([(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc])
 
 
 @dataclass
@@ -86,6 +100,93 @@ def _probabilities(model, rows: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return sure
 
 
+def _lattice(n: int, stride: int) -> np.ndarray:
+    """Every ``stride``-th of ``n`` cells along one side of the grid, and the last one."""
+    return np.union1d(np.arange(0, n, stride), [n - 1])
+
+
+def _between(index: np.ndarray, stride: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of :func:`_lattice` ``(n, stride)`` before and after each of ``index`` (both itself on it)."""
+    on = (index % stride == 0) | (index == n - 1)
+    before = index - index % stride
+    return np.where(on, index, before), np.where(on, index, np.minimum(before + stride, n - 1))
+
+
+def _codes(proba: np.ndarray) -> np.ndarray:
+    """What a figure draws of each cell: class and confidence shade as one code (:mod:`~curvedtrees.viz.palette`)."""
+    return np.argmax(proba, axis=1) * N_LEVELS + confidence_levels(proba.max(axis=1), proba.shape[1])
+
+
+def _sampled_probabilities(model, grid: ViewGrid, rows: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Class probabilities of every cell on the manifold (as :func:`_probabilities` of ``rows``), coarse to fine.
+
+    The cells on a lattice of every :data:`SAMPLE_STRIDE`-th row and column are predicted; then,
+    halving the lattice's step, each new cell between lattice cells that all draw the same
+    (class and confidence shade, :func:`_codes`) takes the probabilities of the first of them,
+    and the others are predicted. Last, wherever a predicted cell draws otherwise than a
+    neighbour that was not predicted, that neighbour is predicted, until none is left: an
+    edge that wanders between the samples is followed. A region that lies wholly between
+    the samples, under ``SAMPLE_STRIDE`` cells across, can be missed; on the pictures of
+    ``perf/bench_regions.py`` about one cell in 5,000 takes another class than its own
+    prediction and one in 200 another confidence shade (one in 50 for a small forest, whose
+    shades come in patches), for a third to a half of the predicted rows.
+    """
+    n_rows, n_cols = grid.shape
+    on = grid.mask.reshape(-1)
+    position = np.full(on.size, -1, dtype=np.int64)
+    position[on] = np.arange(len(rows))
+    proba = np.zeros((on.size, len(classes)))
+    code = np.full(on.size, -1, dtype=np.int64)  # -1: off the manifold
+    predicted = np.zeros(on.size, dtype=bool)
+
+    def predict(cells: np.ndarray) -> np.ndarray:
+        cells = cells[on[cells]]
+        if len(cells):
+            proba[cells] = _probabilities(model, rows[position[cells]], classes)
+            code[cells] = _codes(proba[cells])
+            predicted[cells] = True
+        return cells
+
+    stride = SAMPLE_STRIDE
+    predict((_lattice(n_rows, stride)[:, None] * n_cols + _lattice(n_cols, stride)[None, :]).ravel())
+    known = predicted.copy()
+    while stride > 1:
+        coarse, stride = stride, stride // 2
+        cells = (_lattice(n_rows, stride)[:, None] * n_cols + _lattice(n_cols, stride)[None, :]).ravel()
+        cells = cells[~known[cells]]
+        r, c = np.divmod(cells, n_cols)
+        # The coarse lattice's cells around each new one (itself on a lattice line: two of them, else four).
+        r0, r1 = _between(r, coarse, n_rows)
+        c0, c1 = _between(c, coarse, n_cols)
+        first = r0 * n_cols + c0
+        around = code[first]
+        same = around >= 0
+        for corner in (r0 * n_cols + c1, r1 * n_cols + c0, r1 * n_cols + c1):
+            same &= code[corner] == around
+        taken, source = cells[same], first[same]
+        proba[taken], code[taken] = proba[source], around[same]
+        predict(cells[~same])
+        known[cells] = True
+    # Predicted cells beside a cell that was not and draws otherwise: on the grid at first, then
+    # around the cells each round predicts.
+    grid_code, grid_predicted = code.reshape(n_rows, n_cols), predicted.reshape(n_rows, n_cols)
+    follow = np.zeros((n_rows, n_cols), dtype=bool)
+    for dr, dc in _AROUND:
+        beside = np.roll(grid_predicted, (dr, dc), axis=(0, 1)) & (
+            np.roll(grid_code, (dr, dc), axis=(0, 1)) != grid_code
+        )
+        follow |= beside
+    front = predict(np.flatnonzero(follow.ravel() & ~predicted))
+    for _ in range(FOLLOW_ROUNDS - 1):
+        if not len(front):
+            break
+        r, c = np.divmod(front, n_cols)
+        near = ((r[:, None] + _AROUND[:, 0]) % n_rows) * n_cols + (c[:, None] + _AROUND[:, 1]) % n_cols
+        differ = on[near] & ~predicted[near] & (code[near] != code[front][:, None])
+        front = predict(np.unique(near[differ]))
+    return proba[on]
+
+
 def _tree_count(model) -> int:
     """Trees one predicted row costs: 1 for a tree, a forest's or boosting's count, else a reference forest's."""
     if hasattr(model, "tree_"):
@@ -99,6 +200,12 @@ def _tree_count(model) -> int:
 
 def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool = True) -> RegionGrid:
     """Predict every cell of ``grid`` with the other components at ``reference``.
+
+    A classifier's grid of at least :data:`SAMPLED_FROM` cells up (a disk, plane, sphere,
+    torus, map or orthographic globe) is predicted coarse to fine: a cell between samples
+    that all draw the same class and confidence shade takes the first sample's probabilities
+    (:func:`_sampled_probabilities`), so a 300 x 300 picture predicts a third to a half of
+    its cells.
 
     Parameters
     ----------
@@ -124,7 +231,12 @@ def predict_regions(model, grid: ViewGrid, reference: np.ndarray, smooth: bool =
         classes = np.asarray(model.classes_)
         index = np.full(grid.mask.shape, -1, dtype=np.int16)
         confidence = np.full(grid.mask.shape, np.nan, dtype=np.float32)
-        proba = _probabilities(model, rows, classes) if len(rows) else np.zeros((0, len(classes)))
+        if not len(rows):
+            proba = np.zeros((0, len(classes)))
+        elif grid.view.kind in _GRIDDED_KINDS and grid.shape[0] >= SAMPLED_FROM:
+            proba = _sampled_probabilities(model, grid, rows, classes)
+        else:
+            proba = _probabilities(model, rows, classes)
         if len(rows):
             index[grid.mask], confidence[grid.mask] = np.argmax(proba, axis=1), proba.max(axis=1)
         cuts = None

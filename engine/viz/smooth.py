@@ -71,6 +71,11 @@ MAX_REFINE = 4
 # extra row costs 50 trees, spends at most a tenth of its grid and finishes by interpolation.
 EXTRA_ROW_SHARE = 0.1
 REFERENCE_TREES = 50
+# The budget grows with the cells up to a grid of this many (200 x 200): a finer grid's cut edges
+# are shorter, and its rows along them reach the trees' deepest leaves, at several times the cost
+# of an average row. A 50-tree globe at 300 x 300 (7,700 cut edges) interpolates its votes between
+# the cell centres, two thirds of a pixel apart on the app's globe.
+BUDGET_CELLS = 40_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -405,9 +410,9 @@ def affordable_steps(n_edges: int, n_cells: int, n_trees: int = 1) -> int:
 
     Every step predicts one row per cut edge, at ``n_trees`` trees a row; the steps together
     stay within ``EXTRA_ROW_SHARE`` of the cells' predict by a ``REFERENCE_TREES``-tree
-    forest, and at most ``BISECTION_STEPS``.
+    forest (of at most ``BUDGET_CELLS`` cells), and at most ``BISECTION_STEPS``.
     """
-    budget = EXTRA_ROW_SHARE * n_cells * REFERENCE_TREES / max(int(n_trees), 1)
+    budget = EXTRA_ROW_SHARE * min(n_cells, BUDGET_CELLS) * REFERENCE_TREES / max(int(n_trees), 1)
     return int(min(BISECTION_STEPS, budget // max(int(n_edges), 1)))
 
 
