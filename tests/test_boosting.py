@@ -285,6 +285,7 @@ def _split(X, V, codes, counts, rows, f, features, bins, position, plane_radius=
         position,
         bins.thresholds,
         int(bins.thr_offsets[f]),
+        int(features.geometry[f]),
         float(features.radius[f]),
         empty if plane_radius is None else plane_radius,
         empty if code_min_radius is None else code_min_radius,

@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pytest
 from curvedtrees import io
+from curvedtrees.boosting import ProductGradientBoostingClassifier, ProductGradientBoostingRegressor
 from curvedtrees.manifolds import ProductManifold
 from curvedtrees.trees import (
     ProductDecisionTreeClassifier,
@@ -259,7 +260,8 @@ def test_a_forest_file_whose_trees_disagree_on_splits_is_refused():
     forest = ProductRandomForestClassifier(2, signature="H2", random_state=0).fit(X, y)
     document = json.loads(io.dumps(forest))
     document["fitted"]["trees"][1]["splits"] = RADIAL_SPLITS  # its plane ids stay valid: only the check sees it
-    with pytest.raises(ValueError, match="different signature, pairs or splits"):
+    # The tree is built from the forest's parameters, which say otherwise.
+    with pytest.raises(ValueError, match=r"fitted.trees\[1\]: 'splits' is 'geodesic\+radial' but the parameters"):
         io.loads(json.dumps(document))
 
 
@@ -287,6 +289,80 @@ def test_clone_grid_search_and_warm_start_know_splits():
     forest = ProductRandomForestClassifier(2, signature="H2", warm_start=True, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="warm_start: splits="):
         forest.set_params(n_estimators=4, splits=RADIAL_SPLITS).fit(X, y)
+
+
+# ------------------------------------------------------------------ gradient boosting
+def _stump(splits="geodesic", **params):
+    """One boosted depth-1 tree that reaches its leaves' Newton steps (learning rate 1)."""
+    return ProductGradientBoostingClassifier(
+        splits=splits, max_iter=1, max_depth=1, learning_rate=1.0, early_stopping=False, **params
+    )
+
+
+def test_boosting_draws_a_ball_and_a_cap_in_one_split():
+    # At most max_bins rows: every gap between distinct values is a bin edge, so the bins
+    # cannot blur the labels and one split is as accurate as the labels allow.
+    X, d = _hyperbolic(250, K=-0.5, seed=11)
+    y = (d > 1.3).astype(int)
+    radial = _stump(RADIAL_SPLITS, signature="H2(-0.5)").fit(X, y)
+    assert radial.score(X, y) == 1.0
+    assert _stump(signature="H2(-0.5)").fit(X, y).score(X, y) < 0.9
+    tree = radial.trees_[0][0]
+    assert radial.split_features_.kind[tree.feature[0]] == RADIAL
+    # The maximum-margin threshold halfway in distance, as the decision tree places it.
+    single = ProductDecisionTreeClassifier(signature="H2(-0.5)", max_depth=1, splits=RADIAL_SPLITS).fit(X, y)
+    np.testing.assert_allclose(tree.threshold[0], single.tree_.threshold[0], rtol=1e-12)
+    np.testing.assert_allclose(tree.margin[0], (d[y == 1].min() - d[y == 0].max()) / 2, rtol=1e-6)
+
+    S = _sphere(250, seed=12)
+    theta = np.arccos(np.clip(S[:, 1], -1, 1))
+    y = (theta < 1.1).astype(int)
+    cap = _stump(RADIAL_SPLITS, signature="S2").fit(S, y)
+    assert cap.score(S, y) == 1.0
+    assert _stump(signature="S2").fit(S, y).score(S, y) < 1.0
+    np.testing.assert_allclose(cap.trees_[0][0].margin[0], (theta[y == 0].min() - theta[y == 1].max()) / 2, rtol=1e-6)
+
+
+def test_boosting_bin_edges_of_a_radial_split_are_measured_in_distance():
+    X, d = _hyperbolic(400, seed=13)
+    y = (d > 1.0).astype(int)
+    model = _stump(RADIAL_SPLITS, signature="H2", thresholds="bins", max_bins=16).fit(X, y)
+    tree = model.trees_[0][0]
+    assert model.split_features_.kind[tree.feature[0]] == RADIAL
+    left = X[:, 0] <= tree.threshold[0]
+    d_t = np.arccosh(tree.threshold[0])
+    # The bin edge is a percentile, not the midpoint: its margin is the distance to the nearer row.
+    expected = min(d_t - d[left].max(), d[~left].min() - d_t)
+    np.testing.assert_allclose(tree.margin[0], expected, rtol=1e-6)
+
+
+def test_boosting_defaults_are_unchanged_and_the_radial_planes_are_extra():
+    X = ProductManifold("H2 x S2").random_normal(300, random_state=4)
+    y = (X[:, 0] > 1.5).astype(int)
+    plain = ProductGradientBoostingClassifier(signature="H2 x S2", max_iter=5, random_state=0).fit(X, y)
+    explicit = ProductGradientBoostingClassifier(signature="H2 x S2", max_iter=5, splits="geodesic", random_state=0)
+    np.testing.assert_array_equal(explicit.fit(X, y).decision_function(X), plain.decision_function(X))
+    radial = clone(explicit).set_params(splits=RADIAL_SPLITS).fit(X, y)
+    assert radial.split_features_.n_features == plain.split_features_.n_features + 1 + 3
+    assert radial.tree_estimator(0).get_params()["splits"] == RADIAL_SPLITS
+    assert "radial, distance from origin" in export_text(radial.tree_estimator(0))
+    with pytest.raises(InvalidParameterError, match="splits"):
+        clone(plain).set_params(splits="radial").fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [ProductGradientBoostingClassifier, ProductGradientBoostingRegressor])
+def test_boosting_model_files_keep_the_radial_splits_and_refuse_disagreement(cls):
+    X = ProductManifold("H2 x S2").random_normal(200, random_state=5)
+    y = (X[:, 0] > 1.4).astype(int) + (X[:, 4] > 0.2)
+    model = cls(signature="H2 x S2", splits=RADIAL_SPLITS, max_iter=4, random_state=0).fit(X, y)
+    text = io.dumps(model)
+    loaded = io.loads(text)
+    assert loaded.splits == RADIAL_SPLITS and loaded.split_features_.splits == RADIAL_SPLITS
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    document = json.loads(text)
+    document["params"]["splits"] = "geodesic"  # the planes stay the radial ones: a tampered file
+    with pytest.raises(ValueError, match="'splits' is 'geodesic\\+radial' but the parameters say splits='geodesic'"):
+        io.loads(json.dumps(document))
 
 
 # ------------------------------------------------------------------ pictures and Inspector text
@@ -346,3 +422,23 @@ def test_the_inspector_names_the_ball_and_the_cap_and_which_side_is_convex():
     tree = ProductDecisionTreeClassifier(signature="S2", max_depth=1, splits=RADIAL_SPLITS).fit(S, (S[:, 2] > 0.5) * 1)
     assert tree.tree_.threshold[0] > 0
     assert "the cap about +x2 (right) is convex" in split_geometry(tree, 0)
+
+
+# ------------------------------------------------------------------ benchmarks
+def test_the_benchmarks_know_the_radial_variants_beside_their_geodesic_models():
+    from curvedtrees.benchmarks import get_models
+    from curvedtrees.benchmarks.models import PRESET_MODELS, RADIAL_MODELS
+
+    for spec_id in RADIAL_MODELS:
+        geodesic_id = spec_id.removesuffix("_radial")
+        spec, base = get_models([spec_id, geodesic_id])
+        estimator = spec.factory("classification", "H2 x S2", 0)
+        reference = base.factory("classification", "H2 x S2", 0)
+        assert estimator.splits == RADIAL_SPLITS and reference.splits == "geodesic"
+        # Everything else is the geodesic model's, so a paired comparison isolates the splits.
+        assert {**estimator.get_params(), "splits": "geodesic"} == reference.get_params()
+        assert (spec.group, spec.family) == (base.group, base.family)
+    # Tree overrides reach the variants as they reach the paper's models.
+    (deep,) = get_models(["product_rf_radial"], tree_params={"max_depth": 2})
+    assert deep.factory("classification", "H2", 0).max_depth == 2
+    assert not set(RADIAL_MODELS) & set(PRESET_MODELS)  # the presets stay the paper's

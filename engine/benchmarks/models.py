@@ -39,6 +39,7 @@ __all__ = [
     "MODELS",
     "PAPER_MODELS",
     "PRESET_MODELS",
+    "RADIAL_MODELS",
     "SKLEARN_MODELS",
     "TREE_PARAMS",
     "get_models",
@@ -110,16 +111,17 @@ def perceptron(task, signature, random_state):
     return ProductPerceptronClassifier(signature=str(signature), random_state=random_state)
 
 
-def product(task, signature, random_state, forest=False, pairs="all", params=None):
+def product(task, signature, random_state, forest=False, pairs="all", splits="geodesic", params=None):
     """A product-space decision tree or random forest (:mod:`curvedtrees.trees`)."""
     from .. import trees
 
     classify = _is_classification(task)
+    shared = {"signature": str(signature), "pairs": pairs, "splits": splits, "random_state": random_state}
     if forest:
         cls = trees.ProductRandomForestClassifier if classify else trees.ProductRandomForestRegressor
-        return cls(signature=str(signature), pairs=pairs, **_params(True, params), n_jobs=1, random_state=random_state)
+        return cls(**shared, **_params(True, params), n_jobs=1)
     cls = trees.ProductDecisionTreeClassifier if classify else trees.ProductDecisionTreeRegressor
-    return cls(signature=str(signature), pairs=pairs, **_params(False, params), random_state=random_state)
+    return cls(**shared, **_params(False, params))
 
 
 def klein(task, signature, random_state, forest=False, params=None):
@@ -135,7 +137,7 @@ def klein(task, signature, random_state, forest=False, params=None):
 BOOSTING_SHARED_PARAMS = ("max_depth", "min_samples_leaf")
 
 
-def boosting(task, signature, random_state, pairs="all", params=None):
+def boosting(task, signature, random_state, pairs="all", splits="geodesic", params=None):
     """Product gradient boosting (:mod:`curvedtrees.boosting`) with scikit-learn's HistGradientBoosting defaults.
 
     ``params`` (a preset's or the command line's tree overrides) sets only
@@ -145,7 +147,9 @@ def boosting(task, signature, random_state, pairs="all", params=None):
     from .. import boosting as gb
 
     cls = gb.ProductGradientBoostingClassifier if _is_classification(task) else gb.ProductGradientBoostingRegressor
-    return cls(signature=str(signature), pairs=pairs, **_boosting_params(params), random_state=random_state)
+    return cls(
+        signature=str(signature), pairs=pairs, splits=splits, **_boosting_params(params), random_state=random_state
+    )
 
 
 def _boosting_params(params):
@@ -176,6 +180,8 @@ def klein_hgb(task, signature, random_state, params=None):
 
 
 _CLASSIFY = ("classification", "link_prediction")
+# The radial variants (issue 28): the same models with splits="geodesic+radial".
+_RADIAL = "geodesic+radial"
 
 #: Every model the benchmarks know, by short id; ``.name`` is the column title.
 MODELS: dict[str, ModelSpec] = {
@@ -211,6 +217,12 @@ MODELS: dict[str, ModelSpec] = {
         ("klein_hgb", ModelSpec("Klein HGB", klein_hgb, "klein", "boosting", kinds=("H", "E"),
                                 description="HistGradientBoosting on Klein coordinates, max-margin thresholds "
                                             "(H, E; 100 iterations)")),
+        ("product_dt_radial", ModelSpec("Product DT+R", partial(product, forest=False, splits=_RADIAL), "product",
+                                        "tree", description="product decision tree, all pairs, radial splits too")),
+        ("product_rf_radial", ModelSpec("Product RF+R", partial(product, forest=True, splits=_RADIAL), "product",
+                                        "forest", description="product random forest, all pairs, radial splits too")),
+        ("product_gb_radial", ModelSpec("Product GB+R", partial(boosting, splits=_RADIAL), "boosting", "boosting",
+                                        description="product gradient boosting, all pairs, radial splits too")),
     ]
 }  # fmt: skip
 
@@ -231,6 +243,11 @@ BOOSTING_MODELS = ["product_gb", "ambient_hgb", "klein_hgb"]
 
 #: The paper's eight models and the boosting family: what the presets run.
 PRESET_MODELS = [*PAPER_MODELS, *BOOSTING_MODELS]
+
+#: The product models with radial splits beside the paper's geodesic ones (``splits="geodesic+radial"``),
+#: run by name (``--models product_rf,product_rf_radial``); not in the presets, whose stored results
+#: and comparison sets are the paper's.
+RADIAL_MODELS = ["product_dt_radial", "product_rf_radial", "product_gb_radial"]
 
 #: Models that need nothing but scikit-learn (usable before the rest of the engine exists).
 SKLEARN_MODELS = ["ambient_dt", "ambient_rf", "ambient_knn"]

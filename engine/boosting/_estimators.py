@@ -2,15 +2,15 @@
 
 Public API
 ----------
-``ProductGradientBoostingClassifier(*, signature=None, pairs="base", loss="log_loss", learning_rate=0.1,
-max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20, l2_regularization=0.0, max_bins=255,
-early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, thresholds="margin",
+``ProductGradientBoostingClassifier(*, signature=None, pairs="base", splits="geodesic", loss="log_loss",
+learning_rate=0.1, max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20, l2_regularization=0.0,
+max_bins=255, early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, thresholds="margin",
 random_state=None)``
 
 ``ProductGradientBoostingRegressor(...)``: the same with ``loss="squared_error"`` or ``"absolute_error"``.
 
-The vocabulary is scikit-learn's HistGradientBoosting; ``signature`` and ``pairs`` are
-the product trees'. Methods: ``fit(X, y, sample_weight=None, check_input=True)``,
+The vocabulary is scikit-learn's HistGradientBoosting; ``signature``, ``pairs`` and
+``splits`` are the product trees'. Methods: ``fit(X, y, sample_weight=None, check_input=True)``,
 ``predict``, ``predict_proba``, ``predict_log_proba``, ``decision_function`` (classifier),
 ``staged_predict``, ``staged_predict_proba``, ``staged_decision_function`` (classifier),
 ``score``. Fitted attributes: ``trees_`` (``n_iter_`` lists of
@@ -26,8 +26,8 @@ How a fit runs
    validation set is split off exactly as scikit-learn does it (stratified, seeded
    from ``random_state``).
 2. Every split plane's value (``SplitFeatures.values``) is binned once
-   (:class:`~curvedtrees.boosting._binning.PlaneBins`): ordered bins for lift (E) and
-   timelike (H) planes, circular bins for the others.
+   (:class:`~curvedtrees.boosting._binning.PlaneBins`): ordered bins for lift (E),
+   timelike (H) and radial planes, circular bins for the others.
 3. Each iteration computes the loss's gradients and hessians
    (:mod:`~curvedtrees.boosting._losses`) and grows one tree per class (softmax) or one
    tree (binary, regression) leaf-wise on the histograms
@@ -56,6 +56,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
+from ..trees._features import SPLIT_MODES
 from ..trees.kernels import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures, validate_fit_input, validate_points
 from ._binning import PlaneBins
 from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree, growth_nbytes
@@ -234,6 +235,7 @@ class BaseProductGradientBoosting(BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "signature": "no_validation",  # resolved, with its own messages, by Signature.resolve
         "pairs": [StrOptions({"base", "all"})],
+        "splits": [StrOptions(set(SPLIT_MODES))],
         "learning_rate": [Interval(Real, 0, _MAX_LEARNING_RATE, closed="right")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
@@ -258,6 +260,7 @@ class BaseProductGradientBoosting(BaseEstimator):
         *,
         signature=None,
         pairs="base",
+        splits="geodesic",
         loss="log_loss",
         learning_rate=0.1,
         max_iter=100,
@@ -275,6 +278,7 @@ class BaseProductGradientBoosting(BaseEstimator):
     ):
         self.signature = signature
         self.pairs = pairs
+        self.splits = splits
         self.loss = loss
         self.learning_rate = learning_rate
         self.max_iter = max_iter
@@ -350,7 +354,7 @@ class BaseProductGradientBoosting(BaseEstimator):
         if w_train is not None and not np.any(w_train > 0):
             raise ValueError("every sample has zero weight: nothing to fit")
 
-        self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs)
+        self.split_features_ = SplitFeatures.from_signature(self.signature_, self.pairs, self.splits)
         features = self.split_features_
         n_rows = X_train.shape[0]
         features.check_memory(n_rows, growth_nbytes(features, n_rows), "the bin codes and angles")
@@ -512,8 +516,8 @@ class BaseProductGradientBoosting(BaseEstimator):
             Shares the ensemble's node arrays (nothing is copied): ``predict`` gives the
             tree's contribution to the raw score of its class (learning rate included),
             ``apply`` and ``decision_path`` route through the same stored boundaries as
-            the ensemble. Its parameters are the ensemble's ``pairs``, ``max_depth`` and
-            ``min_samples_leaf``.
+            the ensemble. Its parameters are the ensemble's ``pairs``, ``splits``,
+            ``max_depth`` and ``min_samples_leaf``.
         """
         from ..trees.kernels import tree_regressor
 
@@ -523,7 +527,12 @@ class BaseProductGradientBoosting(BaseEstimator):
         if isinstance(index, bool) or not isinstance(index, Integral) or not 0 <= index < n_trees:
             raise IndexError(f"tree index must be an integer in [0, {n_trees}), got {index!r}")
         iteration, k = divmod(int(index), per_iteration)
-        params = {"pairs": self.pairs, "max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf}
+        params = {
+            "pairs": self.pairs,
+            "splits": self.splits,
+            "max_depth": self.max_depth,
+            "min_samples_leaf": self.min_samples_leaf,
+        }
         return tree_regressor(
             self.trees_[iteration][k],
             signature=self.signature_,
@@ -550,6 +559,12 @@ class ProductGradientBoostingClassifier(ClassifierMixin, BaseProductGradientBoos
         dimension per column.
     pairs : {"base", "all"}, default="base"
         Split planes per component, as in the product trees.
+    splits : {"geodesic", "geodesic+radial"}, default="geodesic"
+        As in the product trees: ``"geodesic+radial"`` adds, on each H component, a
+        threshold on the distance from the origin (a ball about it) and on each S
+        component one on the angle from each axis pole (a cap), each binned like a
+        linear plane and placed halfway in the geometry's own distance
+        (``thresholds="margin"``). The default fits exactly what it always did.
     loss : {"log_loss"}, default="log_loss"
     learning_rate : float, default=0.1
         Multiplies every leaf value; in (0, 1] (1: no shrinkage).
@@ -677,7 +692,7 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
     Same parameters as :class:`ProductGradientBoostingClassifier`, with
     ``loss="squared_error"`` (half squared error, the default) or
     ``"absolute_error"`` (each leaf then predicts the median residual of its rows,
-    as scikit-learn does); ``thresholds``, ``signature`` and ``pairs`` as there.
+    as scikit-learn does); ``thresholds``, ``signature``, ``pairs`` and ``splits`` as there.
 
     Examples
     --------
@@ -698,6 +713,7 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
         *,
         signature=None,
         pairs="base",
+        splits="geodesic",
         loss="squared_error",
         learning_rate=0.1,
         max_iter=100,
@@ -716,6 +732,7 @@ class ProductGradientBoostingRegressor(RegressorMixin, BaseProductGradientBoosti
         super().__init__(
             signature=signature,
             pairs=pairs,
+            splits=splits,
             loss=loss,
             learning_rate=learning_rate,
             max_iter=max_iter,

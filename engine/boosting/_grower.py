@@ -27,15 +27,18 @@ import math
 import numpy as np
 from numba import njit
 
+from ..trees._tree import node_margins
 from ..trees.kernels import (
     CIRCULAR,
     LIFT,
+    RADIAL,
     TIMELIKE,
     Tree,
     circular_direction,
-    geodesic_margin,
     hyperbolic_threshold,
     lift_threshold,
+    radial_gap,
+    radial_threshold,
 )
 from ._binning import rotated_axial
 from ._histogram import HistogramCodes, build_histograms, find_split, node_value, subtract_histograms
@@ -194,6 +197,7 @@ def split_node(
     position,
     thresholds,
     thr_lo,
+    geometry,
     radius,
     plane_radius,
     code_min_radius,
@@ -213,7 +217,8 @@ def split_node(
     X : ndarray of shape (n_samples, ambient_dim)
     values : ndarray of shape (n_samples,)
         Plane ``f``'s values (``SplitFeatures.values``) where the boundary reads them:
-        lift and circular planes (empty for timelike planes, whose boundary reads ``X``).
+        lift, radial and circular planes (empty for timelike planes, whose boundary
+        reads ``X``).
     codes : ndarray of shape (n_features, n_samples), uint16
     counts : ndarray of shape (n_bins,)
         The node's row count per bin of plane ``f`` (its histogram's count column).
@@ -228,8 +233,12 @@ def split_node(
         The plane's ordered (or axial) bin count and the split's bin (or window start).
     thresholds : ndarray
         The plane's inner bin thresholds start at ``thresholds[thr_lo]``.
+    geometry : int
+        The plane's component's ``GEOMETRY_CODES`` (0 E, 1 H, 2 S): where a radial
+        threshold is placed.
     radius : float
-        ``1 / sqrt|K|`` of the plane's component (bounds ``x_0`` below on H).
+        ``1 / sqrt|K|`` of the plane's component (bounds ``x_0`` below on H; a radial
+        plane's distances).
     plane_radius : ndarray of shape (n_samples,) or (0,)
         Circular planes: each row's distance from the plane's origin; empty: computed
         from ``X`` (:func:`row_radius`) where needed.
@@ -246,9 +255,11 @@ def split_node(
     mid : int
         The first right position: the left child's rows are ``rows[start:mid]``.
     threshold, normal_i, normal_j, plane_margin : float
-        As the product trees store them: ``threshold`` on ``x_j`` (lift) or ``x_j / x_0``
-        (timelike), NaN for circular planes; the unit normal of the line in the plane;
-        the smallest ``|<x, n>|`` over the node's rows (see ``_margin.geodesic_margin``).
+        As the product trees store them: ``threshold`` on ``x_j`` (lift, radial) or
+        ``x_j / x_0`` (timelike), NaN for circular planes; the unit normal of the line in
+        the plane (a radial split's is the lift's); the smallest ``|<x, n>|`` over the
+        node's rows (see ``_margin.geodesic_margin``), or for a radial split the geodesic
+        distance from its boundary to the nearest row.
     """
     code = codes[f]
     if kind == CIRCULAR:
@@ -308,7 +319,7 @@ def split_node(
         np.empty((0, 0)), 0, 0, 0.0, listed,
     )  # fmt: skip
     near = listed[:n_near]
-    if kind == LIFT:
+    if kind == LIFT or kind == RADIAL:
         lo = -np.inf
         hi = np.inf
         for q in range(n_near):
@@ -317,11 +328,19 @@ def split_node(
                 lo = max(lo, values[r])
             else:
                 hi = min(hi, values[r])
-        if max_margin:
+        if kind == RADIAL:
+            # Halfway in the geometry's own distance from the origin (or angle from the pole).
+            if max_margin:
+                t, margin = radial_threshold(lo, hi, geometry, radius)
+            else:
+                t = thresholds[thr_lo + position]
+                margin = radial_gap(t, lo, hi, geometry, radius)
+        elif max_margin:
             t, margin = lift_threshold(lo, hi)
         else:
             t = thresholds[thr_lo + position]
             margin = min(t - lo, hi - t)
+        # A radial split is routed as the lift's "x_j <= t": the same normal.
         scale = math.hypot(t, 1.0)
         return mid, t, -t / scale, 1.0 / scale, margin
     keep_left, keep_right = _timelike_bins(
@@ -586,7 +605,7 @@ class GrowthData:
         Feature-major: a split reads one plane's codes. The histograms read them one
         byte per row and plane (``hist_codes``, :class:`HistogramCodes`).
     plane_values : list of ndarray of shape (n_samples,)
-        What a split of each plane reads of its rows' values: a lift plane's column of
+        What a split of each plane reads of its rows' values: a lift or radial plane's column of
         ``X`` (a view), a circular plane's angles, nothing for a timelike plane (its
         boundary reads ``X``). The values of every plane are never held at once.
     """
@@ -599,7 +618,7 @@ class GrowthData:
         self.codes = codes
         self.plane_values = [np.empty(0)] * features.n_features
         for f in range(features.n_features):
-            if features.kind[f] == LIFT:
+            if features.kind[f] == LIFT or features.kind[f] == RADIAL:
                 self.plane_values[f] = X[:, features.col_j[f]]
         for k, f in enumerate(circular):
             self.plane_values[f] = angles[k]
@@ -753,6 +772,7 @@ def grow_tree(data: GrowthData, gh: np.ndarray, constant_hessian: bool, options:
             position,
             bins.thresholds,
             int(bins.thr_offsets[f]),
+            int(features.geometry[f]),
             float(features.radius[f]),
             np.empty(0),
             data.code_min_radius[f],
@@ -801,14 +821,9 @@ def grow_tree(data: GrowthData, gh: np.ndarray, constant_hessian: bool, options:
                 consider(right, hists[right.id])
 
     count = len(arrays["left"])
-    internal = np.asarray(arrays["left"], dtype=np.int64) != -1
     feature = np.asarray(arrays["feature"], dtype=np.int64)
-    f_safe = np.where(internal, feature, 0)
-    plane_margin = np.asarray(arrays["margin"], dtype=np.float64)
-    margin = np.where(
-        internal,
-        geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f_safe], features.radius[f_safe]),
-        np.nan,
+    margin = node_margins(
+        features, np.asarray(arrays["left"], dtype=np.int64), feature, np.asarray(arrays["margin"], dtype=np.float64)
     )
     tree_arrays = {
         "children_left": np.asarray(arrays["left"], dtype=np.int64),

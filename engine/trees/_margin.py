@@ -47,7 +47,14 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["circular_direction", "geodesic_margin", "hyperbolic_threshold", "lift_threshold", "radial_threshold"]
+__all__ = [
+    "circular_direction",
+    "geodesic_margin",
+    "hyperbolic_threshold",
+    "lift_threshold",
+    "radial_gap",
+    "radial_threshold",
+]
 
 # Iteration caps: bisection halves the interval, golden section shrinks it by 0.618;
 # both reach the spacing of float64 well before these counts and stop early there.
@@ -121,8 +128,21 @@ def radial_threshold(v_lo, v_hi, geometry, radius):
     # sending v_lo left and v_hi right by taking t = v_lo.
     if not (v_lo <= t < v_hi) or not math.isfinite(t):
         t = v_lo
+    return t, radial_gap(t, v_lo, v_hi, geometry, radius)
+
+
+@njit(cache=True, nogil=True)
+def radial_gap(t, v_lo, v_hi, geometry, radius):
+    """Geodesic margin of the radial threshold ``t`` between the coordinates ``v_lo <= t < v_hi``.
+
+    The distance (H) or arc (S) from the boundary ``x = t`` to the nearer of the two rows,
+    which is the smallest over the node's rows (see :func:`radial_threshold`); gradient
+    boosting's ``thresholds="bins"`` measures its bin edges with it.
+    """
     d_t = _radial_distance(t, geometry, radius)
-    return t, max(min(abs(d_t - d_lo), abs(d_hi - d_t)), 0.0)
+    d_lo = _radial_distance(v_lo, geometry, radius)
+    d_hi = _radial_distance(v_hi, geometry, radius)
+    return max(min(abs(d_t - d_lo), abs(d_hi - d_t)), 0.0)
 
 
 @njit(cache=True, nogil=True)

@@ -22,7 +22,32 @@ from ._builder import apply_tree, decision_path_tree, pack_nodes
 from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures
 from ._margin import geodesic_margin
 
-__all__ = ["Tree"]
+__all__ = ["Tree", "node_margins"]
+
+
+def node_margins(features, children_left, feature, plane_margin) -> np.ndarray:
+    """Each split's margin as a geodesic distance, from the margin its search measured.
+
+    Parameters
+    ----------
+    features : SplitFeatures
+    children_left, feature : ndarray of shape (node_count,), int64
+        The node arrays (``children_left == -1``: a leaf).
+    plane_margin : ndarray of shape (node_count,), float64
+        What the split search returned: ``|<x, n>|`` in the plane for the paper's
+        splits (:func:`~curvedtrees.trees._margin.geodesic_margin` converts it), the
+        geodesic distance itself for radial splits (``_margin.radial_threshold``).
+
+    Returns
+    -------
+    margin : ndarray of shape (node_count,), float64
+        NaN at the leaves.
+    """
+    internal = children_left != -1
+    f = np.where(internal, feature, 0)
+    radial = internal & (features.kind[f] == RADIAL)
+    converted = geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f])
+    return np.where(internal, np.where(radial, plane_margin, converted), np.nan)
 
 
 class Tree:
@@ -108,12 +133,7 @@ class Tree:
                 value = np.where(totals > 0, value / np.where(totals > 0, totals, 1.0), 0.0)
             else:
                 value = value / np.where(w_node > 0, w_node, 1.0)[:, None]
-        internal = left != -1
-        f = np.where(internal, feature, 0)
-        # Radial splits report their margin as a geodesic distance already (_margin.radial_threshold).
-        radial = internal & (features.kind[f] == RADIAL)
-        converted = geodesic_margin(np.where(internal, plane_margin, 0.0), features.geometry[f], features.radius[f])
-        margin = np.where(internal, np.where(radial, plane_margin, converted), np.nan)
+        margin = node_margins(features, left, feature, plane_margin)
         arrays = {
             "children_left": left,
             "children_right": right,

@@ -19,7 +19,14 @@ from ..manifolds.shared import COLUMN_PERMUTATION_HINT
 from ._builder import _next_node as next_node
 from ._builder import pack_nodes
 from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures
-from ._margin import circular_direction, geodesic_margin, hyperbolic_threshold, lift_threshold, radial_threshold
+from ._margin import (
+    circular_direction,
+    geodesic_margin,
+    hyperbolic_threshold,
+    lift_threshold,
+    radial_gap,
+    radial_threshold,
+)
 from ._tree import Tree
 from ._views import tree_regressor
 
@@ -40,6 +47,7 @@ __all__ = [
     "lift_threshold",
     "next_node",
     "pack_nodes",
+    "radial_gap",
     "radial_threshold",
     # A bare Tree (one tree of a boosting model) as a fitted ProductDecisionTreeRegressor.
     "tree_regressor",
