@@ -316,8 +316,9 @@ def _planes_tried(max_features, n_planes: int) -> int:
 def _count_planes(signature: Signature, pairs: str, splits: str = "geodesic") -> int:
     from .trees import count_planes
 
-    # A radial plane costs what a lift plane does (one value per row, one sorted sweep).
-    return count_planes(signature, pairs, splits if splits in ("geodesic", "geodesic+radial") else "geodesic")
+    # A radial plane costs what a lift plane does (one value per row, one sorted sweep); a bad
+    # ``splits`` is refused here by name, as the estimator would refuse it.
+    return count_planes(signature, pairs, splits)
 
 
 def _count_circular(signature: Signature, pairs: str) -> int:
@@ -497,7 +498,7 @@ def _product_trees(name, params, n, signature, n_classes, again, what) -> Cost:
 
 def _boosting(params, n, signature, n_classes, again, what) -> Cost:
     pairs = params.get("pairs", "base")
-    n_planes = _count_planes(signature, pairs)
+    n_planes = _count_planes(signature, pairs, params.get("splits", "geodesic"))
     iterations = int(params.get("max_iter", 100))
     leaves = int(params.get("max_leaf_nodes", 31) or 31)
     max_depth = params.get("max_depth")

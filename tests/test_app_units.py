@@ -227,6 +227,24 @@ def test_training_recipe_split_metrics_and_forest_progress():
     assert np.array_equal(forest.predict_proba(data.X), one_shot.predict_proba(data.X))
 
 
+@pytest.mark.parametrize("family", ["product_tree", "product_forest", "product_boosting"])
+def test_every_product_family_offers_the_radial_splits(family):
+    data = appdata.build_dataset(appdata.synthetic_recipe("H2 x S2", 120, 2, seed=3))
+    assert training.FAMILIES[family].defaults("classification")["splits"] == "geodesic"
+    params = (
+        {"splits": "geodesic+radial", "n_estimators": 3}
+        if family == "product_forest"
+        else {"splits": "geodesic+radial"}
+    )
+    if family == "product_boosting":
+        params["max_iter"] = 3
+    record = training.train_from_recipe(data, {"family": family, "params": params, "seed": 0})
+    assert record.estimator.get_params()["splits"] == "geodesic+radial"
+    assert record.estimator.split_features_.splits == "geodesic+radial"
+    with pytest.raises(ValueError, match="splits"):
+        training.train_from_recipe(data, {"family": family, "params": {"splits": "horospheres"}})
+
+
 def test_bad_model_recipes_and_parameters_name_the_problem():
     data = appdata.build_dataset(appdata.synthetic_recipe("E2", 60, 2, task="regression", seed=1))
     with pytest.raises(ValueError, match="unknown model family"):

@@ -86,7 +86,7 @@ def test_the_family_is_offered_for_every_task_and_signature_with_the_engines_def
     family = FAMILIES[FAMILY]
     assert [p.name for p in family.params] == ["learning_rate", "max_iter", "max_leaf_nodes", "max_depth",
                                                "min_samples_leaf", "l2_regularization", "max_bins",
-                                               "early_stopping", "pairs"]  # fmt: skip
+                                               "early_stopping", "pairs", "splits"]  # fmt: skip
     assert all(p.help for p in family.params)
     built = family.build("classification", "H2 x S2", family.defaults("classification"), 7)
     assert isinstance(built, ProductGradientBoostingClassifier)

@@ -87,6 +87,14 @@ def test_costs_grow_with_the_parameters_that_drive_them():
     assert cpu(n_estimators=10, max_features=None) > cpu(n_estimators=10)
     assert cpu(n_estimators=10, pairs="all", max_features=None) > cpu(n_estimators=10, max_features=None)
     assert cpu(n_estimators=10, max_depth=3) < cpu(n_estimators=10)
+    # The radial planes (one for H2, three for S2) are counted by trees, forests and boosting alike.
+    assert cpu(n_estimators=10, splits="geodesic+radial") > cpu(n_estimators=10)
+    boosting = ProductGradientBoostingClassifier(max_iter=50)
+    plain = estimate_cost(boosting, 5_000, "H2 x S2 x E2").cpu_seconds
+    radial = estimate_cost(boosting.set_params(splits="geodesic+radial"), 5_000, "H2 x S2 x E2").cpu_seconds
+    assert radial > 1.2 * plain  # 8 planes instead of 4
+    with pytest.raises(ValueError, match="splits must be"):
+        estimate_cost(boosting.set_params(splits="radial"), 5_000, "H2")
     knn = [estimate_cost(GeodesicKNNClassifier(), n, "S2").predict_seconds_per_row for n in (1_000, 4_000)]
     assert knn[1] > 3.9 * knn[0]
     embed = [estimate_embedding_cost(n, "H2", 100).cpu_seconds - 3 for n in (200, 800)]

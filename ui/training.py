@@ -126,6 +126,16 @@ _TREE_PARAMS = (
         choices=("base", "all"),
     ),
     ParamInfo(
+        "splits",
+        "choice",
+        "geodesic",
+        "Which kinds of split a node may use. 'geodesic': the papers' lines through the origin of a "
+        "coordinate plane (both sides geodesically convex). 'geodesic+radial' adds a threshold on the "
+        "distance from the origin of each H component (a ball about the origin: a circle about the "
+        "Poincare disk's centre) and on the angle from each axis pole of each S component (a cap).",
+        choices=("geodesic", "geodesic+radial"),
+    ),
+    ParamInfo(
         "criterion",
         "choice",
         "gini",
@@ -256,7 +266,7 @@ _BOOSTING_PARAMS = (
         "improved for 10 iterations. 'auto': on above 10,000 rows.",
         choices=("auto", True, False),
     ),
-    *[p for p in _TREE_PARAMS if p.name == "pairs"],
+    *[p for p in _TREE_PARAMS if p.name in ("pairs", "splits")],
 )
 
 FAMILIES = {
