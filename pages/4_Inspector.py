@@ -5,7 +5,7 @@ from curvedtrees import viz
 
 from ui import cache, state
 from ui.boosted_trees import is_boosted, tree_label
-from ui.chrome import lecture_mode, page_setup, set_model
+from ui.chrome import lecture_mode, lecture_slide, lecture_stage, page_setup, set_model
 from ui.errors import friendly
 from ui.export import export_buttons
 from ui.pictures import LECTURE_COLUMN_ZOOM, Layers, Picture, boundary_note, boundary_tree
@@ -13,7 +13,14 @@ from ui.training import DEFAULT_TREE
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
 
 page_setup("Tree inspector")
-st.title("Tree inspector")
+lecture = lecture_mode()
+# In a lecture the diagram and the picture are one slide, one window tall (ui.chrome.lecture_slide):
+# the title and the page's controls in one row, then the two charts filling the rest; the selected
+# node's details, the picture's notes and its exports follow below it.
+slide = lecture_slide() if lecture else st.container()
+head = slide.container(horizontal=True, vertical_alignment="bottom", wrap=False) if lecture else slide
+with head:
+    st.title("Tree inspector", width="content")
 
 data = state.get(state.DATA)
 model = state.get(state.MODEL)
@@ -34,7 +41,7 @@ tree_index = 0
 if is_boosted(model.estimator):
     boosted = model.estimator
     per_iteration = int(boosted.n_trees_per_iteration_)
-    c1, c2 = st.columns(2)
+    c1, c2 = head.columns(2)
     # The preference "tree" is the flat tree number (iteration * trees per iteration + class), as on Regions.
     last = int(boosted.n_iter_) - 1
     iteration = int(
@@ -69,7 +76,7 @@ if is_boosted(model.estimator):
     )
 elif forest is not None:
     tree_index = int(
-        st.number_input(
+        head.number_input(
             "Tree of the forest",
             0,
             len(forest) - 1,
@@ -86,7 +93,7 @@ if n_splits == 0:
     st.warning("This tree is a single leaf: it predicts the same for every point.")
 else:
     saved_k = state.pref("k")
-    k = st.slider(
+    k = head.slider(
         "First k splits (the diagram and the picture's first frame)",
         0,
         n_splits,
@@ -102,7 +109,7 @@ pruned = viz.first_splits(tree, k)
 class_names = data.class_names if hasattr(tree, "classes_") else None
 kept_ids = [int(v) for v in pruned.kept]
 
-c1, c2 = st.columns(2)
+c1, c2 = (head, head) if lecture else head.columns(2)
 explain = c1.toggle(
     "Explain a point",
     value=state.pref("explain_row") is not None,
@@ -142,12 +149,16 @@ if st.session_state.get(node_key) not in kept_ids:
     st.session_state[node_key] = saved if saved in kept_ids else kept_ids[0]
 
 # The picture gets the wider column: a 3-D scene's size follows its column's width.
-left, right = st.columns([2, 3])
+with slide:
+    left, right = (lecture_stage() if lecture else st.container()).columns([2, 3])
+# In a lecture the node's details and the picture's notes follow the slide; otherwise each its column.
+below_left, below_right = st.columns([2, 3]) if lecture else (left, right)
+chart_height = "stretch" if lecture else "content"
 # The diagram is laid out for its column's narrowest width: 218 px at 1024 px with the sidebar open; in a
 # lecture (sidebar collapsed, larger text) 286 px from 800 px up. Less the chart's margins.
 diagram_size = (
     {"width": 266, "font_size": 15}
-    if lecture_mode()
+    if lecture
     else {"width": viz.treeview.DIAGRAM_WIDTH, "font_size": viz.treeview.DIAGRAM_FONT}
 )
 with left:
@@ -157,7 +168,15 @@ with left:
     fig = viz.tree_figure(
         pruned.estimator, class_names, styles=styles, id_map=pruned.kept, selected=int(selected), **diagram_size
     )
-    st.plotly_chart(fig, key="insp_diagram", config=PLOTLY_CONFIG, on_select="rerun", selection_mode="points")
+    st.plotly_chart(
+        fig,
+        key="insp_diagram",
+        config=PLOTLY_CONFIG,
+        on_select="rerun",
+        selection_mode="points",
+        height=chart_height,
+    )
+with below_left:
     # The key stays the same while the tree does, so the first pick after a page load counts.
     node = st.selectbox("Node", kept_ids, key=node_key, help="Click a node in the diagram, or pick its id here.")
     state.set_pref("node", int(node))
@@ -183,7 +202,9 @@ with left:
         )
 
 with right:
-    chosen = picture_picker(data, "insp", resolution=False)
+    # On a slide the picture's choices fold into a button, leaving the picture the column's height.
+    with st.popover("Picture", icon=":material/tune:") if lecture else st.container():
+        chosen = picture_picker(data, "insp", resolution=False)
     picture = Picture(chosen.view, chosen.ref_mode, chosen.ref_row, 120)
     # The picture replays the whole tree in the browser (Play, or its own slider), opening at k splits;
     # its boundaries carry the tree's own node ids, the ones the diagram shows.
@@ -199,12 +220,15 @@ with right:
         estimator=tree,
         model_key=f"{model.model_id}:t{tree_index}",
         chart_key="insp_regions",
+        caption=not lecture,  # on a slide the picture keeps the column's height
         # A big tree's ids would pile up into an unreadable heap: only its largest splits' and the highlighted ones.
         layers=Layers(tree=tree, styles=picture_styles, marked_row=row, label_nodes=True, highlight_node=int(node)),
         # In a lecture the picture's column is wider than the default framing's: a closer 3-D camera.
-        framing=viz.Framing(zoom=LECTURE_COLUMN_ZOOM if lecture_mode() else None),
+        framing=viz.Framing(zoom=LECTURE_COLUMN_ZOOM if lecture else None, wide=lecture),
         replay_k=k,
+        height=chart_height,
     )
+with below_right:
     note = boundary_note(tree, picture.view, replay=True)
     if note:
         st.caption(note)

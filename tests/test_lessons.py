@@ -9,7 +9,7 @@ from conftest import assert_clean, charts, start
 from streamlit.testing.v1 import AppTest
 
 from ui.lessons import LESSONS, get_lesson
-from ui.pictures import resolve_view
+from ui.pictures import LECTURE_COLUMN_ZOOM, resolve_view
 
 
 def _lesson_page(query: dict) -> AppTest:
@@ -62,7 +62,7 @@ def test_lecture_mode_is_part_of_the_link_and_survives_the_steps():
     at = _lesson_page({"lesson": "sphere-great-circles", "step": "1"})
     at.button(key="lesson_lecture").click().run()
     assert at.query_params["lecture"] in ("1", ["1"])
-    assert any("font-size: 1.35rem" in str(m.value) for m in at.markdown)
+    assert any("1.35rem" in str(m.value) and "lecture_slide" in str(m.value) for m in at.markdown)
     at.button(key="lesson_next").click().run()
     assert at.query_params["lecture"] in ("1", ["1"]) and at.query_params["step"] in ("2", ["2"])
 
@@ -81,8 +81,27 @@ def test_lecture_mode_draws_a_single_picture_big_and_keeps_two_pictures_framed_f
     assert plain["layout"]["height"] < big["layout"]["height"] == height
     assert _camera_distance(plain) == pytest.approx(figures.SPHERE_EYE_DISTANCE)
     assert _camera_distance(big) == pytest.approx(figures.SPHERE_EYE_DISTANCE / zoom)
-    # A step with two pictures side by side: each keeps the narrow-column framing, even in lecture mode.
+    # A step with two pictures side by side: each has half the slide, framed for a column of its width.
     disk, sphere = charts(_lesson_page({"lesson": "product-components", "step": "2", "lecture": "1"}))
     assert disk["layout"]["height"] < figures.WIDE_FRAMING["disk"][0]
     assert sphere["layout"]["height"] < height
-    assert _camera_distance(sphere) == pytest.approx(figures.SPHERE_EYE_DISTANCE)
+    assert _camera_distance(sphere) == pytest.approx(figures.SPHERE_EYE_DISTANCE / LECTURE_COLUMN_ZOOM)
+    _, plain_sphere = charts(_lesson_page({"lesson": "product-components", "step": "2"}))
+    assert _camera_distance(plain_sphere) == pytest.approx(figures.SPHERE_EYE_DISTANCE)
+
+
+def test_a_lecture_step_is_a_slide_with_previous_and_next_beside_its_title_and_keys_to_step_it():
+    at = _lesson_page({"lesson": "poincare-geodesics", "step": "2", "lecture": "1"})
+    css = "\n".join(str(m.value) for m in at.markdown if "<style>" in str(m.value))
+    assert ".st-key-lecture_slide" in css and "100vh" in css and ".st-key-lecture_stage" in css
+    # Previous and Next come before the step's words and picture, so they are on screen with the title.
+    keys = [b.key for b in at.button]
+    assert keys.index("lesson_back") < keys.index("lesson_all") and keys.index("lesson_next") < keys.index("lesson_all")
+    assert at.button(key="lesson_back").disabled is False and at.button(key="lesson_next").disabled is False
+    # The keys' script names the buttons it presses and the step (a new step runs it again).
+    (keys_script,) = [f.proto.srcdoc for f in at.get("iframe") if "keydown" in f.proto.srcdoc]
+    assert ".st-key-lesson_next button" in keys_script and ".st-key-lesson_back button" in keys_script
+    assert "PageDown" in keys_script and "ArrowRight" in keys_script and "poincare-geodesics-2" in keys_script
+    at.button(key="lesson_next").click().run()
+    assert any("poincare-geodesics-3" in f.proto.srcdoc for f in at.get("iframe"))
+    assert at.query_params["step"] in ("3", ["3"]) and at.query_params["lecture"] in ("1", ["1"])

@@ -16,7 +16,10 @@ __all__ = [
     "NAVIGATION",
     "SERVER_GONE_TEXT",
     "adopt_dataset",
+    "lecture_keys",
     "lecture_mode",
+    "lecture_slide",
+    "lecture_stage",
     "load_demo",
     "navigation",
     "page_setup",
@@ -32,11 +35,41 @@ APP_NAME = "Curved trees"
 
 # Lecture mode (``?lecture=1``): the sidebar starts collapsed and text is large enough for a
 # projector at the back of a room. The page starts just under Streamlit's 3.75rem header instead
-# of 6rem down, so that on a 768 px projector the lesson's one picture is mostly above the fold.
-LECTURE_CSS = """<style>
-[data-testid='stMainBlockContainer'] {max-width: 100%; padding: 3.5rem 2rem 2rem 2rem}
-[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {font-size: 1.35rem}
-[data-testid='stCaptionContainer'] {font-size: 1.05rem}
+# of 6rem down. Text scales with the window (between 1.05 and 1.35rem), so a step's sentences
+# leave its picture room on an 800 x 600 projector too.
+#
+# A slide (:func:`lecture_slide`: the Lessons page's step, the Inspector's diagram and picture) is
+# exactly one window tall under the header: a column of flex boxes in which the ``lecture_stage``
+# container takes whatever height its siblings (title, controls, text) leave, and a chart drawn with
+# ``height="stretch"`` inside it fills its own column of the stage. The browser measures every
+# sibling, so the picture is as tall as the window allows whatever the text's length.
+SLIDE_TOP = "3.5rem"  # the main block's top padding: Streamlit's header floats over the first 3.75rem
+SLIDE_BOTTOM = "0.75rem"
+LECTURE_CSS = f"""<style>
+[data-testid='stMainBlockContainer'] {{max-width: 100%; padding: {SLIDE_TOP} 2rem 2rem 2rem}}
+[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] li {{
+  font-size: clamp(1.05rem, min(2.6vh, 2vw), 1.35rem)
+}}
+[data-testid='stCaptionContainer'] {{font-size: 1.05rem}}
+[data-testid='stElementContainer']:has(> [data-testid='stMarkdown'] style) {{display: none}}
+div.st-key-lecture_slide.st-key-lecture_slide {{
+  flex: 0 0 auto; height: calc(100vh - {SLIDE_TOP} - {SLIDE_BOTTOM}); gap: 0.6rem; flex-wrap: nowrap
+}}
+/* The Inspector's replay has its legend above and its controls below: under 768 px a window-tall
+   slide would leave the picture itself about 150 px, so its slide stays 700 px tall (it scrolls). */
+div.st-key-lecture_slide:has(.st-key-insp_regions) {{min-height: 43.75rem}}
+.st-key-lecture_slide h1 {{font-size: clamp(1.4rem, 4vh, 2.4rem); padding: 0}}
+.st-key-lecture_slide [data-testid='stCaptionContainer'] {{font-size: 0.95rem}}
+[data-testid='stLayoutWrapper']:has(> .st-key-lecture_stage) {{flex: 1 1 0; min-height: 0}}
+div.st-key-lecture_stage.st-key-lecture_stage {{flex: 1 1 0; min-height: 0; height: 100%}}
+.st-key-lecture_stage [data-testid='stLayoutWrapper']:has(> [data-testid='stHorizontalBlock']) {{
+  flex: 1 1 0; min-height: 0
+}}
+.st-key-lecture_stage [data-testid='stHorizontalBlock'] {{height: 100%; min-height: 0}}
+.st-key-lecture_stage [data-testid='stColumn'] > [data-testid='stVerticalBlock'] {{height: 100%; flex-wrap: nowrap}}
+.st-key-lecture_stage [data-testid='stElementContainer']:has([data-testid='stPlotlyChart']) {{
+  flex: 1 1 0; min-height: 0
+}}
 </style>"""
 
 
@@ -68,6 +101,69 @@ setInterval(() => {
   }
 }, 1000);
 </script>"""
+
+
+# Projector clickers send PageDown / PageUp (some send the arrow keys): in a lecture they press the
+# page's Next and Previous buttons. A small script in a one-pixel frame (st.iframe, same origin, as
+# the server watcher) listens on the page itself, where the keys arrive, and clicks the buttons;
+# keys typed into a field, a select box or a slider are theirs. The frame's text names the step, so
+# every new step runs the script again: it replaces the previous step's listener (one press, one
+# step) and scrolls the page back to the top, where the step's title is.
+_LECTURE_KEYS = """<script>
+const view = window.parent, page = view.document;
+const buttons = %s;
+const FORWARD = ["ArrowRight", "PageDown"], BACK = ["ArrowLeft", "PageUp"];
+const OWN_KEYS = "input, textarea, select, [contenteditable=''], [contenteditable='true'], [role='slider'], " +
+  "[role='combobox'], [role='listbox'], [role='spinbutton']";
+function ownsKeys(el) { return !!(el && el.closest && el.closest(OWN_KEYS)); }
+function onKey(event) {
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const which = FORWARD.includes(event.key) ? "next" : BACK.includes(event.key) ? "previous" : null;
+  if (!which || ownsKeys(event.target) || ownsKeys(page.activeElement)) return;
+  const button = page.querySelector(buttons[which]);
+  if (!button) return;
+  event.preventDefault();
+  if (!button.disabled) button.click();
+}
+if (view.ctLectureKeys) page.removeEventListener("keydown", view.ctLectureKeys, true);
+view.ctLectureKeys = onKey;
+page.addEventListener("keydown", onKey, true);
+function toTop() {
+  for (const el of [page.scrollingElement, page.querySelector("[data-testid='stMain']"),
+                    page.querySelector("[data-testid='stAppViewContainer']")]) {
+    if (el && el.scrollTop) el.scrollTop = 0;
+  }
+}
+toTop();
+for (const wait of [100, 400, 1000]) setTimeout(toTop, wait);
+/* step: %s */
+</script>"""
+
+
+def lecture_keys(previous_key: str, next_key: str, step: str) -> None:
+    """Let the arrow keys and PageUp / PageDown press two buttons, and start the page at the top.
+
+    Parameters
+    ----------
+    previous_key, next_key : str
+        Widget keys of the page's Previous and Next buttons.
+    step : str
+        Names what the page shows (a lesson and its step): a new value starts the page at the
+        top again. Only letters, digits, ``-`` and ``_`` are kept.
+    """
+    buttons = {"previous": f".st-key-{previous_key} button", "next": f".st-key-{next_key} button"}
+    step = "".join(c for c in str(step) if c.isalnum() or c in "-_")
+    st.iframe(_LECTURE_KEYS % (json.dumps(buttons), step), height=1)
+
+
+def lecture_slide():
+    """A container one window tall (lecture mode, see :data:`LECTURE_CSS`); its ``lecture_stage`` fills the rest."""
+    return st.container(key="lecture_slide")
+
+
+def lecture_stage():
+    """Inside :func:`lecture_slide`: the container that takes the height the slide's other rows leave."""
+    return st.container(key="lecture_stage")
 
 
 def lecture_mode() -> bool:

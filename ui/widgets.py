@@ -172,6 +172,7 @@ def show_picture(
     layers: Layers | None = None,
     framing: viz.Framing | None = None,
     replay_k: int | None = None,
+    height: int | str = "content",
 ):
     """Predict (cached) and draw one picture; notes about the slice and reference point below it.
 
@@ -179,7 +180,8 @@ def show_picture(
     :func:`ui.pictures.default_layers` (no points over a large dataset, no single-tree
     boundaries over a forest). With ``replay_k``, the picture replays ``layers.tree`` split
     by split in the browser (play, pause, a slider), opening after ``replay_k`` splits.
-    ``framing`` gets the view's title.
+    ``framing`` gets the view's title. ``height`` is ``st.plotly_chart``'s: ``"stretch"`` fills
+    a container of fixed height (a lecture slide's stage, :func:`ui.chrome.lecture_stage`).
     """
     layers = resolve_layers(layers if layers is not None else Layers(), data, model, estimator)
     title, note = viz.describe_view(picture.view, data.signature)
@@ -207,7 +209,7 @@ def show_picture(
         )
     if not outcome.ok:
         return None
-    st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch")
+    st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch", height=height)
     if caption:
         notes = [note]
         ref = reference_note(data, picture) if est is not None else None  # no regions: nothing is held
