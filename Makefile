@@ -29,8 +29,7 @@ install:
 
 # Compiling the tree kernels once (cached on disk by numba) keeps the first page fast.
 run: $(VENV)/.installed
-	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein, curvedtrees.boosting; \
-	  curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up(); curvedtrees.boosting.warm_up()"
+	$(BIN)/python -c "import curvedtrees, curvedtrees.klein; curvedtrees.warm_up(); curvedtrees.klein.warm_up()"
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 # Serving a class: the same app and settings (.streamlit/config.toml: no file watcher, no full
@@ -38,8 +37,7 @@ run: $(VENV)/.installed
 # every interface, with the kernels compiled before the first visitor arrives. Heavy work runs in
 # the app's worker pool (curvedtrees.limits: JOB_WORKERS, MAX_SERVER_MEMORY_BYTES).
 serve: $(VENV)/.installed
-	$(BIN)/python -c "import curvedtrees.trees, curvedtrees.klein, curvedtrees.boosting; \
-	  curvedtrees.trees.warm_up(); curvedtrees.klein.warm_up(); curvedtrees.boosting.warm_up()"
+	$(BIN)/python -c "import curvedtrees, curvedtrees.klein; curvedtrees.warm_up(); curvedtrees.klein.warm_up()"
 	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT)
 
 # Browser tests drive Debian's chromium through Python playwright; install it

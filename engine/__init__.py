@@ -39,8 +39,8 @@ _EXPORTS = {
     "list_datasets": "curvedtrees.datasets",
 }
 
-# A literal list (not computed) so that type checkers read it; tests/test_typing.py
-# checks that it, _EXPORTS and the TYPE_CHECKING imports name the same things.
+# A literal list (not computed) so that type checkers read it; tests/test_typing.py checks
+# that it names what _EXPORTS and the TYPE_CHECKING imports name, and warm_up (defined below).
 __all__ = [
     "AmbientClassifier",
     "AmbientRegressor",
@@ -67,6 +67,7 @@ __all__ = [
     "loads",
     "make_classification",
     "make_regression",
+    "warm_up",
 ]
 
 if TYPE_CHECKING:
@@ -108,3 +109,28 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_EXPORTS))
+
+
+def warm_up() -> None:
+    """Compile the kernels that tree, forest and gradient-boosting fits and predictions use.
+
+    numba compiles each kernel on its first call and caches it on disk, so the first fit
+    after installing (or after the source changes) pays the compilation, about 10-25
+    CPU-seconds, and later processes load the kernels in well under a second. Call this
+    once after installing, or at the start of a long-lived process (a server, a notebook's
+    first cell) to pay it before the first fit; a fit that compiles logs a notice naming
+    this function once. The Klein wrappers' kernels have their own
+    ``curvedtrees.klein.warm_up``.
+
+    Examples
+    --------
+    >>> import curvedtrees as ct
+    >>> ct.warm_up()  # seconds at most once the kernels are cached
+    """
+    from .boosting import warm_up as warm_up_boosting
+    from .trees import warm_up as warm_up_trees
+    from .utils import quiet_compiles
+
+    with quiet_compiles():
+        warm_up_trees()
+        warm_up_boosting()

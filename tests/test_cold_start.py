@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -118,3 +119,50 @@ def test_fit_model_without_a_warm_up_does_not_wait(fresh_warmup):
     estimator, seconds = training.fit_model(ProductDecisionTreeClassifier(signature="S2"), X, y)
     assert not fresh_warmup.started()
     assert hasattr(estimator, "tree_") and np.isfinite(seconds) and seconds >= 0
+
+
+@pytest.fixture
+def fresh_compile_notice(monkeypatch):
+    from curvedtrees import utils
+
+    monkeypatch.setitem(utils._COMPILES, "seconds", 0.0)
+    monkeypatch.setitem(utils._COMPILES, "told", False)
+    monkeypatch.setitem(utils._COMPILES, "quiet", 0)
+    return utils
+
+
+def test_compile_notice_is_logged_once_past_a_second(fresh_compile_notice, caplog):
+    utils = fresh_compile_notice
+    with caplog.at_level("WARNING", logger="curvedtrees"):
+        utils.compile_notice(0.6)
+        assert not caplog.records  # under a second in all: nothing to say
+        utils.compile_notice(0.6)
+        utils.compile_notice(5.0)
+    assert len(caplog.records) == 1
+    assert "curvedtrees.warm_up()" in caplog.records[0].getMessage()
+
+
+def test_no_compile_notice_inside_warm_up(fresh_compile_notice, caplog):
+    utils = fresh_compile_notice
+    with caplog.at_level("WARNING", logger="curvedtrees"):
+        with utils.quiet_compiles():
+            utils.compile_notice(3.0)
+    assert not caplog.records
+
+
+_FIRST_FITS = (
+    "import curvedtrees as ct\n"
+    "X, y = ct.make_classification('H2 x E1', n_samples=100, random_state=0)\n"
+    "ct.ProductDecisionTreeClassifier(signature='H2 x E1').fit(X, y)\n"
+    "ct.ProductDecisionTreeRegressor(signature='H2 x E1').fit(X, y * 1.0)\n"
+)
+
+
+@pytest.mark.slow
+def test_a_compiling_first_fit_says_so_once_and_a_cached_one_is_silent(tmp_path):
+    # An empty numba cache: this process compiles the tree kernels (several CPU-seconds).
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    cold = subprocess.run([sys.executable, "-c", _FIRST_FITS], env=env, capture_output=True, text=True, check=True)
+    assert cold.stderr.count("curvedtrees.warm_up()") == 1, cold.stderr
+    warm = subprocess.run([sys.executable, "-c", _FIRST_FITS], env=env, capture_output=True, text=True, check=True)
+    assert "curvedtrees.warm_up" not in warm.stderr, warm.stderr

@@ -38,10 +38,15 @@ def _type_checking_names() -> dict[str, str]:
     return names
 
 
+# Public names that engine/__init__.py defines itself (type checkers read them directly).
+DEFINED_AT_TOP = {"warm_up"}
+
+
 def test_type_checking_block_names_every_export_from_its_submodule():
     names = _type_checking_names()
-    assert sorted(names) == sorted(curvedtrees.__all__)
+    assert sorted(names) == sorted(set(curvedtrees.__all__) - DEFINED_AT_TOP)
     assert names == curvedtrees._EXPORTS
+    assert all(callable(getattr(curvedtrees, name)) for name in DEFINED_AT_TOP)
     assert len(set(curvedtrees.__all__)) == len(curvedtrees.__all__)
 
 

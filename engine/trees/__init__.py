@@ -12,6 +12,7 @@ Layers (one module each, as in scikit-learn's tree module):
 * ``_export``: text descriptions of a fitted tree.
 """
 
+from ..utils import watch_compiles
 from . import serialization as _serialization  # noqa: F401  (registers with curvedtrees.io)
 from ._classes import ProductDecisionTreeClassifier, ProductDecisionTreeRegressor
 from ._export import describe_split, export_text, radial_distance, radial_rule
@@ -48,15 +49,20 @@ def warm_up() -> None:
     import numpy as np
 
     from ..manifolds import ProductManifold
+    from ..utils import quiet_compiles
 
-    signature = "H2 x S2 x E2"
-    X = ProductManifold(signature).random_normal(64, random_state=0)
-    y = np.arange(64) % 3
-    for pairs in ("base", "all"):
-        ProductDecisionTreeClassifier(signature=signature, pairs=pairs).fit(X, y).predict(X)
-        ProductDecisionTreeClassifier(signature=signature, pairs=pairs, criterion="entropy").fit(X, y)
-        ProductDecisionTreeRegressor(signature=signature, pairs=pairs).fit(X, y.astype(float)).predict(X)
-    ProductDecisionTreeClassifier(signature=signature).fit(X, y).decision_path(X)
-    # Forests grow on int32 row ids (half the memory per tree): a second compiled builder;
-    # their prediction routes every tree in one kernel (forest_accumulate).
-    ProductRandomForestClassifier(2, signature=signature, n_jobs=1).fit(X, y).predict_proba(X)
+    with quiet_compiles():
+        signature = "H2 x S2 x E2"
+        X = ProductManifold(signature).random_normal(64, random_state=0)
+        y = np.arange(64) % 3
+        for pairs in ("base", "all"):
+            ProductDecisionTreeClassifier(signature=signature, pairs=pairs).fit(X, y).predict(X)
+            ProductDecisionTreeClassifier(signature=signature, pairs=pairs, criterion="entropy").fit(X, y)
+            ProductDecisionTreeRegressor(signature=signature, pairs=pairs).fit(X, y.astype(float)).predict(X)
+        ProductDecisionTreeClassifier(signature=signature).fit(X, y).decision_path(X)
+        # Forests grow on int32 row ids (half the memory per tree): a second compiled builder;
+        # their prediction routes every tree in one kernel (forest_accumulate).
+        ProductRandomForestClassifier(2, signature=signature, n_jobs=1).fit(X, y).predict_proba(X)
+
+
+watch_compiles()  # a fit that compiles says so once, naming curvedtrees.warm_up

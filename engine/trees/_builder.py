@@ -152,7 +152,8 @@ def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
     pi; points at the plane's origin are left out and their count is returned (they
     stay on the left of every line, see :func:`_goes_left`).
     """
-    m = 0
+    # int64, not Literal[int](0): a literal count would compile a second sort_with_index.
+    m = np.int64(0)
     n_origin = 0
     if kind == CIRCULAR:
         for p in range(start, end):
@@ -210,7 +211,7 @@ def _best_split(
     best_pos = 0
     best_proxy = -np.inf
     n_visited = 0
-    k = 0
+    k = np.int64(0)  # (see m in _gather_sorted)
     while k < n_features and n_visited < max_features:
         # Draw the next feature without replacement (partial Fisher-Yates shuffle).
         r = _rand_int(rng, k, n_features)
@@ -367,7 +368,12 @@ def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, 
 @njit(cache=True, nogil=True)
 def _grow(arr, new_size):
     out = np.empty((new_size,) + arr.shape[1:], dtype=arr.dtype)  # noqa: RUF005 (numba has no starred tuples)
-    out[: arr.shape[0]] = arr
+    # An element-wise copy of the C-ordered rows, not ``out[:n] = arr``: numba compiles a slice
+    # assignment's shape-mismatch message (string formatting), seconds of a cold first fit.
+    flat_in = arr.reshape(-1)
+    flat_out = out.reshape(-1)
+    for k in range(flat_in.shape[0]):
+        flat_out[k] = flat_in[k]
     return out
 
 

@@ -192,7 +192,7 @@ def hyperbolic_threshold(x0, xj, go_left):
     # A point can be the nearest somewhere only if its smallest value on the interval
     # (at the near end) is below that bound.
     cand = np.empty(m, dtype=np.int64)
-    n_cand = 0
+    n_cand = np.int64(0)  # int64, not Literal[int](0): one compiled _timelike_gap
     for k in range(m):
         if go_left[k]:
             if t_lo * x0[k] - xj[k] <= upper_left:
@@ -287,7 +287,7 @@ def circular_direction(xi, xj, go_left, phi_a, phi_b):
     # Each term is concave on the arc, so its smallest value is at an endpoint: a point
     # whose endpoint minimum exceeds the bound is never the nearest.
     cand = np.empty(m, dtype=np.int64)
-    n_cand = 0
+    n_cand = np.int64(0)  # (as in hyperbolic_threshold)
     for k in range(m):
         if xi[k] == 0.0 and xj[k] == 0.0:
             continue
