@@ -56,8 +56,16 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, check_random_state
 
-from ..trees._features import SPLIT_MODES
-from ..trees.kernels import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures, validate_fit_input, validate_points
+from ..trees.kernels import (
+    CIRCULAR,
+    LIFT,
+    RADIAL,
+    SPLIT_MODES,
+    TIMELIKE,
+    SplitFeatures,
+    validate_fit_input,
+    validate_points,
+)
 from ._binning import PlaneBins
 from ._grower import GrowerOptions, GrowthData, add_leaf_values, grow_tree, growth_nbytes
 from ._losses import Loss

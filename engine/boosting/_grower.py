@@ -27,7 +27,6 @@ import math
 import numpy as np
 from numba import njit
 
-from ..trees._tree import node_margins
 from ..trees.kernels import (
     CIRCULAR,
     LIFT,
@@ -37,6 +36,7 @@ from ..trees.kernels import (
     circular_direction,
     hyperbolic_threshold,
     lift_threshold,
+    node_margins,
     radial_gap,
     radial_threshold,
 )

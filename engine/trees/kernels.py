@@ -18,7 +18,7 @@ from ..manifolds import ProductManifold, Signature
 from ..manifolds.shared import COLUMN_PERMUTATION_HINT
 from ._builder import _next_node as next_node
 from ._builder import pack_nodes
-from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE, SplitFeatures
+from ._features import CIRCULAR, LIFT, RADIAL, SPLIT_MODES, TIMELIKE, SplitFeatures
 from ._margin import (
     circular_direction,
     geodesic_margin,
@@ -27,7 +27,7 @@ from ._margin import (
     radial_gap,
     radial_threshold,
 )
-from ._tree import Tree
+from ._tree import Tree, node_margins
 from ._views import tree_regressor
 
 __all__ = [
@@ -36,6 +36,8 @@ __all__ = [
     "CIRCULAR",
     "LIFT",
     "RADIAL",
+    # The estimators' splits values.
+    "SPLIT_MODES",
     "TIMELIKE",
     "SplitFeatures",
     # The fitted node arrays, and the compiled routing of one row through packed node records.
@@ -46,6 +48,7 @@ __all__ = [
     "hyperbolic_threshold",
     "lift_threshold",
     "next_node",
+    "node_margins",
     "pack_nodes",
     "radial_gap",
     "radial_threshold",

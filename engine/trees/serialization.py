@@ -141,12 +141,8 @@ def _load_common(estimator, state: dict, where: str) -> None:
     splits = state.get("splits", "geodesic")
     if splits not in SPLIT_MODES:
         raise ValueError(f"{where}: 'splits' must be one of {list(SPLIT_MODES)} (absent means 'geodesic')")
-    # The parameters (already loaded) must describe the planes the fitted trees use: else
-    # get_params, clone and a refit would speak of another model than the one predicting.
-    for name, fitted in (("pairs", pairs), ("splits", splits)):
-        declared = getattr(estimator, name, fitted)
-        if declared != fitted:
-            raise ValueError(f"{where}: {name!r} is {fitted!r} but the parameters say {name}={declared!r}")
+    # Parameters may differ from the fitted planes (set_params after fit, as scikit-learn allows,
+    # or a refused warm start): the model predicts with the fitted ones, as before it was saved.
     estimator.signature_ = signature
     estimator.n_features_in_ = signature.ambient_dim
     estimator.split_features_ = SplitFeatures.from_signature(signature, pairs, splits)
