@@ -74,8 +74,8 @@ def _pixels(locator) -> np.ndarray:
 
 
 def _frame_label(chart) -> int:
-    found = re.search(r"splits: (\d+)", chart.inner_text())
-    assert found, "the replay's slider shows no 'splits: k'"
+    found = re.search(r"Split (\d+) of \d+", chart.inner_text())
+    assert found, "the replay's slider shows no 'Split k of n'"
     return int(found.group(1))
 
 
@@ -149,4 +149,87 @@ def test_sphere_and_torus_fit_their_column(server, browser, demo, width, height)
     assert first >= 3 and last <= chart_width - 4, (
         f"{demo} at {width}px: drawn from column {first} to {last} of a {chart_width}px chart (clipped)"
     )
+    page.close()
+
+
+def _button(chart, label: str):
+    return chart.locator(".updatemenu-button", has_text=label)
+
+
+def test_replay_steps_one_split_forward_and_back_to_the_same_frame(server, browser):
+    page, sent = _open_inspector(browser, server, None, 1400, 900)
+    _rewind(page)
+    chart = _regions(page)
+    chart.locator(".heatmaplayer image").first.wait_for(state="visible")
+    area = chart.locator(".main-svg").first
+    assert _frame_label(chart) == 0
+    before = _pixels(area)
+    n_sent = len(sent)
+    seen = []
+    for label in ("Next ▶", "Next ▶", "Next ▶", "◀ Back"):
+        _button(chart, label).click()
+        page.wait_for_timeout(600)
+        seen.append(_frame_label(chart))
+    assert seen == [1, 2, 3, 2], f"Next, Next, Next, Back went through splits {seen}"
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(500)
+    middle = _pixels(area)
+    for _ in range(2):
+        _button(chart, "◀ Back").click()
+        page.wait_for_timeout(600)
+    assert _frame_label(chart) == 0
+    _button(chart, "◀ Back").click()  # at the first frame Back stays there
+    page.wait_for_timeout(600)
+    assert _frame_label(chart) == 0
+    page.mouse.move(5, 5)  # off the buttons: a hovered button is drawn in another colour
+    page.wait_for_timeout(500)
+    after = _pixels(area)
+    page.screenshot(path=str(ARTIFACTS / "replay-steps.png"))
+    # The plot area alone (the picture, not its buttons and slider below it).
+    size = chart.locator(".js-plotly-plot").evaluate("gd => gd._fullLayout._size")
+    rows = slice(int(size["t"]), int(size["t"] + size["h"]))
+    before, middle, after = before[rows], middle[rows], after[rows]
+    assert np.any(np.abs(middle - before) > 30, axis=2).mean() > 0.005, "two splits on, the picture did not change"
+    back = np.any(np.abs(after - before) > 30, axis=2).mean()
+    assert back < 0.002, f"forward and back again, {back:.2%} of the pixels differ from the first frame"
+    assert len(sent) == n_sent, f"{len(sent) - n_sent} websocket messages sent while stepping"
+    page.close()
+
+
+# Each frame Plotly draws while playing, timed in the page.
+_WATCH_FRAMES = """gd => {
+  window.ctFrames = [];
+  gd.on('plotly_animatingframe', () => window.ctFrames.push(performance.now()));
+}"""
+
+
+def _frame_interval(page, chart, label: str, frames: int = 5) -> float:
+    """Median milliseconds between frames while ``label`` plays (then paused and rewound to split 0)."""
+    page.evaluate("() => { window.ctFrames = []; }")
+    _button(chart, label).click()
+    page.wait_for_function(f"() => window.ctFrames.length >= {frames}", timeout=60_000)
+    _button(chart, "❚❚ Pause").click()
+    stamps = page.evaluate("() => window.ctFrames")
+    page.wait_for_timeout(500)
+    # Back to the start by the slider's first step, for the next speed to play the same frames.
+    chart.locator(".js-plotly-plot").evaluate(
+        "gd => Plotly.animate(gd, [gd._transitionData._frames[0].name], "
+        "{frame: {duration: 0, redraw: true}, mode: 'immediate'})"
+    )
+    page.wait_for_timeout(800)
+    return float(np.median(np.diff(stamps)))
+
+
+def test_the_replay_speed_buttons_change_the_frame_duration(server, browser):
+    page, _ = _open_inspector(browser, server, None, 1400, 900)
+    _rewind(page)
+    chart = _regions(page)
+    chart.locator(".heatmaplayer image").first.wait_for(state="visible")
+    chart.locator(".js-plotly-plot").evaluate(_WATCH_FRAMES)
+    fast = _frame_interval(page, chart, "▶ 2×")
+    slow = _frame_interval(page, chart, "▶ ½×")
+    normal = _frame_interval(page, chart, "▶ Play")
+    # Nominal 225, 900 and 450 ms a frame (a replay's 450 ms, twice and half as fast); the browser's
+    # redraw adds to each, so only the order and a clear ratio are asserted.
+    assert slow > 2.0 * fast and fast < normal < slow, f"ms a frame: 2x {fast:.0f}, 1/2x {slow:.0f}, 1x {normal:.0f}"
     page.close()

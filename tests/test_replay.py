@@ -105,7 +105,11 @@ def _replay_figure(case, styles=None, marked=None, resolution=30):
         viz.Overlay(boundaries=curves, marked=marked, label_nodes=True),
         framing=viz.Framing(title="a title"),
         animation=viz.Animation(
-            replay.frames, names, len(names) - 1, "splits", boundary_styles=replay_styles(replay, styles)
+            replay.frames,
+            names,
+            len(names) - 1,
+            replay.animation().label,
+            boundary_styles=replay_styles(replay, styles),
         ),
     )
     return json.loads(fig.to_json()), replay, curves
@@ -201,14 +205,26 @@ def test_a_3d_replay_turns_its_camera_to_each_newest_split():
     assert len({json.dumps(f["layout"]["scene"]["camera"]) for f in frames}) > len(frames) // 2  # it turns
 
 
-def test_replay_controls_play_pause_and_change_speed_and_grow_in_lecture_mode():
-    spec, _, _ = _replay_figure("disk")
+def test_replay_controls_play_pause_step_and_change_speed_and_grow_in_lecture_mode():
+    spec, replay, _ = _replay_figure("disk")
     (menu,) = spec["layout"]["updatemenus"]
     labels = [b["label"] for b in menu["buttons"]]
-    assert labels == ["▶ Play", "❚❚ Pause", "▶ ½×", "▶ 2×"]
+    assert labels == ["◀ Back", "▶ Play", "❚❚ Pause", "Next ▶", "▶ ½×", "▶ 2×"]
     durations = [b["args"][1]["frame"]["duration"] for b in menu["buttons"] if b["label"].startswith("▶")]
     assert durations[1] == 2 * durations[0] and durations[2] == durations[0] // 2
     assert menu["font"]["size"] < 16
+    # Back and Next go to the frames beside the one shown (here the last: Next stays), and every
+    # frame's layout points them at its own neighbours, so they step from wherever the replay is.
+    names = [f["name"] for f in spec["frames"]]
+    assert menu["buttons"][0]["args"][0] == [names[-2]] and menu["buttons"][3]["args"][0] == [names[-1]]
+    for k, frame in enumerate(spec["frames"]):
+        (own,) = frame["layout"]["updatemenus"]
+        assert own["buttons"][0]["args"][0] == [names[max(k - 1, 0)]], k
+        assert own["buttons"][3]["args"][0] == [names[min(k + 1, len(names) - 1)]], k
+        assert own["buttons"][0]["args"][1]["frame"]["duration"] == 0  # a step does not play on
+    # The slider names the split shown of the tree's splits.
+    current = spec["layout"]["sliders"][0]["currentvalue"]
+    assert (current["prefix"], current["suffix"]) == ("Split ", f" of {len(replay.order)}")
     SIG, view = CASES["disk"]
     X, _, tree = _fit(SIG)
     grid = viz.view_grid(view, SIG, 20, viz.data_bounds(view, SIG, X) or None)

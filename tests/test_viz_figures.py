@@ -56,7 +56,8 @@ def test_records_are_frozen_and_check_themselves(disk):
 
 def _play_duration(spec) -> int:
     (menu,) = spec["layout"]["updatemenus"]
-    return menu["buttons"][0]["args"][1]["frame"]["duration"]
+    (play,) = [b for b in menu["buttons"] if b["label"] == "▶ Play"]
+    return play["args"][1]["frame"]["duration"]
 
 
 def test_a_record_field_reaches_the_figure_without_a_new_argument(disk):
@@ -70,7 +71,7 @@ def test_a_record_field_reaches_the_figure_without_a_new_argument(disk):
     slow = dataclasses.replace(replay.animation(styles), duration=1200)
     spec = json.loads(viz.region_figure(grid, None, overlay, animation=slow).to_json())
     assert _play_duration(spec) == 1200
-    assert spec["layout"]["sliders"][0]["currentvalue"]["prefix"] == "splits: "
+    assert spec["layout"]["sliders"][0]["currentvalue"]["prefix"] == "Split "
     assert [f["name"] for f in spec["frames"]] == [str(int(k)) for k in replay.steps]
     assert spec["layout"]["sliders"][0]["active"] == len(replay.steps) - 1
 

@@ -251,7 +251,8 @@ class Animation:
     active : int
         The frame shown first (clipped to the frames).
     label : str
-        What the slider sets ("month", "splits").
+        What the slider sets ("month": "month: 3"), or the current value's pattern, ``{}`` standing for
+        the frame's name (a replay's "Split {} of 12").
     boundary_styles : sequence of mapping of int to str, optional
         A replay: the boundaries each frame draws, node -> style; a node missing from a
         frame's mapping is not drawn in it. Each frame then restyles the boundary traces as

@@ -78,7 +78,8 @@ class Replay:
         last = len(self.frames) - 1
         shown = last if active is None else int(np.clip(active, 0, last))
         names = [str(int(k)) for k in self.steps]
-        return Animation(tuple(self.frames), names, shown, "splits", boundary_styles)
+        # The slider reads "Split 3 of 12": the number of splits shown, of the tree's.
+        return Animation(tuple(self.frames), names, shown, f"Split {{}} of {len(self.order)}", boundary_styles)
 
 
 def replay_regions(estimator, grid: ViewGrid, reference: np.ndarray, steps=None) -> Replay:
