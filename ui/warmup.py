@@ -1,9 +1,8 @@
 """Compile the engine's kernels once per server process, in the background.
 
 Pure module (no Streamlit). The first page view of a server starts one thread
-(:func:`start`) that runs ``curvedtrees.trees.warm_up()``, ``curvedtrees.klein.warm_up()``
-and ``curvedtrees.boosting.warm_up()`` (``curvedtrees.warm_up()`` is the first and the last):
-numba compiles the kernels (or loads them from its
+(:func:`start`) that runs ``curvedtrees.trees.warm_up()`` and then
+``curvedtrees.klein.warm_up()``: numba compiles the kernels (or loads them from its
 on-disk cache, ``cache=True``) while the visitor looks at the page. A fit waits for
 the kernels it needs first (:func:`wait_for`, with a spinner saying why), so the fit
 time the app shows never includes compilation.
@@ -23,8 +22,10 @@ logger = logging.getLogger(__name__)
 
 # Stages in the order the thread compiles them: (key, what the spinner calls them,
 # about how long a first compilation takes on a 2-core machine without numba's cache).
-# Boosting comes last: its fits are the rarest first choice, and a tree fit should not wait for it.
-STAGES = (("trees", "tree kernels", 20), ("klein", "Klein-model kernels", 15), ("boosting", "boosting kernels", 25))
+# Boosting is not among them: compiling runs in this process and holds the GIL, and its 25-50
+# CPU-s without numba's cache (a fresh checkout) would slow every page of every visitor for the
+# rarest first fit; ``make run`` compiles it with ``curvedtrees.warm_up()`` before the server starts.
+STAGES = (("trees", "tree kernels", 20), ("klein", "Klein-model kernels", 15))
 _EVENTS = {key: threading.Event() for key, _, _ in STAGES}
 _LOCK = threading.Lock()
 _STATE = {"thread": None, "started_at": None, "spinner": None}
@@ -41,15 +42,10 @@ def _run(stages) -> None:
 
 
 def _engine_stages():
-    import curvedtrees.boosting
     import curvedtrees.klein
     import curvedtrees.trees
 
-    return (
-        ("trees", curvedtrees.trees.warm_up),
-        ("klein", curvedtrees.klein.warm_up),
-        ("boosting", curvedtrees.boosting.warm_up),
-    )
+    return (("trees", curvedtrees.trees.warm_up), ("klein", curvedtrees.klein.warm_up))
 
 
 def start(stages=None, spinner: Callable[[str], contextlib.AbstractContextManager] | None = None) -> bool:
@@ -87,17 +83,16 @@ def started() -> bool:
 
 
 def is_ready(key: str) -> bool:
-    """Whether stage ``key`` ("trees", "klein" or "boosting") is done (or no warm-up was started)."""
+    """Whether stage ``key`` ("trees" or "klein") is done (or no warm-up was started)."""
     return not started() or _EVENTS[key].is_set()
 
 
 def kernels_for(estimator) -> str:
-    """The stage an estimator's fit needs: "klein" or "boosting" for those families, else "trees"."""
-    module = type(estimator).__module__
-    for family in ("klein", "boosting"):
-        if module.startswith(f"curvedtrees.{family}"):
-            return family
-    return "trees"
+    """The stage an estimator's fit needs: "klein" for the Klein wrappers, else "trees".
+
+    Boosting fits wait for the trees' kernels, which they share, and compile their own.
+    """
+    return "klein" if type(estimator).__module__.startswith("curvedtrees.klein") else "trees"
 
 
 def wait_for(key: str, spinner: Callable[[str], contextlib.AbstractContextManager] | None = None) -> float:
@@ -107,7 +102,7 @@ def wait_for(key: str, spinner: Callable[[str], contextlib.AbstractContextManage
 
     Parameters
     ----------
-    key : {"trees", "klein", "boosting"}
+    key : {"trees", "klein"}
     spinner : callable, optional
         ``spinner(text)`` returns a context manager shown while waiting (default: the
         one given to :func:`start`).
