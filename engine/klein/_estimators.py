@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
@@ -43,7 +42,16 @@ def make_backend(name: str, classifier: bool):
     """
     if name in ("xgboost", "lightgbm"):
         try:
-            library = importlib.import_module(name)
+            # Plain imports (not importlib): a test hides the package through builtins.__import__.
+            library: Any
+            if name == "xgboost":
+                import xgboost
+
+                library = xgboost
+            else:
+                import lightgbm
+
+                library = lightgbm
         except ImportError:
             raise ImportError(f"estimator={name!r} needs the optional package {name}: pip install {name}") from None
         if name == "xgboost":
