@@ -132,7 +132,7 @@ _TREE_PARAMS = (
         "Which kinds of split a node may use. 'geodesic': the papers' lines through the origin of a "
         "coordinate plane (both sides geodesically convex). 'geodesic+radial' adds a threshold on the "
         "distance from the origin of each H component (a ball about the origin: a circle about the "
-        "Poincare disk's centre) and on the angle from each axis pole of each S component (a cap).",
+        "Poincaré disk's centre) and on the angle from each axis pole of each S component (a cap).",
         choices=("geodesic", "geodesic+radial"),
     ),
     ParamInfo(
