@@ -28,7 +28,7 @@ if os.environ.get("CI"):
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-def start(page: str | None = None, query: dict | None = None, timeout: float = 90):
+def start(page: str | None = None, query: dict | None = None, timeout: float = 240):
     """Run the app's home page, then switch to ``page``, failing on any exception.
 
     Parameters
@@ -40,7 +40,8 @@ def start(page: str | None = None, query: dict | None = None, timeout: float = 9
         (the home page reads them); with ``page`` they are set after it and before the
         switch, so that the page reads them rather than the home page's own link.
     timeout : float
-        Seconds each run may take (AppTest's ``default_timeout``).
+        Seconds each run may take (AppTest's ``default_timeout``): a guard against hangs. On a
+        fresh checkout the first fits wait for numba's cold compile (over 90 s on 2 cores).
 
     Returns
     -------
