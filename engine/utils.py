@@ -117,9 +117,15 @@ _COMPILES = {"seconds": 0.0, "told": False, "quiet": 0, "watching": False}
 
 
 def compile_notice(seconds: float) -> None:
-    """Add ``seconds`` of compilation; past COMPILE_NOTICE_SECONDS, log the notice (once)."""
+    """Add ``seconds`` of compilation; past COMPILE_NOTICE_SECONDS, log the notice (once).
+
+    Compiling inside :func:`quiet_compiles` is not counted: after a warm-up, a fit's own
+    short compile (a new dtype, say) is not added to the warm-up's seconds.
+    """
+    if _COMPILES["quiet"]:
+        return
     _COMPILES["seconds"] += seconds
-    if _COMPILES["told"] or _COMPILES["quiet"] or _COMPILES["seconds"] <= COMPILE_NOTICE_SECONDS:
+    if _COMPILES["told"] or _COMPILES["seconds"] <= COMPILE_NOTICE_SECONDS:
         return
     _COMPILES["told"] = True
     logging.getLogger("curvedtrees").warning(
