@@ -53,10 +53,13 @@ class FlatRenderer(Renderer):
             return x, y, cell_values(regions, coloring), coloring
         # uint8 codes, cells off the manifold as a transparent code: a byte a pixel.
         coloring = dataclasses.replace(coloring, compact=True)
-        z = cell_values(regions, coloring)
         fx, fy = pixel_axes(self.grid, refine)
-        # Every figure of these regions draws the same pixels: made once.
-        fine = regions.drawn(("raster", refine), lambda: raster_codes(self.grid, z, cuts.patches(self.grid), refine))
+        # Every figure of these regions draws the same pixels (a classifier's codes depend on the
+        # regions alone): made once.
+        fine = regions.drawn(
+            ("raster", refine),
+            lambda: raster_codes(self.grid, cell_values(regions, coloring), cuts.patches(self.grid), refine),
+        )
         return fx.astype(np.float32), fy.astype(np.float32), fine, coloring
 
     def frame_regions(self, regions) -> list:
