@@ -117,6 +117,14 @@ CHROMIUM_ARGS = [
 ]
 
 
+def recorded_json(filename: str, indent: int = 1):
+    """A module fixture's body (``yield from``): a dict its tests fill, written to ``ARTIFACTS/filename`` after them."""
+    found: dict = {}
+    yield found
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / filename).write_text(json.dumps(found, indent=indent))
+
+
 def require_browser() -> None:
     """Skip without Debian's chromium or playwright; under CI fail instead, since CI must run them."""
     missing = []

@@ -19,13 +19,12 @@ missing browser is a failure (CI installs it: ``make browser-deps``).
 from __future__ import annotations
 
 import io
-import json
 import re
 import time
 
 import numpy as np
 import pytest
-from conftest import ARTIFACTS  # the browser and server fixtures live there too
+from conftest import ARTIFACTS, recorded_json  # the browser and server fixtures live there too
 
 # The whole module takes about a minute (software WebGL), hence "slow" as well.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -37,10 +36,7 @@ TIMEOUT_MS = 90_000
 
 @pytest.fixture(scope="module")
 def timings():
-    found: dict[str, float] = {}
-    yield found
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "browser-timings.json").write_text(json.dumps(found, indent=2))
+    yield from recorded_json("browser-timings.json", indent=2)
 
 
 def _page(browser, width=1400, height=1700):

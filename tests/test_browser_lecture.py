@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ARTIFACTS
+from conftest import ARTIFACTS, recorded_json
 
 from tests.test_browser import _idle, _page  # the browser and server fixtures are in conftest.py
 from ui.lessons import LESSONS
@@ -97,10 +97,7 @@ def _step_by_key(page, key: str, expected: str) -> None:
 
 @pytest.fixture(scope="module")
 def measured():
-    found: dict[str, dict] = {}
-    yield found
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "lecture-slides.json").write_text(json.dumps(found, indent=1))
+    yield from recorded_json("lecture-slides.json")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
