@@ -146,31 +146,131 @@ def test_as_generator():
             as_generator(bad)
 
 
-# SHA-256 (first 16 hex digits) of make_classification(sig, n, c, k, random_state=11) and
-# make_regression(sig, n, k, random_state=5), computed with the sampler before its per-row
-# factors were gathered in blocks (issue 27), re-pinned with floats rounded when numpy 2.4.6
-# moved last bits. Stored benchmark results depend on these draws.
-_DIGESTS = {
-    ("H2 x S2 x E2", 1000, 8, 32): "c6a5cc480c5fa2a3",
-    ("H16 x S8", 3000, 5, 20): "3bff842d4e82398a",
-    ("(S1)^4 x E3", 500, 3, 10): "9b7db41064b5d0d4",
-    ("H40", 2000, 4, 8): "27fbc8df0875fb76",  # 327 rows a block: several blocks
-    ("S3(4) x H5(-0.5)", 777, 6, 12): "1dc71bc6ca6bdac3",
+# Fingerprints of make_classification(sig, n, c, k, random_state=11) and make_regression(sig, n, k,
+# random_state=5), computed with the sampler before its per-row factors were gathered in blocks
+# (issue 27; run again on dfeaa70~1 when these were pinned): the SHA-256 of the class labels, then
+# _fingerprint of X, of the regression's X and of its y. Stored benchmark results depend on these
+# draws. A byte digest of the floats cannot be the pin: on one numpy release (2.4.6), two machines'
+# cosh and sinh differ in last bits, and H40's coordinates reach 1e32, past any rounding to decimals.
+_PINS = {
+    ("H2 x S2 x E2", 1000, 8, 32): (
+        "91e93c25d01f2daa",
+        [
+            0.12989552748,
+            1.285439828433,
+            0.008101727667,
+            0.001978788906,
+            0.285905018938,
+            1.173198752313,
+            0.015118664557,
+            0.002625997388,
+            0.428008830406,
+            0.14672816552,
+            -0.008646724482,
+            0.000428094841,
+        ],
+    ),
+    ("H16 x S8", 3000, 5, 20): (
+        "ed1584bdc55f8cd2",
+        [
+            1.202138538437,
+            13.589615900996,
+            -0.004041155467,
+            0.022244941008,
+            0.847384271289,
+            13.392073883383,
+            0.040001635682,
+            0.048685970455,
+            0.414800937602,
+            0.083031095687,
+            0.001216926285,
+            0.000765496321,
+        ],
+    ),
+    ("(S1)^4 x E3", 500, 3, 10): (
+        "40ef28901fc526b1",
+        [
+            0.177216504996,
+            0.623965714207,
+            -0.002655167605,
+            -0.000608573302,
+            0.177673038951,
+            0.61735174084,
+            -0.001862592708,
+            -0.002980437496,
+            0.311765960232,
+            0.132094538914,
+            -0.000821665968,
+            -0.000138549296,
+        ],
+    ),
+    ("H40", 2000, 4, 8): (
+        "ca49721ca241d9f2",
+        [
+            0.577578112301,
+            42.858446238412,
+            -0.063698155415,
+            -0.14036305408,
+            4.581805128706,
+            42.87397492052,
+            0.090034609301,
+            0.027687839771,
+            0.364765391991,
+            0.099395375152,
+            -0.000489618539,
+            0.000909934491,
+        ],
+    ),
+    ("S3(4) x H5(-0.5)", 777, 6, 12): (
+        "353919f0afac66cf",
+        [
+            0.236746020846,
+            2.979385948199,
+            -0.015456619785,
+            0.001011346955,
+            0.900864404693,
+            3.186905712851,
+            0.018057544326,
+            -0.030197591049,
+            0.375978168483,
+            0.144239011491,
+            -0.003615450545,
+            0.004590036471,
+        ],
+    ),
 }
 
 
-@pytest.mark.parametrize("case", sorted(_DIGESTS))
-def test_the_samples_are_the_same_bytes_as_before_the_blocked_gather(case):
+def _fingerprint(a: np.ndarray) -> list[float]:
+    """Four numbers that move with any change of the values or of their order, but not with last bits.
+
+    On ``sign(a) log(1 + |a|)``, so that every magnitude counts alike: the mean, the standard
+    deviation, and two means weighted by waves over the row and column positions.
+    """
+    t = np.sign(a) * np.log1p(np.abs(a))
+    i, j = np.indices(t.shape) if t.ndim == 2 else (np.arange(len(t)), 0)
+    return [t.mean(), t.std(), (t * np.cos(1.3 * i + 0.7 * j)).mean(), (t * np.sin(0.37 * i + 2.1 * j)).mean()]
+
+
+@pytest.mark.parametrize("case", sorted(_PINS))
+def test_the_samples_are_the_draws_from_before_the_blocked_gather(case):
     import hashlib
 
     signature, n, n_classes, n_clusters = case
     X, y = make_classification(signature, n_samples=n, n_classes=n_classes, n_clusters=n_clusters, random_state=11)
     Xr, yr = make_regression(signature, n_samples=n, n_clusters=n_clusters, random_state=5)
-    # Floats to 10 decimals: numpy's cosh and sinh may move a last bit between releases (a fresh
-    # install takes the newest in range); a change of ours to the draws moves far more.
-    parts = [np.round(a, 10) + 0.0 if a.dtype.kind == "f" else a for a in (X, y, Xr, yr)]
-    digest = hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in parts)).hexdigest()[:16]
-    assert digest == _DIGESTS[case]
+    labels, expected = _PINS[case]
+    assert hashlib.sha256(np.ascontiguousarray(y.astype(np.int64)).tobytes()).hexdigest()[:16] == labels
+    # A change of ours to the draws moves these in their leading digits; a last bit, near 1e-16.
+    np.testing.assert_allclose(_fingerprint(X) + _fingerprint(Xr) + _fingerprint(yr), expected, rtol=1e-9, atol=1e-10)
+
+
+def test_a_fingerprint_sees_a_swapped_pair_of_rows_and_a_changed_digit():
+    X, _ = make_classification("H2 x S2", n_samples=200, n_classes=3, random_state=0)
+    swapped, nudged = X[[1, 0, *range(2, len(X))]], X.copy()
+    nudged[17, 3] *= 1 + 1e-6
+    for changed in (swapped, nudged):
+        assert not np.allclose(_fingerprint(changed), _fingerprint(X), rtol=1e-9, atol=1e-10)
 
 
 @pytest.mark.parametrize("block_bytes", [1, 8 * 9 * 7, 2**30])
