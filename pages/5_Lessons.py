@@ -9,6 +9,7 @@ from ui.errors import friendly
 from ui.export import export_buttons
 from ui.lessons import LESSONS, get_lesson
 from ui.pictures import LECTURE_COLUMN_ZOOM, Layers, Picture, boundary_tree, resolve_view
+from ui.text import first_splits
 from ui.widgets import show_picture
 
 page_setup("Lessons")
@@ -40,13 +41,23 @@ def go(lesson_key: str | None, step: int = 0, lecture: bool | None = None) -> No
 
 
 def picture(
-    data, models: dict, view_key: str, model_name: str, splits, chart_key: str, wide: bool = False, height="content"
+    data,
+    models: dict,
+    view_key: str,
+    model_name: str,
+    splits,
+    chart_key: str,
+    wide: bool = False,
+    height="content",
+    step=None,
 ):
     """One lesson picture: the model's regions after ``splits`` splits, the newest one highlighted.
 
     ``wide``: the picture has the page's whole width in lecture mode (a taller chart, a closer 3-D camera).
-    ``height="stretch"``: the chart fills its column of a lecture slide's stage. Returns the figure
-    and its caption (the page adds the export buttons where they do not take the picture's room).
+    ``height="stretch"``: the chart fills its column of a lecture slide's stage. ``step``: the lesson step
+    whose dashed model, margin band and caption this picture carries (the first picture of a step).
+    Returns the figure and its caption (the page adds the export buttons where they do not take the
+    picture's room).
     """
     model = models[model_name]
     view = resolve_view(data.signature, view_key)
@@ -73,9 +84,28 @@ def picture(
             layers=Layers(tree=pruned.estimator, styles=styles),
             **common,
         )
+    elif step is not None and (step.dashed or step.margin_node is not None):
+        dashed = models[step.dashed[0]] if step.dashed else None
+        # The split whose margin is drawn stands out on either side's tint (the Inspector's selected colour).
+        chosen = {step.margin_node: "selected"} if step.margin_node is not None else {}
+        layers = Layers(
+            tree=tree,
+            styles=chosen,
+            boundary_names={"selected": "maximum margin (product tree)"} if chosen else None,
+            highlight_node=step.margin_node,
+            compared_tree=dashed.estimator if dashed is not None else None,
+            compared_name=step.dashed[1] if step.dashed else "",
+        )
+        key = f"{model.model_id}:m{step.margin_node}:d{dashed.model_id if dashed is not None else ''}"
+        fig = show_picture(data, shown, model, model_key=key, layers=layers, **common)
     else:
         fig = show_picture(data, shown, model, **common)
-    what = model.title + ("" if splits is None else f" · first {splits} split(s)")
+    if step is not None and step.caption:
+        what = step.caption
+    elif splits == 0:
+        what = "the points alone, before any split"
+    else:
+        what = model.title + ("" if splits is None else f" · {first_splits(splits)}")
     # On a slide the chart's own title names the picture: the caption keeps to one line.
     st.caption(what if height == "stretch" else f"{title} · {what}")
     return fig, f"{title} · {what}"
@@ -138,7 +168,15 @@ with lecture_slide() if lecture else st.container():
             words.container(key="lesson_text").markdown(step.text)
             with shown:
                 fig, caption = picture(
-                    data, models, step.view, step.model, step.splits, "lesson_picture", wide=True, height="stretch"
+                    data,
+                    models,
+                    step.view,
+                    step.model,
+                    step.splits,
+                    "lesson_picture",
+                    wide=True,
+                    height="stretch",
+                    step=step,
                 )
                 drawn.append((fig, caption, "lesson_picture"))
     else:
@@ -150,7 +188,11 @@ with lecture_slide() if lecture else st.container():
             height = "stretch" if lecture else "content"
             for column, (view_key, model_name, key) in zip(st.columns(len(pictures)), pictures):
                 with column:
-                    fig, caption = picture(data, models, view_key, model_name, step.splits, key, height=height)
+                    # The step's dashed boundaries, margin band and caption belong to its first picture.
+                    own = step if key == "lesson_picture" else None
+                    fig, caption = picture(
+                        data, models, view_key, model_name, step.splits, key, height=height, step=own
+                    )
                     drawn.append((fig, caption, key))
 
 for fig, caption, key in drawn:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import math
 
+import numpy as np
 import pytest
 from conftest import assert_clean, charts, start
 from streamlit.testing.v1 import AppTest
@@ -105,3 +107,77 @@ def test_a_lecture_step_is_a_slide_with_previous_and_next_beside_its_title_and_k
     at.button(key="lesson_next").click().run()
     assert any("poincare-geodesics-3" in f.proto.srcdoc for f in at.get("iframe"))
     assert at.query_params["step"] in ("3", ["3"]) and at.query_params["lecture"] in ("1", ["1"])
+
+
+# ------------------------------------------------------------------ lessons that show their point
+def _decoded(value) -> np.ndarray:
+    """A trace's coordinates as floats (Plotly writes numpy arrays as base64 ``bdata``)."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(np.float64)
+    return np.asarray([np.nan if v is None else v for v in value], dtype=np.float64)
+
+
+def _klein_ratio(spec: dict, name: str) -> np.ndarray:
+    """``x2 / x0`` (the Klein coordinate the split thresholds) along a Poincaré-disk line trace named ``name``."""
+    trace = next(t for t in spec["data"] if t.get("name") == name and t.get("showlegend"))
+    x, y = _decoded(trace["x"]), _decoded(trace["y"])
+    keep = np.isfinite(x) & np.isfinite(y)
+    # Poincaré p to Klein k = 2p / (1 + |p|^2), on the unit disk (H2 of curvature -1).
+    return 2 * y[keep] / (1 + x[keep] ** 2 + y[keep] ** 2)
+
+
+def test_the_maximum_margin_lesson_draws_both_boundaries_of_one_split_on_one_picture():
+    from ui import cache
+
+    lesson = get_lesson("maximum-margin")
+    data = cache.dataset(lesson.data)
+    stump = cache.model(data, lesson.models["tree"]).estimator
+    midpoint = cache.model(data, lesson.models["midpoint"]).estimator
+    # Both models are one split on the same Klein coordinate; only where its boundary goes differs.
+    assert stump.tree_.node_count == 3 and midpoint.estimator_.tree_.node_count == 3
+    assert tuple(stump.tree_.coords[0]) == (0, 2) and int(midpoint.estimator_.tree_.feature[0]) == 1
+    assert np.array_equal(stump.predict(data.X), midpoint.predict(data.X))
+    margin_t, midpoint_t = float(stump.tree_.threshold[0]), float(midpoint.estimator_.tree_.threshold[0])
+    assert abs(margin_t - midpoint_t) > 0.2  # far from the centre the two rules disagree visibly
+
+    at = _lesson_page({"lesson": "maximum-margin", "step": "1"})
+    assert_clean(at)
+    (spec,) = charts(at)
+    names = {t.get("name") for t in spec["data"]}
+    assert {"maximum margin (product tree)", "Klein midpoint (scikit-learn)", "nearest rows (margin)"} <= names
+    # Each drawn line is where its model puts the threshold (the solid one is the product tree's).
+    np.testing.assert_allclose(_klein_ratio(spec, "maximum margin (product tree)"), margin_t, atol=2e-3)
+    np.testing.assert_allclose(_klein_ratio(spec, "Klein midpoint (scikit-learn)"), midpoint_t, atol=2e-3)
+    band = [t for t in spec["data"] if t.get("type") == "heatmap"]
+    assert len(band) >= 2  # the regions and the margin band over them
+    (caption,) = [c.value for c in at.caption if "Solid" in c.value]  # the picture's, not the sidebar's
+    assert "maximum margin (product tree)" in caption and "dashed: Klein midpoint" in caption
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    (step_two,) = [c.value for c in at.caption if "Solid" in c.value]
+    assert "Klein disk" in step_two and step_two != caption
+
+
+def test_the_poincare_lessons_first_split_visibly_curves():
+    """The first arc bulges from the straight chord between its rim points by over 5% of the disk's radius."""
+    (spec,) = charts(_lesson_page({"lesson": "poincare-geodesics", "step": "2"}))
+    trace = next(t for t in spec["data"] if t.get("name") == "newest split" and t.get("showlegend"))
+    x, y = _decoded(trace["x"]), _decoded(trace["y"])
+    keep = np.isfinite(x) & np.isfinite(y)
+    points = np.column_stack([x[keep], y[keep]])
+    ends = points[[0, -1]]
+    chord = (ends[1] - ends[0]) / np.linalg.norm(ends[1] - ends[0])
+    relative = points - ends[0]
+    offsets = np.abs(chord[0] * relative[:, 1] - chord[1] * relative[:, 0])  # distance from the chord
+    assert offsets.max() > 0.05
+
+
+def test_lesson_captions_count_their_splits_in_words():
+    from ui.text import first_splits
+
+    assert [first_splits(k) for k in (0, 1, 3)] == ["the points alone", "the first split", "the first 3 splits"]
+    at = _lesson_page({"lesson": "poincare-geodesics", "step": "2"})
+    assert any(c.value.endswith("the first split") for c in at.caption)
+    at.button(key="lesson_next").click().run()
+    assert any(c.value.endswith("the first 3 splits") for c in at.caption)
+    assert not any("(s)" in c.value for c in at.caption)

@@ -613,3 +613,28 @@ def test_a_replay_writes_only_the_listed_ids_in_every_frame(h2_tree):
         assert len(written) == 1
         ids = {int(s) for s in written[0]["text"] if s}
         assert ids == chosen & set(styles)
+
+
+def test_a_klein_wrapped_trees_boundaries_are_drawn_where_its_thresholds_are():
+    """Each curve of a Klein-wrapped scikit-learn tree lies on its split, ``x_j / x_0 = t``, and reaches its node."""
+    from curvedtrees.klein import KleinTreeClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = make_classification("H2", n_samples=400, n_classes=3, n_clusters=6, cov_scale=0.4, random_state=0)
+    model = KleinTreeClassifier(DecisionTreeClassifier(max_depth=3, random_state=0), signature="H2").fit(X, y)
+    view = viz.View("disk", (0,), (1, 2), "poincare")
+    curves = viz.boundaries.klein_boundary_curves(model, view, X[0])
+    inner = model.estimator_.tree_
+    assert {c.node for c in curves} == set(np.flatnonzero(inner.children_left >= 0).tolist())
+    for curve in curves:
+        x, y_ = (np.asarray(curve.coords[k], dtype=np.float64) for k in ("x", "y"))
+        keep = np.isfinite(x) & np.isfinite(y_)
+        keep[keep] &= np.hypot(x[keep], y_[keep]) < 1 - 1e-6  # the drawn arc ends on the rim itself
+        h = coords.poincare_to_hyperboloid(np.column_stack([x[keep], y_[keep]]))
+        j = int(inner.feature[curve.node]) + 1  # Klein feature f of H2 is x_(f+1) / x_0
+        np.testing.assert_allclose(h[:, j] / h[:, 0], inner.threshold[curve.node], atol=1e-6)
+        # Cut to the piece that acts: every drawn sample reaches the split's node.
+        reached = model.estimator_.decision_path(model.transform_features(h)).toarray()[:, curve.node]
+        assert reached.all() and len(h) > 10
+    with pytest.raises(ValueError, match="scikit-learn decision tree"):
+        viz.boundaries.klein_boundary_curves(ProductDecisionTreeClassifier(signature="H2").fit(X, y), view, X[0])

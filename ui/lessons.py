@@ -32,6 +32,12 @@ class Step:
         Which of the lesson's models draws the picture.
     compare : tuple of (view, model) or None
         A second picture beside the first (the same data and grid).
+    dashed : tuple of (model, legend name) or None
+        A lesson model whose split boundaries are drawn dashed over the first picture.
+    margin_node : int or None
+        A split of the picture's model whose margin band and nearest training rows are drawn.
+    caption : str or None
+        What the picture shows, instead of the model's name and its number of splits.
     """
 
     title: str
@@ -40,6 +46,9 @@ class Step:
     splits: int | None = None
     model: str = "tree"
     compare: tuple[str, str] | None = None
+    dashed: tuple[str, str] | None = None
+    margin_node: int | None = None
+    caption: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,7 +68,7 @@ LESSONS: tuple[Lesson, ...] = (
         "poincare-geodesics",
         "Geodesics of the Poincaré disk",
         "Why a split of hyperbolic data is an arc that meets the rim at right angles.",
-        synthetic_recipe("H2", 500, 3, seed=4, n_clusters=6, cov_scale=0.5, title="Three classes on H2"),
+        synthetic_recipe("H2", 500, 3, seed=20, n_clusters=6, cov_scale=0.5, title="Three classes on H2"),
         {"tree": _TREE},
         (
             Step(
@@ -98,7 +107,7 @@ LESSONS: tuple[Lesson, ...] = (
         "klein-disk",
         "The Klein disk, where geodesics are straight",
         "The same tree in another model of the hyperbolic plane: arcs become straight chords.",
-        synthetic_recipe("H2", 500, 3, seed=4, n_clusters=6, cov_scale=0.5, title="Three classes on H2"),
+        synthetic_recipe("H2", 500, 3, seed=20, n_clusters=6, cov_scale=0.5, title="Three classes on H2"),
         {"tree": _TREE},
         (
             Step(
@@ -233,49 +242,53 @@ LESSONS: tuple[Lesson, ...] = (
         "maximum-margin",
         "Maximum-margin thresholds",
         "Where exactly a split sits between the two sides' nearest training points.",
-        synthetic_recipe("H2", 300, 2, seed=7, n_clusters=4, cov_scale=0.4, title="Two classes on H2"),
+        synthetic_recipe("H2", 300, 2, seed=25, n_clusters=2, cov_scale=0.4, title="Two classes far out on H2"),
         {
-            "tree": _TREE,
-            "edge": {
+            # One split each (both trees are stumps: the two classes are separable), so the
+            # picture shows one choice of boundary between the same two sides.
+            "tree": {**_TREE, "params": {"max_depth": 1}},
+            "midpoint": {
                 "family": "klein",
                 "params": {"estimator": "decision_tree", "max_margin": False},
                 "test_size": 0.25,
                 "seed": 0,
             },
-            "margin": {
-                "family": "klein",
-                "params": {"estimator": "decision_tree", "max_margin": True},
-                "test_size": 0.25,
-                "seed": 0,
-            },
+            "deep": {**_TREE, "params": {"max_depth": 3, "min_samples_leaf": 5}},
         },
         (
             Step(
-                "Many boundaries separate the same points",
-                "Between the nearest training points of the two "
-                "sides of a split, any boundary gives the same training error. A Euclidean tree puts it at the "
-                "midpoint of two Klein coordinates (left), which is not the middle in hyperbolic distance.",
+                "Two boundaries, one split",
+                "A tree of one split. Any boundary between the two ringed points (each side's nearest "
+                "training row) makes the same training error. **Dashed**: scikit-learn's tree on Klein "
+                "coordinates, at the midpoint of the two rows' `x2/x0`. **Solid**: the product tree's "
+                "**maximum margin**, equally far from both rows in hyperbolic distance. The tinted band "
+                "is the margin.",
                 "disk:0:1-2:poincare",
                 None,
-                model="edge",
-                compare=("disk:0:1-2:poincare", "margin"),
+                dashed=("midpoint", "Klein midpoint (scikit-learn)"),
+                margin_node=0,
+                caption="Solid: maximum margin (product tree) · dashed: Klein midpoint (scikit-learn)",
             ),
             Step(
-                "The geodesic middle",
-                "The product tree (and the Klein wrapper with maximum margin, right) "
-                "moves each boundary to where it is **equally far, in geodesic distance, from the nearest point "
-                "on each side**. Far from the centre of the disk the difference is large.",
-                "disk:0:1-2:poincare",
+                "The midpoint is not the middle",
+                "The same boundaries in the **Klein disk**, where geodesics are straight. The dashed chord "
+                "halves the straight gap between the ringed rows, but the Klein disk squeezes distance "
+                "toward the rim: the same length on the page is ever more hyperbolic distance. The "
+                "maximum-margin chord sits nearer the row closer to the rim, which is the true middle.",
+                "disk:0:1-2:klein",
                 None,
-                model="margin",
-                compare=("disk:0:1-2:klein", "margin"),
+                dashed=("midpoint", "Klein midpoint (scikit-learn)"),
+                margin_node=0,
+                caption="Solid: maximum margin · dashed: Klein midpoint, in the Klein disk",
             ),
             Step(
                 "The margin of every node",
-                "The Inspector lists each split's margin in the units of `dist`: a "
-                "small margin is a boundary that squeezes between two classes.",
+                "A deeper tree places every split the same way, between its node's nearest rows. The "
+                "Inspector lists each split's margin in the units of `dist` and draws the band of the node "
+                "you pick: a small margin is a boundary that squeezes between two classes.",
                 "disk:0:1-2:poincare",
                 None,
+                model="deep",
             ),
         ),
     ),

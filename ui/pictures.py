@@ -40,6 +40,7 @@ __all__ = [
     "globe_components",
     "is_world",
     "labelled_nodes",
+    "picked_row",
     "picture_figure",
     "reference_note",
     "regions_for",
@@ -432,6 +433,15 @@ class Layers:
         two sides labelled with the rule (a split) or its prediction (a leaf).
     replay_frame : int, optional
         The frame a replay shows first (default: the last, the whole tree).
+    compared_tree : fitted estimator, optional
+        Another model whose split boundaries are drawn dashed over the regions: a product
+        tree, or a Klein wrapper of one scikit-learn decision tree (a lesson sets the
+        midpoint rule's boundary beside the maximum-margin one). A figure shared between
+        sessions names it in its model key (:func:`ui.widgets.show_picture`).
+    compared_name : str
+        The legend's name of the dashed boundaries.
+    boundary_names : dict of str to str, optional
+        Legend names of boundary styles (``viz.Overlay.boundary_names``).
     """
 
     show_points: bool | None = None
@@ -443,6 +453,9 @@ class Layers:
     label_nodes: bool = False
     highlight_node: int | None = None
     replay_frame: int | None = None
+    compared_tree: object = None
+    compared_name: str = "compared boundary"
+    boundary_names: dict | None = None
 
     def keep(self) -> set[int]:
         """The highlighted nodes, drawn whatever the budget of curves."""
@@ -505,6 +518,42 @@ def _curves(data, picture: Picture, grid, tree, layers: Layers, replay) -> tuple
         keep=layers.keep(),
     )
     return curves, budget
+
+
+def picked_row(event, n_rows: int) -> int | None:
+    """The data row of the point a click on a picture selected, or None.
+
+    ``event`` is the chart's selection state (``st.plotly_chart(on_select="rerun")``): the
+    points traces carry each point's row as ``customdata`` (``viz.PointLayer.rows``); a click
+    on a region cell, a boundary or a label carries none. A row outside ``0 .. n_rows - 1``
+    (a picture of other data) is ignored.
+    """
+    points = ((event or {}).get("selection") or {}).get("points") or []
+    for point in points:
+        value = point.get("customdata") if isinstance(point, dict) else None
+        if isinstance(value, list | tuple) and len(value) == 1:
+            value = value[0]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not float(value).is_integer():
+            continue
+        if 0 <= int(value) < n_rows:
+            return int(value)
+    return None
+
+
+def _compared_curves(data, picture: Picture, grid, estimator) -> list:
+    """The split boundaries of ``layers.compared_tree`` in a picture (none when there is no such tree)."""
+    if estimator is None:
+        return []
+    if hasattr(getattr(estimator, "tree_", None), "normal"):
+        return viz.boundary_curves(
+            estimator,
+            data.signature,
+            picture.view,
+            picture.reference(data),
+            grid,
+            max_curves=viz.boundaries.MAX_BOUNDARY_CURVES,
+        )
+    return viz.boundaries.klein_boundary_curves(estimator, picture.view, picture.reference(data), grid)
 
 
 def _marked(data, view, row: int | None) -> dict | None:
@@ -602,6 +651,7 @@ def picture_figure(data, picture: Picture, model=None, source=None, *, layers: L
     if layers.highlight_node is not None and tree is not None and regions is not None:
         highlight = _highlight(data, model, tree, grid, picture, layers.highlight_node)
     world = is_world(data, view)
+    compared = _compared_curves(data, picture, grid, layers.compared_tree) if layers.show_boundaries else []
     overlay = viz.Overlay(
         points=_picture_points(data, model, view, layers, steps),
         boundaries=curves,
@@ -610,6 +660,9 @@ def picture_figure(data, picture: Picture, model=None, source=None, *, layers: L
         highlight=highlight,
         marked=_marked(data, view, layers.marked_row),
         coastlines=world_coastlines() if world else None,
+        compared=compared,
+        compared_name=layers.compared_name,
+        boundary_names=layers.boundary_names,
     )
     places = _step_targets(data, view, overlay.points, steps, animation)
     if places is not None:  # the places wear their true value of the month shown, on the field's scale

@@ -173,6 +173,7 @@ def show_picture(
     framing: viz.Framing | None = None,
     replay_k: int | None = None,
     height: int | str = "content",
+    on_select: bool = False,
 ):
     """Predict (cached) and draw one picture; notes about the slice and reference point below it.
 
@@ -182,6 +183,8 @@ def show_picture(
     by split in the browser (play, pause, a slider), opening after ``replay_k`` splits.
     ``framing`` gets the view's title. ``height`` is ``st.plotly_chart``'s: ``"stretch"`` fills
     a container of fixed height (a lecture slide's stage, :func:`ui.chrome.lecture_stage`).
+    ``on_select``: a click on a data point reruns the page with the chart's selection in session
+    state under ``chart_key`` (:func:`ui.pictures.picked_row` reads the clicked row).
     """
     layers = resolve_layers(layers if layers is not None else Layers(), data, model, estimator)
     title, note = viz.describe_view(picture.view, data.signature)
@@ -203,13 +206,14 @@ def show_picture(
         fig = cache.figure(
             shared_key,
             picture.key(data),
-            {"layers": dataclasses.replace(layers, tree=None), "framing": framing},
+            {"layers": dataclasses.replace(layers, tree=None, compared_tree=None), "framing": framing},
             data,
             lambda: picture_figure(data, picture, model, source, layers=layers, framing=framing),
         )
     if not outcome.ok:
         return None
-    st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch", height=height)
+    selection = {"on_select": "rerun", "selection_mode": "points"} if on_select else {}
+    st.plotly_chart(fig, key=chart_key, config=PLOTLY_CONFIG, width="stretch", height=height, **selection)
     if caption:
         notes = [note]
         ref = reference_note(data, picture) if est is not None else None  # no regions: nothing is held

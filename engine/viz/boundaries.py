@@ -53,6 +53,7 @@ __all__ = [
     "MAX_BOUNDARY_CURVES",
     "BoundaryCurve",
     "boundary_curves",
+    "klein_boundary_curves",
     "ranked_splits",
     "split_plane",
 ]
@@ -562,3 +563,81 @@ def boundary_curves(
         curves.append(BoundaryCurve(int(node), picture))
         budget -= int(node) not in keep
     return sorted(curves, key=lambda c: c.node)
+
+
+def klein_boundary_curves(
+    estimator, view: View, reference: np.ndarray, grid: ViewGrid | None = None, n_points: int = N_CURVE_POINTS
+) -> list[BoundaryCurve]:
+    """Every split boundary of a Klein-wrapped scikit-learn decision tree that crosses the picture.
+
+    A split of the wrapped tree thresholds one Klein feature: ``x_j / x_0 <= t`` on an H
+    component (the plane ``-t x_0 + x_j = 0``, a geodesic) or ``x_j <= t`` on an E component
+    (a lift plane), so it is drawn exactly as a product tree's split is. Each curve is cut to
+    the part whose points reach its node, by the wrapped tree's own routing (its
+    ``decision_path`` on the wrapper's features), as :func:`boundary_curves` does.
+
+    Parameters
+    ----------
+    estimator : fitted KleinTreeClassifier or KleinTreeRegressor
+        Wrapping a scikit-learn ``DecisionTreeClassifier`` or ``DecisionTreeRegressor``
+        (one tree with a ``tree_``), on hyperboloid input.
+    view : View
+    reference : ndarray of shape (ambient_dim,)
+        Where the components outside the picture are held.
+    grid : ViewGrid, optional
+        Supplies plane / line bounds.
+    n_points : int
+        Samples per curve.
+
+    Returns
+    -------
+    list of BoundaryCurve
+        In node order (the wrapped tree's node ids).
+    """
+    inner = getattr(estimator, "estimator_", None)
+    if inner is None or not hasattr(getattr(inner, "tree_", None), "feature"):
+        raise ValueError("klein_boundary_curves draws a fitted Klein wrapper of one scikit-learn decision tree")
+    if estimator.input_model != "hyperboloid":
+        raise ValueError("klein_boundary_curves needs a Klein wrapper fitted on hyperboloid input")
+    signature = estimator.signature_
+    _check_view(view, signature)
+    layout = estimator.layout_
+    # Local coordinate j of each Klein feature: H features count x_1, x_2, ... of their
+    # component, E features x_0, x_1, ... (KleinLayout's order).
+    local = np.zeros(layout.n_features, dtype=np.int64)
+    for c in np.unique(layout.feat_component):
+        features = np.flatnonzero(layout.feat_component == c)
+        local[features] = np.arange(len(features)) + (signature.components[int(c)].kind == "H")
+    t = inner.tree_
+    reference = np.asarray(reference, dtype=np.float64)
+    bounds = grid.bounds if grid is not None else None
+    if bounds is None:
+        bounds = (-1.0, 1.0, -1.0, 1.0) if view.kind == "plane" else (-1.0, 1.0)
+    columns = _component_columns(view, signature)
+    curves = []
+    for node in np.flatnonzero(t.children_left >= 0):
+        f, threshold = int(t.feature[node]), float(t.threshold[node])
+        c = int(layout.feat_component[f])
+        if c not in view.components:
+            continue
+        comp = signature.components[c]
+        a, const = np.zeros(comp.ambient_dim), 0.0
+        if comp.kind == "H":
+            a[0], a[local[f]] = -threshold, 1.0
+        else:
+            a[local[f]], const = 1.0, -threshold
+        found = _CURVES[view.kind](
+            view, _Split(c, a, const, signature.components[view.components[0]]), signature, reference, bounds, n_points
+        )
+        if found is None:
+            continue
+        picture, values = found
+        finite = np.isfinite(values).all(axis=1)
+        rows = np.tile(reference, (len(values), 1))
+        rows[:, columns] = np.where(finite[:, None], values, 0.0)
+        reached = np.asarray(inner.decision_path(estimator.transform_features(rows))[:, int(node)].todense()).ravel()
+        active = (reached > 0) & finite
+        if not active.any():
+            continue
+        curves.append(BoundaryCurve(int(node), _squeeze({k: np.where(active, v, np.nan) for k, v in picture.items()})))
+    return curves

@@ -162,6 +162,14 @@ class Overlay:
     coastlines : (ndarray, ndarray), optional
         NaN-separated latitudes and longitudes in degrees, each of shape (n,): the
         picture is the globe, drawn with coastlines and a graticule (sphere, map, ortho).
+    compared : sequence of BoundaryCurve
+        Another model's boundaries, drawn dashed over the regions (for example where a
+        midpoint rule puts the split that the regions' model places at maximum margin).
+    compared_name : str
+        The legend's name of the dashed boundaries.
+    boundary_names : mapping of str to str, optional
+        Legend names of boundary styles, where a picture means more than the style's
+        default name (a lesson's "maximum margin" for its highlighted split).
     """
 
     points: PointLayer | None = None
@@ -171,6 +179,9 @@ class Overlay:
     highlight: object = None
     marked: Mapping[str, float] | None = None
     coastlines: tuple | None = None
+    compared: Sequence[BoundaryCurve] = ()
+    compared_name: str = "compared boundary"
+    boundary_names: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)

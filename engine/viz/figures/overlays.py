@@ -20,6 +20,8 @@ from .options import PointLayer
 
 __all__ = [
     "BOUNDARY_STYLES",
+    "COMPARED_LINES",
+    "add_compared_boundaries",
     "add_frame_boundaries",
     "add_region_labels",
     "boundary_layers",
@@ -78,14 +80,36 @@ def boundary_layers(style: str):
     return [({"color": c, "width": w}, top) for w, c, top in ((under, "#111111", False), (width, color, True)) if w]
 
 
-def add_boundaries(fig, renderer, curves, styles) -> None:
-    """Add curves grouped by style (one trace per style and layer, NaN-separated)."""
+def add_boundaries(fig, renderer, curves, styles, names=None) -> None:
+    """Add curves grouped by style (one trace per style and layer, NaN-separated).
+
+    ``names``: legend names of some styles, instead of :data:`BOUNDARY_NAMES`.
+    """
     for style, joined, nodes in grouped_boundaries(curves, styles):
-        name = BOUNDARY_NAMES[style]
+        name = (names or {}).get(style, BOUNDARY_NAMES[style])
         for line, _ in boundary_layers(style):
             common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
             fig.add_trace(renderer.line_trace(joined, common))
         fig.data[-1].update(showlegend=True, hoverinfo="name", name=name, legendgroup=style, hovertext=f"nodes {nodes}")
+
+
+# A compared model's boundaries: dashed black over a white underlay, readable on every class colour
+# and distinct from the solid split boundaries at projector size.
+COMPARED_LINES = ({"color": "#FFFFFF", "width": 6.0}, {"color": "#111111", "width": 3.0, "dash": "dash"})
+
+
+def add_compared_boundaries(fig, renderer, curves, name: str) -> None:
+    """Another model's boundaries (``Overlay.compared``), dashed, one trace per layer, in the legend once."""
+    if not curves:
+        return
+    keys = list(curves[0].coords)
+    joined = {
+        k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan) for c in curves]) for k in keys
+    }
+    for line in COMPARED_LINES:
+        common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
+        fig.add_trace(renderer.line_trace(joined, common))
+    fig.data[-1].update(showlegend=True, hoverinfo="name", name=name, legendgroup="compared")
 
 
 def _coords_kwargs(renderer, joined: dict) -> dict:

@@ -28,6 +28,7 @@ from .options import Animation, Colors, Framing, Overlay
 from .overlays import (
     MARKED_MARKER,
     add_boundaries,
+    add_compared_boundaries,
     add_frame_boundaries,
     add_nearest_rows,
     add_region_labels,
@@ -168,6 +169,8 @@ class Renderer:
             self.add_world(fig, s.overlay.coastlines)
         curves = self.picture_curves(s.overlay.boundaries) if s.overlay.boundaries else []
         moving = self._add_boundaries(fig, curves)
+        if s.overlay.compared:
+            add_compared_boundaries(fig, self, self.picture_curves(s.overlay.compared), s.overlay.compared_name)
         parts = split_points(s.overlay.points)
         for part, test in parts:
             self.add_points(fig, part, point_style(part, s.coloring, test), hover(part, s.class_names, test), test)
@@ -200,7 +203,7 @@ class Renderer:
         if curves and s.boundary_styles is not None:
             return add_frame_boundaries(fig, self, curves, s.boundary_styles, s.active, ids)
         if curves:
-            add_boundaries(fig, self, curves, s.styles)
+            add_boundaries(fig, self, curves, s.styles, s.overlay.boundary_names)
             if ids:
                 fig.add_trace(node_labels(self, curves, ids, first=True))
         return None
