@@ -8,7 +8,7 @@ from ui.boosted_trees import is_boosted, tree_label
 from ui.chrome import lecture_mode, lecture_slide, lecture_stage, page_setup, set_model
 from ui.errors import friendly
 from ui.export import export_buttons
-from ui.pictures import LECTURE_COLUMN_ZOOM, Layers, Picture, boundary_note, boundary_tree
+from ui.pictures import LECTURE_COLUMN_ZOOM, Layers, Picture, boundary_note, boundary_tree, picked_row
 from ui.training import DEFAULT_TREE
 from ui.widgets import PLOTLY_CONFIG, picture_picker, show_picture
 
@@ -110,19 +110,25 @@ class_names = data.class_names if hasattr(tree, "classes_") else None
 kept_ids = [int(v) for v in pruned.kept]
 
 c1, c2 = (head, head) if lecture else head.columns(2)
+# A click on a data point of the picture arrives as the chart's selection state before anything is drawn:
+# it explains that point (once; the row box may move on from it). The widgets then take their values from
+# session state, set here from the click or from the saved preference.
+picked = picked_row(st.session_state.get("insp_regions"), len(data.X))
+if picked is not None and picked != state.pref("picked"):
+    st.session_state["insp_explain"], st.session_state["insp_row"] = True, picked
+state.set_pref("picked", picked)
+saved_row = state.pref("explain_row")
+st.session_state.setdefault("insp_explain", saved_row is not None)
+st.session_state.setdefault("insp_row", int(min(saved_row or 0, len(data.X) - 1)))
 explain = c1.toggle(
     "Explain a point",
-    value=state.pref("explain_row") is not None,
     key="insp_explain",
-    help="Follow one data row from the root to its leaf, on the diagram and on the manifold.",
+    help="Follow one data row from the root to its leaf, on the diagram and on the manifold. "
+    "Or click a point on the picture.",
 )
 row = None
 if explain:
-    row = int(
-        c2.number_input(
-            "Row", 0, len(data.X) - 1, int(min(state.pref("explain_row") or 0, len(data.X) - 1)), key="insp_row"
-        )
-    )
+    row = int(c2.number_input("Row", 0, len(data.X) - 1, key="insp_row"))
 state.set_pref("explain_row", row)
 
 # Highlights, keyed by original node ids: the newest split, and the explained row's path.
@@ -227,6 +233,7 @@ with right:
         framing=viz.Framing(zoom=LECTURE_COLUMN_ZOOM if lecture else None, wide=lecture),
         replay_k=k,
         height=chart_height,
+        on_select=True,
     )
 with below_right:
     note = boundary_note(tree, picture.view, replay=True)
@@ -235,7 +242,7 @@ with below_right:
     export_buttons(fig, viz.describe_view(picture.view, data.signature)[0], key="insp")
 
 if row is not None:
-    st.markdown(f"**Path of row {row}** (label `{data.y[row]}`):")
+    st.markdown(f"**Path of row {row}** (label `{data.label_of(row)}`):")
     lines = viz.explain_path(pruned.estimator, data.X[row], class_names, id_map=pruned.kept)
     st.markdown("\n".join(f"- {line}" for line in lines))
 state.sync_url()

@@ -369,7 +369,8 @@ def test_inspector_replays_splits_selects_nodes_and_explains_a_point():
     at.number_input(key="insp_row").set_value(4).run()
     assert_clean(at)
     page = text(at)
-    assert "Path of row 4" in page and ("-> left" in page or "-> right" in page)
+    assert "Path of row 4" in page and "this point:" in page and ("-> left" in page or "-> right" in page)
+    assert f"(label `{at.session_state['ct:data'].label_of(4)}`)" in page  # the class's name from the data
     assert any(t.get("name") == "explained point" for t in charts(at)[-1]["data"])  # the picture
 
 

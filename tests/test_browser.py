@@ -237,3 +237,26 @@ def test_inspector_slider_steps_through_the_splits(server, browser):
     _assert_painted(regions.locator(".main-svg").first, "inspector regions")
     _shot(page, "07-inspector-three-splits")
     page.close()
+
+
+def test_a_click_on_a_point_of_the_inspectors_picture_explains_it(server, browser):
+    page = _page(browser, height=1100)
+    page.goto(f"{server}/Inspector")
+    _idle(page)
+    regions = page.locator(".st-key-insp_regions .js-plotly-plot")
+    regions.locator(".heatmaplayer image").first.wait_for(state="visible")
+    points = regions.locator(".scatterlayer .trace .points path")
+    assert points.count() > 20
+    box = points.nth(10).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # The click reruns the page with that point explained: its path, line by line with its own values.
+    path = page.get_by_text(re.compile(r"^Path of row \d+")).first
+    path.wait_for(state="visible")
+    _idle(page)
+    body = page.inner_text("body")
+    assert "this point:" in body
+    assert page.locator('[data-testid="stNumberInput"] input').first.input_value() == re.search(
+        r"Path of row (\d+)", body
+    )[1]
+    _shot(page, "07b-inspector-clicked-point")
+    page.close()

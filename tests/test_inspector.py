@@ -184,3 +184,35 @@ def test_a_big_tree_writes_the_ids_of_its_largest_splits_and_the_highlighted_one
         per_frame.append({int(s) for s in at_labels[0]["text"] if s})
     assert all(ids <= largest | {deep} for ids in per_frame)
     assert max(len(ids) for ids in per_frame) == len(written)
+
+
+def test_a_click_on_a_point_of_the_picture_explains_that_point():
+    at = _inspector()
+    assert at.toggle(key="insp_explain").value is False
+    # The picture's points carry their data rows: a click reports one (here, as the browser would).
+    picture = charts(at)[-1]
+    points = next(t for t in picture["data"] if t.get("name") == "training points")
+    row = int(_array(points["customdata"])[5])
+    at.session_state["insp_regions"] = {"selection": {"points": [{"customdata": row, "curve_number": 3}]}}
+    at.run()
+    assert_clean(at)
+    assert at.toggle(key="insp_explain").value is True and at.number_input(key="insp_row").value == row
+    assert any(str(m.value).startswith(f"**Path of row {row}**") for m in at.markdown)
+    assert any(t.get("name") == "explained point" for t in charts(at)[-1]["data"])
+    # The click counts once: the row box moves on from it, and a click on a region cell (no row) is ignored.
+    at.number_input(key="insp_row").set_value(2).run()
+    assert any(str(m.value).startswith("**Path of row 2**") for m in at.markdown)
+    at.session_state["insp_regions"] = {"selection": {"points": [{"curve_number": 0, "z": 1}]}}
+    at.run()
+    assert_clean(at)
+    assert any(str(m.value).startswith("**Path of row 2**") for m in at.markdown)
+
+
+def test_picked_row_reads_only_a_clicked_points_own_row():
+    from ui.pictures import picked_row
+
+    assert picked_row({"selection": {"points": [{"customdata": 7}]}}, 10) == 7
+    assert picked_row({"selection": {"points": [{"customdata": [4]}]}}, 10) == 4
+    assert picked_row({"selection": {"points": [{"customdata": 12}]}}, 10) is None  # not a row of this data
+    assert picked_row({"selection": {"points": [{"customdata": True}, {"customdata": "3"}]}}, 10) is None
+    assert picked_row({"selection": {"points": []}}, 10) is None and picked_row(None, 10) is None

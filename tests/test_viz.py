@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -409,6 +410,41 @@ def test_node_details_and_explained_paths(h2_tree):
     assert all(line.endswith(("-> left", "-> right")) for line in lines[:-1])
     with pytest.raises(ValueError, match="node"):
         viz.node_details(tree, 10_000)
+
+
+@pytest.mark.parametrize(
+    ("signature", "params"),
+    [("H2 x S2 x E2", {}), ("H2 x S2", {"splits": "geodesic+radial"}), ("S2 x E2", {"pairs": "all"})],
+)
+def test_an_explained_path_gives_the_points_own_value_on_the_side_it_takes(signature, params):
+    """Each split's line carries the row's value of what the rule compares, and the side agrees with it."""
+    X, y = make_classification(signature, n_samples=300, n_classes=3, random_state=0)
+    tree = ProductDecisionTreeClassifier(signature=signature, max_depth=4, random_state=0, **params).fit(X, y)
+    number = r"([-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
+    checked = set()
+    for row in X[:40]:
+        for line in viz.explain_path(tree, row)[:-1]:
+            rule, own = line.split("; this point: ")
+            value, side = own.rsplit(" -> ", 1)
+            if "distance from origin" in rule:  # a ball: the left side is inside the radius
+                bound, got = re.search("origin <= " + number, rule)[1], re.search("origin " + number, value)[1]
+                kind = "radial"
+                left = float(got) <= float(bound)
+            elif "angle from" in rule:  # a cap: the left side is at least the angle from the pole
+                kind, bound, got = "cap", re.search(">= " + number, rule)[1], re.search("x\\d " + number, value)[1]
+                left = float(got) >= float(bound)
+            elif "threshold" in rule:  # a Klein or Euclidean threshold, left when at most it
+                kind, bound, got = "threshold", re.search("<= " + number, rule)[1], value.rsplit("= ", 1)[1]
+                left = float(got) <= float(bound)
+            else:  # a line through the origin, left when the normal's product is at most 0
+                kind, got = "line", value.rsplit("= ", 1)[1]
+                left = float(got) <= 0
+            # Printed values are rounded: a row within rounding of the boundary may print equal to it.
+            if abs(float(got) - (0.0 if kind == "line" else float(bound))) > 2e-3:
+                assert side == ("left" if left else "right"), line
+                checked.add(kind)
+    expected = {"H2 x S2 x E2": {"threshold"}, "H2 x S2": {"radial"}, "S2 x E2": {"line"}}[signature]
+    assert expected <= checked, checked
 
 
 # ------------------------------------------------------------------ the tree diagram at depth 8

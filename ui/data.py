@@ -78,6 +78,13 @@ class DataRecord:
     def X(self) -> np.ndarray:
         return self.dataset.X
 
+    def label_of(self, row: int) -> str:
+        """Row ``row``'s label as the app writes it: its class's name, or a regression target's value."""
+        value = self.dataset.y[int(row)]
+        if self.class_names is None:
+            return f"{float(value):.4g}"
+        return self.class_names[int(np.searchsorted(np.unique(self.dataset.y), value))]
+
     @property
     def y(self) -> np.ndarray:
         return self.dataset.y

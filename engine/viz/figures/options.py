@@ -45,7 +45,8 @@ class PointLayer:
     is_test : ndarray of bool, shape (n,), optional
         Test rows get a different marker.
     rows : ndarray of int, shape (n,), optional
-        Row numbers shown on hover.
+        Each point's data row: in its hover text, and as the trace's ``customdata``, which a
+        click on the point reports.
     """
 
     coords: dict

@@ -257,6 +257,9 @@ class Renderer:
             "showlegend": False,
             "name": "test points" if test else "training points",
         }
+        if part.rows is not None:
+            # Each point's data row, which a click on it reports (the app explains the clicked point).
+            common["customdata"] = np.asarray(part.rows, dtype=np.int32)
         fig.add_trace(self.points_trace(part.coords, part, common, test))
 
     def points_trace(self, coords: dict, part, common: dict, test: bool):

@@ -22,7 +22,15 @@ The tree semantics they use live beside the tree (:mod:`curvedtrees.trees`): rou
 from ...trees import PrunedTree, first_splits, split_order
 from .diagram import distribution_figure, tree_figure
 from .layout import DIAGRAM_FONT, DIAGRAM_WIDTH, diagram_nodes, tree_layout
-from .nodes import NodeRegion, decision_path_nodes, explain_path, node_details, node_region, split_geometry
+from .nodes import (
+    NodeRegion,
+    decision_path_nodes,
+    explain_path,
+    node_details,
+    node_region,
+    point_value,
+    split_geometry,
+)
 from .replay import MAX_REPLAY_FRAMES, Replay, replay_regions, replay_steps
 
 __all__ = [
@@ -39,6 +47,7 @@ __all__ = [
     "first_splits",
     "node_details",
     "node_region",
+    "point_value",
     "replay_regions",
     "replay_steps",
     "split_geometry",

@@ -23,6 +23,7 @@ __all__ = [
     "explain_path",
     "node_details",
     "node_region",
+    "point_value",
     "split_geometry",
 ]
 
@@ -239,8 +240,49 @@ def renumber(text: str, node: int, id_map) -> str:
     return text.replace(f"node {node}:", f"node {int(id_map[node])}:", 1)
 
 
+def point_value(estimator, node: int, row: np.ndarray, decimals: int = 3) -> str:
+    """What the split at ``node`` compares, worked out for one row, in the terms of its rule.
+
+    The rule's own quantity, so the row's side can be checked by eye against the threshold
+    that :func:`curvedtrees.trees.describe_split` prints: ``"x2/x0 = -0.583"`` (a Klein
+    threshold), ``"x1 = 0.52"`` (a Euclidean threshold), ``"+0.580·x1 -0.815·x2 = +0.213"``
+    (a line through the origin; left when at most 0), ``"distance from origin 1.52 (x0 =
+    2.39)"`` or ``"angle from +x2 0.61 rad (x2 = 0.82)"`` (radial splits).
+
+    Parameters
+    ----------
+    estimator : fitted tree estimator
+    node : int
+        A split node of ``estimator.tree_``.
+    row : ndarray of shape (ambient_dim,)
+    decimals : int, default=3
+    """
+    tree = estimator.tree_
+    comp = estimator.signature_.components[int(tree.component[node])]
+    x = np.asarray(row, dtype=np.float64).ravel()[comp.slice]
+    i, j = (int(c) for c in tree.coords[node])
+    radial = getattr(tree, "radial", None)
+    if radial is not None and radial[node]:
+        # radial_distance reads a coordinate value the way it reads a threshold (same clamp).
+        value = radial_distance(comp.kind, comp.radius, float(x[j]))
+        if comp.kind == "H":
+            return f"distance from origin {value:.{decimals}g} (x{j} = {x[j]:.{decimals}g})"
+        return f"angle from +x{j} {value:.{decimals}g} rad (x{j} = {x[j]:.{decimals}g})"
+    if tree.linear[node]:
+        if comp.kind == "H":
+            # The same division the routing does (x_0 >= R > 0 on the hyperboloid).
+            return f"x{j}/x0 = {x[j] / x[0]:.{decimals}f}"
+        return f"x{j} = {x[j]:.{decimals}g}"
+    n_i, n_j = (float(v) for v in tree.normal[node])
+    first, x_i = ("1", 1.0) if i < 0 else (f"x{i}", float(x[i]))
+    return f"{n_i:+.{decimals}f}·{first} {n_j:+.{decimals}f}·x{j} = {n_i * x_i + n_j * float(x[j]):+.{decimals}g}"
+
+
 def explain_path(estimator, row: np.ndarray, class_names=None, id_map=None) -> list[str]:
-    """One sentence per node on a row's path: each split with the side taken, then the leaf.
+    """One sentence per node on a row's path: each split with the row's own value and the side taken, then the leaf.
+
+    A split's sentence is its description (:func:`curvedtrees.trees.describe_split`), then
+    ``"; this point: "`` and :func:`point_value`, then ``"-> left"`` or ``"-> right"``.
 
     Parameters
     ----------
@@ -255,7 +297,8 @@ def explain_path(estimator, row: np.ndarray, class_names=None, id_map=None) -> l
     lines = []
     for node, child in itertools.pairwise(path):
         side = "left" if int(left[node]) == child else "right"
-        lines.append(f"{renumber(describe_split(estimator, node), node, id_map)} -> {side}")
+        own = point_value(estimator, node, row)
+        lines.append(f"{renumber(describe_split(estimator, node), node, id_map)}; this point: {own} -> {side}")
     leaf = path[-1]
     text = renumber(describe_split(estimator, leaf), leaf, id_map)
     if class_names is not None and hasattr(estimator, "classes_"):
