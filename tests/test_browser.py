@@ -255,8 +255,9 @@ def test_a_click_on_a_point_of_the_inspectors_picture_explains_it(server, browse
     _idle(page)
     body = page.inner_text("body")
     assert "this point:" in body
-    assert page.locator('[data-testid="stNumberInput"] input').first.input_value() == re.search(
-        r"Path of row (\d+)", body
-    )[1]
+    assert (
+        page.locator('[data-testid="stNumberInput"] input').first.input_value()
+        == re.search(r"Path of row (\d+)", body)[1]
+    )
     _shot(page, "07b-inspector-clicked-point")
     page.close()

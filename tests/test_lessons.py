@@ -45,8 +45,8 @@ def test_each_lesson_loads_from_its_url_and_steps_through(key):
         assert step.title in str(at.get("progress")[0].proto.text)
         specs = charts(at)
         assert len(specs) == (2 if step.compare else 1)
-        if step.splits:  # the newest split is drawn on the picture
-            assert any(t.get("name") == "newest split" for t in specs[0]["data"]), (key, k)
+        if step.splits:  # the newest split is drawn on the picture of its component
+            assert any(t.get("name") == "newest split" for spec in specs for t in spec["data"]), (key, k)
         if k < len(lesson.steps) - 1:
             at.button(key="lesson_next").click().run()
             assert_clean(at)
@@ -117,13 +117,13 @@ def _decoded(value) -> np.ndarray:
     return np.asarray([np.nan if v is None else v for v in value], dtype=np.float64)
 
 
-def _klein_ratio(spec: dict, name: str) -> np.ndarray:
-    """``x2 / x0`` (the Klein coordinate the split thresholds) along a Poincaré-disk line trace named ``name``."""
+def _klein_ratio(spec: dict, name: str, j: int) -> np.ndarray:
+    """``x_j / x_0`` along a line trace named ``name`` of a Poincaré disk of axes ``(x1, x2)``."""
     trace = next(t for t in spec["data"] if t.get("name") == name and t.get("showlegend"))
     x, y = _decoded(trace["x"]), _decoded(trace["y"])
     keep = np.isfinite(x) & np.isfinite(y)
     # Poincaré p to Klein k = 2p / (1 + |p|^2), on the unit disk (H2 of curvature -1).
-    return 2 * y[keep] / (1 + x[keep] ** 2 + y[keep] ** 2)
+    return 2 * (x, y)[j - 1][keep] / (1 + x[keep] ** 2 + y[keep] ** 2)
 
 
 def test_the_maximum_margin_lesson_draws_both_boundaries_of_one_split_on_one_picture():
@@ -135,7 +135,8 @@ def test_the_maximum_margin_lesson_draws_both_boundaries_of_one_split_on_one_pic
     midpoint = cache.model(data, lesson.models["midpoint"]).estimator
     # Both models are one split on the same Klein coordinate; only where its boundary goes differs.
     assert stump.tree_.node_count == 3 and midpoint.estimator_.tree_.node_count == 3
-    assert tuple(stump.tree_.coords[0]) == (0, 2) and int(midpoint.estimator_.tree_.feature[0]) == 1
+    j = int(stump.tree_.coords[0][1])
+    assert int(stump.tree_.coords[0][0]) == 0 and int(midpoint.estimator_.tree_.feature[0]) == j - 1
     assert np.array_equal(stump.predict(data.X), midpoint.predict(data.X))
     margin_t, midpoint_t = float(stump.tree_.threshold[0]), float(midpoint.estimator_.tree_.threshold[0])
     assert abs(margin_t - midpoint_t) > 0.2  # far from the centre the two rules disagree visibly
@@ -146,8 +147,8 @@ def test_the_maximum_margin_lesson_draws_both_boundaries_of_one_split_on_one_pic
     names = {t.get("name") for t in spec["data"]}
     assert {"maximum margin (product tree)", "Klein midpoint (scikit-learn)", "nearest rows (margin)"} <= names
     # Each drawn line is where its model puts the threshold (the solid one is the product tree's).
-    np.testing.assert_allclose(_klein_ratio(spec, "maximum margin (product tree)"), margin_t, atol=2e-3)
-    np.testing.assert_allclose(_klein_ratio(spec, "Klein midpoint (scikit-learn)"), midpoint_t, atol=2e-3)
+    np.testing.assert_allclose(_klein_ratio(spec, "maximum margin (product tree)", j), margin_t, atol=2e-3)
+    np.testing.assert_allclose(_klein_ratio(spec, "Klein midpoint (scikit-learn)", j), midpoint_t, atol=2e-3)
     band = [t for t in spec["data"] if t.get("type") == "heatmap"]
     assert len(band) >= 2  # the regions and the margin band over them
     (caption,) = [c.value for c in at.caption if "Solid" in c.value]  # the picture's, not the sidebar's
@@ -156,6 +157,13 @@ def test_the_maximum_margin_lesson_draws_both_boundaries_of_one_split_on_one_pic
     assert_clean(at)
     (step_two,) = [c.value for c in at.caption if "Solid" in c.value]
     assert "Klein disk" in step_two and step_two != caption
+    # Step 3: the Klein wrapper with maximum margin moves scikit-learn's threshold onto the product tree's.
+    wrapped = cache.model(data, lesson.models["wrapped"]).estimator
+    assert float(wrapped.estimator_.tree_.threshold[0]) == pytest.approx(margin_t, abs=1e-9)
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    (spec,) = charts(at)
+    np.testing.assert_allclose(_klein_ratio(spec, "Klein wrapper, maximum margin", j), margin_t, atol=2e-3)
 
 
 def test_the_poincare_lessons_first_split_visibly_curves():

@@ -126,7 +126,7 @@ LESSONS: tuple[Lesson, ...] = (
                 "`xj/x0 <= t`: a straight cut of one Klein coordinate. That is why any Euclidean tree library "
                 "can learn on Klein coordinates (the Train page's Klein wrapper) and still split along geodesics.",
                 "disk:0:1-2:klein",
-                3,
+                None,
             ),
             Step(
                 "The whole tree in both disks",
@@ -209,7 +209,7 @@ LESSONS: tuple[Lesson, ...] = (
         "product-components",
         "A product space: each split picks one component",
         "In H2 x S2 a point has a hyperbolic and a spherical part, and each split cuts one of them.",
-        synthetic_recipe("H2 x S2", 700, 4, seed=3, n_clusters=8, cov_scale=0.45, title="Four classes on H2 x S2"),
+        synthetic_recipe("H2 x S2", 700, 4, seed=0, n_clusters=8, cov_scale=0.45, title="Four classes on H2 x S2"),
         {"tree": _TREE},
         (
             Step(
@@ -242,7 +242,7 @@ LESSONS: tuple[Lesson, ...] = (
         "maximum-margin",
         "Maximum-margin thresholds",
         "Where exactly a split sits between the two sides' nearest training points.",
-        synthetic_recipe("H2", 300, 2, seed=25, n_clusters=2, cov_scale=0.4, title="Two classes far out on H2"),
+        synthetic_recipe("H2", 300, 2, seed=6, n_clusters=2, cov_scale=0.3, title="Two classes far out on H2"),
         {
             # One split each (both trees are stumps: the two classes are separable), so the
             # picture shows one choice of boundary between the same two sides.
@@ -253,14 +253,19 @@ LESSONS: tuple[Lesson, ...] = (
                 "test_size": 0.25,
                 "seed": 0,
             },
-            "deep": {**_TREE, "params": {"max_depth": 3, "min_samples_leaf": 5}},
+            "wrapped": {
+                "family": "klein",
+                "params": {"estimator": "decision_tree", "max_margin": True},
+                "test_size": 0.25,
+                "seed": 0,
+            },
         },
         (
             Step(
                 "Two boundaries, one split",
                 "A tree of one split. Any boundary between the two ringed points (each side's nearest "
                 "training row) makes the same training error. **Dashed**: scikit-learn's tree on Klein "
-                "coordinates, at the midpoint of the two rows' `x2/x0`. **Solid**: the product tree's "
+                "coordinates, at the midpoint of the two rows' `x1/x0`. **Solid**: the product tree's "
                 "**maximum margin**, equally far from both rows in hyperbolic distance. The tinted band "
                 "is the margin.",
                 "disk:0:1-2:poincare",
@@ -282,13 +287,16 @@ LESSONS: tuple[Lesson, ...] = (
                 caption="Solid: maximum margin · dashed: Klein midpoint, in the Klein disk",
             ),
             Step(
-                "The margin of every node",
-                "A deeper tree places every split the same way, between its node's nearest rows. The "
-                "Inspector lists each split's margin in the units of `dist` and draws the band of the node "
-                "you pick: a small margin is a boundary that squeezes between two classes.",
+                "Any tree library, at maximum margin",
+                "The Train page's **Klein wrapper** (Fast-HyperDT) lets scikit-learn grow the tree on Klein "
+                "coordinates, then moves every threshold to the maximum margin: its boundary (dashed) now lies "
+                "on the product tree's. The Inspector lists each split's margin in the units of `dist` and "
+                "draws the band of the node you pick.",
                 "disk:0:1-2:poincare",
                 None,
-                model="deep",
+                dashed=("wrapped", "Klein wrapper, maximum margin"),
+                margin_node=0,
+                caption="Solid: product tree · dashed: Klein wrapper with maximum margin (Fast-HyperDT)",
             ),
         ),
     ),
