@@ -233,3 +233,48 @@ def test_the_replay_speed_buttons_change_the_frame_duration(server, browser):
     # redraw adds to each, so only the order and a clear ratio are asserted.
     assert slow > 2.0 * fast and fast < normal < slow, f"ms a frame: 2x {fast:.0f}, 1/2x {slow:.0f}, 1x {normal:.0f}"
     page.close()
+
+
+def _nominal_ms(chart, label: str) -> float:
+    """The time a frame lasts by the figure's own button ``label`` (its animation's frame duration)."""
+    return float(
+        chart.locator(".js-plotly-plot").evaluate(
+            "(gd, label) => gd.layout.updatemenus.flatMap(m => m.buttons)"
+            ".find(b => b.label === label).args[1].frame.duration",
+            label,
+        )
+    )
+
+
+def test_a_depth_six_replay_keeps_its_pace_and_fills_every_frame(server, browser, capsys):
+    """Issue 25: the real frame rate within 1.5x of the nominal one, and no frame without its regions."""
+    page, _ = _open_inspector(browser, server, None, 1400, 900)
+    _rewind(page)
+    chart = _regions(page)
+    chart.locator(".heatmaplayer image").first.wait_for(state="visible")
+    n_frames = int(chart.locator(".js-plotly-plot").evaluate("gd => gd._transitionData._frames.length"))
+    depth = page.get_by_text(re.compile(r"depth \d+")).first.inner_text()
+    assert "depth 6" in depth and n_frames > 10, (depth, n_frames)
+    chart.locator(".js-plotly-plot").evaluate(_WATCH_FRAMES)
+    nominal = _nominal_ms(chart, "▶ Play")
+    played = _frame_interval(page, chart, "▶ Play", frames=min(n_frames, 12))
+    with capsys.disabled():
+        print(f"\n[replay] depth-6 disk, {n_frames} frames: {played:.0f} ms a frame, nominal {nominal:.0f} ms")
+    assert played <= 1.5 * nominal, f"{played:.0f} ms a frame against a nominal {nominal:.0f} ms"
+    # Every frame has its fill: stepped one split at a time, the plot area stays as painted as the first frame.
+    size = chart.locator(".js-plotly-plot").evaluate("gd => gd._fullLayout._size")
+    rows = slice(int(size["t"]), int(size["t"] + size["h"]))
+    columns = slice(int(size["l"]), int(size["l"] + size["w"]))
+    page.mouse.move(5, 5)
+    painted = []
+    for k in range(n_frames):
+        if k:
+            _button(chart, "Next ▶").click()
+            page.mouse.move(5, 5)
+        page.wait_for_timeout(500)
+        rgb = _pixels(chart.locator(".main-svg").first)[rows, columns]
+        painted.append(float(np.any(np.abs(rgb - 255) > 24, axis=2).mean()))
+    assert _frame_label(chart) == n_frames - 1
+    # A disk fills pi/4 of its square plot area; a frame whose regions were missing would be near 0.
+    assert min(painted) > 0.6 and min(painted) > 0.9 * max(painted), [round(p, 3) for p in painted]
+    page.close()
