@@ -169,6 +169,10 @@ _INSPECTOR_BOXES = """() => {
     picture: one(".st-key-insp_regions .js-plotly-plot .main-svg:first-child"),
     "Play button": one(".st-key-insp_regions .updatemenu-button"),
     "split slider": one(".st-key-insp_regions .slider-container"),
+    buttons: (() => { const all = [...document.querySelectorAll(".st-key-insp_regions .updatemenu-button")];
+                      if (!all.length) return null; const b = all.map(box);
+                      return [Math.min(...b.map(v => v[0])), Math.max(...b.map(v => v[1])),
+                              Math.min(...b.map(v => v[2])), Math.max(...b.map(v => v[3]))]; })(),
     "disk": (() => { const gd = document.querySelector(".st-key-insp_regions .js-plotly-plot");
                      return gd && gd._fullLayout ? [gd._fullLayout._size.h, gd._fullLayout._size.w] : null; })(),
     window: [window.innerWidth, window.innerHeight],
@@ -176,22 +180,31 @@ _INSPECTOR_BOXES = """() => {
 }"""
 
 
-def test_the_inspector_in_lecture_mode_shows_its_diagram_and_picture_above_the_fold(browser, server):
-    page = _page(browser, 1024, 768)
+# The smallest plot area of the Inspector's picture at each window size (its slide holds the title, the
+# splits slider, the diagram beside it, the legend beside it and the replay's controls under it).
+_INSPECTOR_PLOT_MIN = {(800, 600): 170, (1024, 768): 330, (1280, 720): 300, (1400, 900): 450}
+
+
+@pytest.mark.parametrize(("width", "height"), list(_INSPECTOR_PLOT_MIN))
+def test_the_inspector_in_lecture_mode_shows_its_diagram_and_picture_above_the_fold(browser, server, width, height):
+    page = _page(browser, width, height)
     try:
         page.goto(f"{server}/Inspector?lecture=1")
         _idle(page)
         page.locator(".st-key-insp_regions .js-plotly-plot .updatemenu-button").first.wait_for()
         page.wait_for_timeout(1500)
         boxes = page.evaluate(_INSPECTOR_BOXES)
-        page.screenshot(path=str(ARTIFACTS / "lecture-inspector-1024x768.png"))
-        (ARTIFACTS / "lecture-inspector.json").write_text(json.dumps(boxes, indent=1))
-        width, height = boxes["window"]
-        for name in ("diagram", "picture", "Play button", "split slider"):
+        page.screenshot(path=str(ARTIFACTS / f"lecture-inspector-{width}x{height}.png"))
+        (ARTIFACTS / f"lecture-inspector-{width}x{height}.json").write_text(json.dumps(boxes, indent=1))
+        assert boxes["window"] == [width, height]
+        for name in ("diagram", "picture", "Play button", "split slider", "buttons"):
             assert boxes[name] is not None, f"{name} missing"
             top, bottom, left, right = boxes[name]
             assert top >= 0 and bottom <= height and left >= 0 and right <= width, f"{name} cut: {boxes[name]}"
+        assert boxes["buttons"][3] <= boxes["picture"][3], f"the replay's buttons run past the chart: {boxes}"
         plot_height, plot_width = boxes["disk"]
-        assert min(plot_height, plot_width) >= 280, f"the picture's plot area is only {plot_width} x {plot_height} px"
+        assert min(plot_height, plot_width) >= _INSPECTOR_PLOT_MIN[width, height], (
+            f"the picture's plot area is only {plot_width} x {plot_height} px"
+        )
     finally:
         page.close()

@@ -232,8 +232,12 @@ def test_replay_controls_play_pause_step_and_change_speed_and_grow_in_lecture_mo
     wide = json.loads(
         viz.region_figure(grid, None, framing=viz.Framing(wide=True), animation=replay.animation()).to_json()
     )
-    assert wide["layout"]["updatemenus"][0]["font"]["size"] >= 18
+    assert wide["layout"]["updatemenus"][0]["font"]["size"] >= 16 > spec["layout"]["updatemenus"][0]["font"]["size"]
     assert wide["layout"]["sliders"][0]["currentvalue"]["font"]["size"] >= 20
+    # Beside a round replay in the wide framing, the legend stands right of the picture (the slide's height
+    # goes to the picture; its width has room to spare); elsewhere it lies along the picture's top.
+    assert (wide["layout"]["legend"]["orientation"], wide["layout"]["legend"]["x"]) == ("v", 1.01)
+    assert spec["layout"]["legend"]["orientation"] == "h"
 
 
 @pytest.mark.parametrize("case", ["sphere", "torus"])

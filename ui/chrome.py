@@ -55,9 +55,6 @@ LECTURE_CSS = f"""<style>
 div.st-key-lecture_slide.st-key-lecture_slide {{
   flex: 0 0 auto; height: calc(100vh - {SLIDE_TOP} - {SLIDE_BOTTOM}); gap: 0.6rem; flex-wrap: nowrap
 }}
-/* The Inspector's replay has its legend above and its controls below: under 768 px a window-tall
-   slide would leave the picture itself about 150 px, so its slide stays 700 px tall (it scrolls). */
-div.st-key-lecture_slide:has(.st-key-insp_regions) {{min-height: 43.75rem}}
 .st-key-lecture_slide h1 {{font-size: clamp(1.4rem, 4vh, 2.4rem); padding: 0}}
 .st-key-lecture_slide [data-testid='stCaptionContainer'] {{font-size: 0.95rem}}
 [data-testid='stLayoutWrapper']:has(> .st-key-lecture_stage) {{flex: 1 1 0; min-height: 0}}

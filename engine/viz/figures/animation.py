@@ -99,7 +99,8 @@ def add_controls(fig, names: list[str], active: int, label: str, duration: int, 
     the current value in larger type.
     """
     frames = list(fig.frames)
-    font = {"size": 18 if large else 12}
+    # Six buttons in a row fit a 430 px column (a lecture slide at 800 x 600) at 16 px.
+    font = {"size": 16 if large else 12}
     shown = int(min(max(int(active), 0), len(names) - 1))
     # Each frame's layout keeps what it had (a 3-D replay's camera) and points back / on at its neighbours.
     layouts = [

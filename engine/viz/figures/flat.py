@@ -151,6 +151,7 @@ class LineRenderer(FlatRenderer):
     """An E1 or H1 component as a strip: regions across it, boundaries as vertical strokes."""
 
     kinds = ("line",)
+    legend_beside = False  # a strip: its width is the picture
 
     def add_regions(self, fig) -> None:
         regions, coloring = self.scene.regions, self.scene.coloring
@@ -215,6 +216,7 @@ class MapRenderer(FlatRenderer):
     """A world map: regions over longitude (across) and latitude (up), coastlines, a graticule."""
 
     kinds = ("map",)
+    legend_beside = False  # twice as wide as tall: its width is the picture
     compact_frames = False
 
     def add_regions(self, fig) -> None:

@@ -115,12 +115,30 @@ def layout_2d(fig, extent, equal: bool, height: int, title: str | None, hide_axe
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
 
 
-def place_legend(fig, animated: bool) -> None:
+def place_legend(fig, animated: bool, beside: bool = False) -> None:
     """A horizontal legend that leaves the picture the column's whole width.
 
     Below the plot, or above it when a slider and play buttons take the space below.
-    Plotly makes room for it in the margin.
+    Plotly makes room for it in the margin. ``beside``: a vertical legend right of the plot
+    instead, for a round picture in a wide, short place (a lecture slide's replay, whose
+    controls already take height below it): there the picture is as tall as the height
+    left, and its width has room to spare.
     """
+    if beside:
+        fig.update_layout(
+            legend={
+                "orientation": "v",
+                "x": 1.01,
+                "xanchor": "left",
+                "y": 1.0,
+                "yanchor": "top",
+                "font": {"size": 11},
+                "tracegroupgap": 0,
+                "itemsizing": "constant",
+                "bgcolor": "rgba(255,255,255,0.8)",
+            }
+        )
+        return
     if animated:
         # Small entries packed close: in a narrow column every row of legend is a row less of picture.
         where = {"y": 1.0, "yanchor": "bottom", "font": {"size": 11}, "itemwidth": 30, "tracegroupgap": 0}

@@ -153,6 +153,8 @@ class Renderer:
     nearest_keys: ClassVar[tuple[str, ...]] = ("x", "y")
     three_d: ClassVar[bool] = False
     compact_frames: ClassVar[bool] = False
+    # A round picture: in a wide framing, a replay's legend goes beside it (framing.place_legend).
+    legend_beside: ClassVar[bool] = True
     quantized: ClassVar[bool] = False
 
     def __init__(self, scene: Scene):
@@ -191,7 +193,7 @@ class Renderer:
             add_frames(fig, self, s.frames, moving, self.frame_layouts(curves))
             duration = s.animation.frame_duration(boundaries_move=moving is not None)
             add_controls(fig, s.animation.labels(), s.active, s.animation.label, duration, large=s.framing.wide)
-        place_legend(fig, animated)
+        place_legend(fig, animated, beside=animated and s.framing.wide and self.legend_beside)
         if animated:
             self.after_animation(fig)
         return fig
