@@ -94,12 +94,14 @@ if n_splits == 0:
 else:
     saved_k = state.pref("k")
     k = head.slider(
-        "First k splits (the diagram and the picture's first frame)",
+        # On a slide the label keeps to one line at 800 px: every line of it is a line less of picture.
+        "First k splits" if lecture else "First k splits (the diagram and the picture's first frame)",
         0,
         n_splits,
         int(saved_k) if saved_k is not None and 0 <= int(saved_k) <= n_splits else n_splits,
         key="insp_k",
-        help="Splits are numbered in the order training chose them; the diagram shows the tree "
+        help="The diagram and the picture's first frame. "
+        "Splits are numbered in the order training chose them; the diagram shows the tree "
         "stopped after k of them and the picture opens there. The picture's Play button "
         "replays every split in the browser. The newest split is highlighted.",
     )
