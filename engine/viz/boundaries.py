@@ -32,6 +32,7 @@ of the decision boundary that the split contributes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -539,9 +540,7 @@ def boundary_curves(
     if nodes is not None:
         wanted = {int(v) for v in nodes}
         internal = np.array([v for v in internal if int(v) in wanted], dtype=np.int64)
-    bounds = grid.bounds if grid is not None else None
-    if bounds is None:
-        bounds = (-1.0, 1.0, -1.0, 1.0) if view.kind == "plane" else (-1.0, 1.0)
+    bounds = _bounds(view, grid)
     columns = _component_columns(view, signature)
     curves = []
     budget = np.inf if max_curves is None else int(max_curves)
@@ -553,16 +552,35 @@ def boundary_curves(
             continue
         picture, values = found
         if clip:
-            finite = np.isfinite(values).all(axis=1)
-            rows = np.tile(reference, (len(values), 1))
-            rows[:, columns] = np.where(finite[:, None], values, 0.0)
-            active = t.reaches(int(node), rows) & finite
-            if not active.any():
+            picture = _cut_to_reach(picture, values, reference, columns, partial(t.reaches, int(node)))
+            if picture is None:
                 continue
-            picture = _squeeze({k: np.where(active, v, np.nan) for k, v in picture.items()})
         curves.append(BoundaryCurve(int(node), picture))
         budget -= int(node) not in keep
     return sorted(curves, key=lambda c: c.node)
+
+
+def _bounds(view: View, grid: ViewGrid | None) -> tuple:
+    """The picture's plane / line bounds: the grid's, or [-1, 1] (each way for a plane)."""
+    bounds = grid.bounds if grid is not None else None
+    if bounds is None:
+        bounds = (-1.0, 1.0, -1.0, 1.0) if view.kind == "plane" else (-1.0, 1.0)
+    return bounds
+
+
+def _cut_to_reach(picture: dict, values: np.ndarray, reference: np.ndarray, columns, reaches) -> dict | None:
+    """A curve's picture coordinates, NaN where its samples do not reach its node; None when none does.
+
+    ``values`` are the samples' view-column values (NaN off the picture), completed to whole rows
+    with ``reference``; ``reaches(rows)`` is the tree's own routing (a bool per row).
+    """
+    finite = np.isfinite(values).all(axis=1)
+    rows = np.tile(reference, (len(values), 1))
+    rows[:, columns] = np.where(finite[:, None], values, 0.0)
+    active = np.asarray(reaches(rows), dtype=bool) & finite
+    if not active.any():
+        return None
+    return _squeeze({k: np.where(active, v, np.nan) for k, v in picture.items()})
 
 
 def klein_boundary_curves(
@@ -610,9 +628,7 @@ def klein_boundary_curves(
         local[features] = np.arange(len(features)) + (signature.components[int(c)].kind == "H")
     t = inner.tree_
     reference = np.asarray(reference, dtype=np.float64)
-    bounds = grid.bounds if grid is not None else None
-    if bounds is None:
-        bounds = (-1.0, 1.0, -1.0, 1.0) if view.kind == "plane" else (-1.0, 1.0)
+    bounds = _bounds(view, grid)
     columns = _component_columns(view, signature)
     curves = []
     for node in np.flatnonzero(t.children_left >= 0):
@@ -632,12 +648,11 @@ def klein_boundary_curves(
         if found is None:
             continue
         picture, values = found
-        finite = np.isfinite(values).all(axis=1)
-        rows = np.tile(reference, (len(values), 1))
-        rows[:, columns] = np.where(finite[:, None], values, 0.0)
-        reached = np.asarray(inner.decision_path(estimator.transform_features(rows))[:, int(node)].todense()).ravel()
-        active = (reached > 0) & finite
-        if not active.any():
-            continue
-        curves.append(BoundaryCurve(int(node), _squeeze({k: np.where(active, v, np.nan) for k, v in picture.items()})))
+
+        def reaches(rows, node=int(node)):
+            return inner.decision_path(estimator.transform_features(rows))[:, node].toarray().ravel() > 0
+
+        picture = _cut_to_reach(picture, values, reference, columns, reaches)
+        if picture is not None:
+            curves.append(BoundaryCurve(int(node), picture))
     return curves

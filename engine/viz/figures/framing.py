@@ -125,21 +125,8 @@ def place_legend(fig, animated: bool, beside: bool = False) -> None:
     left, and its width has room to spare.
     """
     if beside:
-        fig.update_layout(
-            legend={
-                "orientation": "v",
-                "x": 1.01,
-                "xanchor": "left",
-                "y": 1.0,
-                "yanchor": "top",
-                "font": {"size": 11},
-                "tracegroupgap": 0,
-                "itemsizing": "constant",
-                "bgcolor": "rgba(255,255,255,0.8)",
-            }
-        )
-        return
-    if animated:
+        where = {"orientation": "v", "x": 1.01, "y": 1.0, "yanchor": "top", "font": {"size": 11}, "tracegroupgap": 0}
+    elif animated:
         # Small entries packed close: in a narrow column every row of legend is a row less of picture.
         where = {"y": 1.0, "yanchor": "bottom", "font": {"size": 11}, "itemwidth": 30, "tracegroupgap": 0}
         title = fig.layout.title.text

@@ -28,6 +28,7 @@ __all__ = [
     "dimmed",
     "grouped_boundaries",
     "hover",
+    "joined_curves",
     "labelled",
     "legend_entries",
     "middle",
@@ -65,13 +66,16 @@ def grouped_boundaries(curves, styles) -> list[tuple[str, dict, str]]:
     out = []
     # Draw plain splits first and highlights on top.
     for style in sorted(grouped, key=lambda s: list(BOUNDARY_STYLES).index(s)):
-        keys = list(grouped[style][0].coords)
-        joined = {
-            k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan) for c in grouped[style]])
-            for k in keys
-        }
-        out.append((style, joined, ", ".join(str(c.node) for c in grouped[style][:20])))
+        out.append((style, joined_curves(grouped[style]), ", ".join(str(c.node) for c in grouped[style][:20])))
     return out
+
+
+def joined_curves(curves) -> dict:
+    """The curves' coordinates end to end, a NaN after each (one line trace draws them all)."""
+    keys = list(curves[0].coords)
+    return {
+        k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan) for c in curves]) for k in keys
+    }
 
 
 def boundary_layers(style: str):
@@ -102,10 +106,7 @@ def add_compared_boundaries(fig, renderer, curves, name: str) -> None:
     """Another model's boundaries (``Overlay.compared``), dashed, one trace per layer, in the legend once."""
     if not curves:
         return
-    keys = list(curves[0].coords)
-    joined = {
-        k: np.concatenate([np.append(np.asarray(c.coords[k], dtype=np.float64), np.nan) for c in curves]) for k in keys
-    }
+    joined = joined_curves(curves)
     for line in COMPARED_LINES:
         common = {"mode": "lines", "line": line, "hoverinfo": "skip", "showlegend": False, "name": name}
         fig.add_trace(renderer.line_trace(joined, common))
