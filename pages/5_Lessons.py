@@ -103,7 +103,7 @@ def picture(
     if step is not None and step.caption:
         what = step.caption
     elif splits == 0:
-        what = "the points alone, before any split"
+        what = first_splits(0)
     else:
         what = model.title + ("" if splits is None else f" · {first_splits(splits)}")
     # On a slide the chart's own title names the picture: the caption keeps to one line.
