@@ -427,30 +427,39 @@ def _build_tree(
     """
     n_samples = samples.shape[0]
     capacity = 64
-    left = np.full(capacity, -1, dtype=np.int64)
-    right = np.full(capacity, -1, dtype=np.int64)
-    feature = np.full(capacity, -1, dtype=np.int64)
-    threshold = np.full(capacity, np.nan)
-    normal = np.zeros((capacity, 2))
-    impurity = np.zeros(capacity)
-    n_node = np.zeros(capacity, dtype=np.int64)
-    w_node = np.zeros(capacity)
-    value = np.zeros((capacity, n_outputs))
-    plane_margin = np.full(capacity, np.nan)
-    improvement = np.zeros(capacity)
+    # Every array is made by np.empty with a dtype class and grown by _grow on 1-D arrays
+    # only (2-D ones through a flat view): each other spelling (np.full, np.zeros,
+    # np.arange, np.array, a 2-D _grow) is one more function numba compiles on a cold
+    # first fit, about 0.1 CPU-s each. Every node's fields are written when it is made,
+    # so nothing needs an initial fill.
+    left = np.empty(capacity, np.int64)
+    right = np.empty(capacity, np.int64)
+    feature = np.empty(capacity, np.int64)
+    threshold = np.empty(capacity, np.float64)
+    normal = np.empty((capacity, 2), np.float64)
+    impurity = np.empty(capacity, np.float64)
+    n_node = np.empty(capacity, np.int64)
+    w_node = np.empty(capacity, np.float64)
+    value = np.empty((capacity, n_outputs), np.float64)
+    plane_margin = np.empty(capacity, np.float64)
+    improvement = np.empty(capacity, np.float64)
 
     n_features = kinds.shape[0]
-    feat_order = np.arange(n_features)
+    feat_order = np.empty(n_features, np.int64)
+    for k in range(n_features):
+        feat_order[k] = k
     # Per-tree buffers of one entry per in-bag row: sort keys, row ids (the rows' own
     # dtype, int32 in forests) and the boundary's scratch (see _place_boundary).
-    keys = np.empty(n_samples)
+    keys = np.empty(n_samples, np.float64)
     idx = np.empty_like(samples)
-    coord = np.empty(n_samples)
-    side = np.empty(n_samples, dtype=np.bool_)
-    stats = np.zeros(n_outputs)
-    stats_l = np.zeros(n_outputs)
-    stats_r = np.zeros(n_outputs)
-    rng = np.array([seed & _MASK32 if seed & _MASK32 != 0 else 1], dtype=np.int64)
+    coord = np.empty(n_samples, np.float64)
+    side = np.empty(n_samples, np.bool_)
+    # Zeroed by _node_stats and the split search before each use.
+    stats = np.empty(n_outputs, np.float64)
+    stats_l = np.empty(n_outputs, np.float64)
+    stats_r = np.empty(n_outputs, np.float64)
+    rng = np.empty(1, np.int64)
+    rng[0] = seed & _MASK32 if seed & _MASK32 != 0 else 1
 
     total_weight = 0.0
     for p in range(n_samples):
@@ -484,11 +493,11 @@ def _build_tree(
             right = _grow(right, capacity)
             feature = _grow(feature, capacity)
             threshold = _grow(threshold, capacity)
-            normal = _grow(normal, capacity)
+            normal = _grow(normal.reshape(-1), 2 * capacity).reshape((capacity, 2))
             impurity = _grow(impurity, capacity)
             n_node = _grow(n_node, capacity)
             w_node = _grow(w_node, capacity)
-            value = _grow(value, capacity)
+            value = _grow(value.reshape(-1), n_outputs * capacity).reshape((capacity, n_outputs))
             plane_margin = _grow(plane_margin, capacity)
             improvement = _grow(improvement, capacity)
         node = node_count
@@ -592,7 +601,7 @@ def _build_tree(
         improvement[node] = gain
 
         if top + 2 > stack.shape[0]:
-            stack = _grow(stack, 2 * stack.shape[0])
+            stack = _grow(stack.reshape(-1), 10 * stack.shape[0]).reshape((2 * stack.shape[0], 5))
         stack[top, 0] = mid
         stack[top, 1] = end
         stack[top, 2] = depth + 1

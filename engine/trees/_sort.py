@@ -61,7 +61,8 @@ def _heapsort(keys, idx, lo, hi):
         _sift_down(keys, idx, lo, start, n)
     for end in range(n - 1, 0, -1):
         _swap(keys, idx, lo, lo + end)
-        _sift_down(keys, idx, lo, 0, end)
+        # np.int64(0), not 0: a literal start would compile a second _sift_down.
+        _sift_down(keys, idx, lo, np.int64(0), end)
 
 
 @njit(cache=True, nogil=True)
