@@ -108,7 +108,7 @@ def require(module: str, purpose: str):
         ) from exc
 
 
-# numba compiles the kernels on their first call (about 10-25 CPU-s for a first tree, forest or
+# numba compiles the kernels on their first call (about 8-14 CPU-s for a first tree, forest or
 # boosting fit) and caches them on disk (cache=True), so later processes load them in well under
 # a second. A fit that compiles says so once per process, naming warm_up; warm_up itself is quiet.
 # The kernels' packages (trees, boosting, klein) call watch_compiles when imported.
