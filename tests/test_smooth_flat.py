@@ -159,3 +159,57 @@ def test_a_flat_picture_drawn_a_pixel_a_cell_finds_no_crossings_and_figures_reus
     # Regions of their own (a highlighted node's dimmed copy, another model's) are drawn afresh.
     viz.region_figure(grid, viz.predict_regions(tree, grid, reference)).to_json()
     assert counted == ["patches", "raster"]
+
+
+# ------------------------------------------------------------------ confidence shades between cell centres
+def ramp_case(refine: int = 4, n: int = 20):
+    """One class whose confidence rises linearly along a diagonal: its shade edges are straight lines."""
+    centres = np.arange(n, dtype=np.float64)
+    gx, gy = np.meshgrid(centres, centres)
+
+    def confidence(x, y):
+        return 0.5 + 0.5 * (x + 0.6 * y) / (1.6 * (n - 1))
+
+    class_index = np.zeros((n, n), dtype=np.int16)
+    cells = confidence(gx, gy)
+    blocky = np.repeat(np.repeat(palette_codes(class_index, cells, 2), refine, 0), refine, 1)
+    pixels = (np.arange(n * refine) + 0.5) / refine - 0.5
+    px, py = np.meshgrid(pixels, pixels)
+    exact = palette_codes(np.zeros(px.shape, dtype=np.int16), confidence(px, py), 2)
+    return class_index, cells, blocky, exact
+
+
+def palette_codes(class_index, confidence, n_classes):
+    from curvedtrees.viz.palette import confidence_levels
+
+    levels = confidence_levels(confidence.ravel(), n_classes).reshape(confidence.shape)
+    return (class_index.astype(np.int64) * N_LEVELS + levels).astype(np.uint8)
+
+
+def test_blended_shades_follow_the_confidence_between_cell_centres():
+    class_index, cells, blocky, exact = ramp_case()
+    blended = smooth.blend_shades(blocky, class_index, cells, 4, 2)
+    assert blended.dtype == blocky.dtype and blended.shape == blocky.shape
+    # Cells put a shade's edge up to half a cell off (every pixel of a cell repeats its centre's shade);
+    # blended, the edge runs where the interpolated confidence crosses the level, as it does exactly
+    # for a linear ramp.
+    wrong_before, wrong_after = (blocky != exact).mean(), (blended != exact).mean()
+    print(f"pixels off their exact shade: cells {wrong_before:.3f}, blended {wrong_after:.3f}")
+    assert wrong_before > 0.02 and wrong_after < wrong_before / 5
+
+
+def test_blending_keeps_every_class_and_leaves_the_outside_alone():
+    n, refine = 12, 3
+    class_index = np.zeros((n, n), dtype=np.int16)
+    class_index[:, n // 2 :] = 1
+    class_index[0, 0] = -1  # off the manifold
+    confidence = np.where(class_index == 0, 0.99, 0.51)  # class 0 sure (top shade), class 1 a toss-up
+    confidence = np.where(class_index < 0, np.nan, confidence)
+    outside = 2 * N_LEVELS
+    cells = np.where(class_index < 0, outside, palette_codes(np.maximum(class_index, 0), np.nan_to_num(confidence), 2))
+    fine = np.repeat(np.repeat(cells, refine, 0), refine, 1).astype(np.uint8)
+    blended = smooth.blend_shades(fine, class_index, confidence, refine, 2)
+    assert np.array_equal(blended // N_LEVELS, fine // N_LEVELS)  # no pixel changes class
+    assert (blended[:refine, :refine] == outside).all()  # nor leaves the outside
+    # A pixel blends only with cells of its own class: beside the other class its shade is its own.
+    assert np.array_equal(blended, fine)

@@ -26,7 +26,10 @@ Flat pictures (the Poincaré and Klein disks, the plane, the world map; ``FLAT_K
 same crossings and pieces in picture coordinates, without wrapping and without the cells off
 the manifold; their heatmap is drawn :func:`refinement` pixels a cell and each pixel whose
 centre lies in a piece takes the piece's colour (:func:`raster_codes`), so the edges step by a
-quarter of a cell at the default resolution instead of a whole one.
+quarter of a cell at the default resolution instead of a whole one. Their confidence shades
+blend between cell centres as the sphere's do (:func:`blend_shades`): each pixel keeps its
+class and takes the shade of the confidence interpolated from the cells around it that draw
+the same class, so a shade's edge no longer steps from cell to cell either.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .palette import N_LEVELS, confidence_levels
 from .views import TORUS_RADII, ViewGrid, product_rows, torus_xyz, unit_to_latlon
 
 __all__ = [
@@ -43,6 +47,7 @@ __all__ = [
     "EdgeCuts",
     "Patches",
     "affordable_steps",
+    "blend_shades",
     "dual_edges",
     "dual_triangles",
     "edge_patches",
@@ -667,6 +672,73 @@ def raster_codes(grid: ViewGrid, codes: np.ndarray, patches: Patches, refine: in
     piece = np.broadcast_to(np.arange(len(patches))[:, None, None], hit.shape)[hit]
     fine[rows[hit], cols[hit]] = codes.ravel()[patches.source[piece]]
     return fine
+
+
+def _corner_weights(n_cells: int, refine: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``n_cells * refine`` pixels along one side: the lower of the two cell centres
+    around its centre, and its weight toward the upper one (0 to 1; the outer half-cells lean on
+    the last centre alone)."""
+    position = (np.arange(n_cells * refine) + 0.5) / refine - 0.5  # in cells, cell k's centre at k
+    lower = np.clip(np.floor(position).astype(np.int64), 0, max(n_cells - 2, 0))
+    return lower, np.clip(position - lower, 0.0, 1.0)
+
+
+def blend_shades(
+    fine: np.ndarray, class_index: np.ndarray, confidence: np.ndarray, refine: int, n_classes: int
+) -> np.ndarray:
+    """A flat picture's pixels with their confidence shades blended between cell centres.
+
+    A pixel keeps its class (its cell's, or near an edge the crossing's piece's, as
+    :func:`raster_codes` drew it) and takes the shade (:func:`~curvedtrees.viz.palette.confidence_levels`)
+    of the confidence interpolated bilinearly between the centres of the four cells around
+    it, counting only those that draw the pixel's class (their weights renormalised): a
+    shade's edge then runs between the centres, as on the sphere's surface, instead of
+    stepping along the cells' sides. A pixel none of whose four cells draws its class keeps
+    its shade; pixels off the manifold are left alone.
+
+    Parameters
+    ----------
+    fine : ndarray of shape (rows * refine, cols * refine)
+        Colour codes ``class * N_LEVELS + level`` (uint8 or float32); codes from
+        ``n_classes * N_LEVELS`` up (the transparent outside code) and NaN mark pixels off
+        the manifold.
+    class_index : ndarray of shape (rows, cols)
+        Each cell's class, negative off the manifold.
+    confidence : ndarray of shape (rows, cols)
+        Each cell's winning probability (NaN off the manifold).
+    refine : int
+        Pixels a side per cell.
+    n_classes : int
+        The model's classes (the shades' scale: ``1 / n_classes`` is a toss-up).
+
+    Returns
+    -------
+    ndarray, like ``fine``
+    """
+    n_rows, n_cols = class_index.shape
+    if refine <= 1 or n_rows < 2 or n_cols < 2:
+        return fine
+    codes = np.asarray(fine, dtype=np.float64)
+    drawn = np.isfinite(codes)
+    pixel_class = np.where(drawn, np.floor(np.where(drawn, codes, 0.0) / N_LEVELS), -1).astype(np.int64)
+    drawn &= pixel_class < n_classes
+    low_r, up_r = _corner_weights(n_rows, refine)
+    low_c, up_c = _corner_weights(n_cols, refine)
+    weight = np.zeros(codes.shape)
+    total = np.zeros(codes.shape)
+    conf = np.nan_to_num(np.asarray(confidence, dtype=np.float64), nan=0.0)
+    for dr, wr in ((0, 1.0 - up_r), (1, up_r)):
+        for dc, wc in ((0, 1.0 - up_c), (1, up_c)):
+            rows, cols = low_r + dr, low_c + dc
+            same = class_index[np.ix_(rows, cols)] == pixel_class
+            w = np.where(same, wr[:, None] * wc[None, :], 0.0)
+            weight += w
+            total += w * conf[np.ix_(rows, cols)]
+    blend = drawn & (weight > 0)
+    levels = confidence_levels(total[blend] / weight[blend], n_classes)
+    out = np.array(fine, copy=True)
+    out[blend] = (pixel_class[blend] * N_LEVELS + levels).astype(out.dtype)
+    return out
 
 
 # ------------------------------------------------------------------ the replay

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..boundaries import BoundaryCurve
-from ..smooth import pixel_axes, raster_codes, refinement
+from ..smooth import blend_shades, pixel_axes, raster_codes, refinement
 from ..world import break_at_date_line, graticule
 from .coloring import BLANK, cell_values, color_args, heatmap_color
 from .framing import layout_2d
@@ -56,11 +56,13 @@ class FlatRenderer(Renderer):
         fx, fy = pixel_axes(self.grid, refine)
         # Every figure of these regions draws the same pixels (a classifier's codes depend on the
         # regions alone): made once.
-        fine = regions.drawn(
-            ("raster", refine),
-            lambda: raster_codes(self.grid, cell_values(regions, coloring), cuts.patches(self.grid), refine),
-        )
+        fine = regions.drawn(("raster", refine), lambda: self._raster(regions, coloring, cuts, refine))
         return fx.astype(np.float32), fy.astype(np.float32), fine, coloring
+
+    def _raster(self, regions, coloring, cuts, refine: int) -> np.ndarray:
+        """The pixels: region edges at the crossings, shades blended between cell centres."""
+        fine = raster_codes(self.grid, cell_values(regions, coloring), cuts.patches(self.grid), refine)
+        return blend_shades(fine, regions.class_index, regions.confidence, refine, len(regions.classes))
 
     def frame_regions(self, regions) -> list:
         return [go.Heatmap(z=cell_values(regions, self.scene.coloring))]
