@@ -8,6 +8,7 @@ import pytest
 from curvedtrees.benchmarks.paper import PAPER_TABLE5_PATH, load_paper_table5, parse_signature_label, parse_table5
 from curvedtrees.benchmarks.report import comparison_frame, comparison_markdown, format_value, table5_markdown
 from curvedtrees.benchmarks.statistics import (
+    BOOSTING_FAMILY,
     confidence_interval,
     group_top_counts,
     pairwise_tests,
@@ -271,3 +272,24 @@ def test_bonferroni_adjusted_p_values_are_capped_at_one():
     np.testing.assert_allclose(pairs["p_adjusted"], expected)
     assert (pairs["p_adjusted"] == 1.0).any()  # equal means: some pairs' m p exceeds 1
     assert (pairs["significant"] == (pairs["p_adjusted"] <= 0.05)).all()
+
+
+def test_a_run_of_boosting_models_alone_is_summarised_without_ranks():
+    # A run of product_gb against product_gb_radial has no model of the paper's table to rank:
+    # the summary has no ranks, where it raised a TypeError (an empty rank selection's metric
+    # column, multiplied as strings) after every trial had run.
+    rows = []
+    rng = np.random.default_rng(0)
+    for name, mean in (("Product GB", 0.40), ("Product GB+R", 0.45)):
+        for trial, value in enumerate(mean + 0.01 * rng.standard_normal(10)):
+            rows.append(
+                dict(section="S", dataset="D", task="classification", signature="H2", model=name, group="boosting",
+                     family=BOOSTING_FAMILY, trial=trial, seed=trial, metric="f1_micro", value=value,
+                     fit_seconds=0.01, predict_seconds=0.001, n_train=80, n_test=20, error="")
+            )  # fmt: skip
+    summary = summarize(pd.DataFrame(rows)).set_index("model")
+    assert summary["rank"].isna().all()
+    assert summary.loc["Product GB+R", "mean"] > summary.loc["Product GB", "mean"]
+    # The two boosted models meet each other (the radial variant against its geodesic model).
+    pairs = pairwise_tests(pd.DataFrame(rows))
+    assert len(pairs) == 1 and pairs["p_value"].iloc[0] < 0.01 and pairs["winner"].iloc[0] == "Product GB+R"

@@ -198,7 +198,8 @@ def summarize(
     # Ranks among the paper's models only (the paper's Table 1); boosting has its own table.
     paper_rows = (summary["family"] != BOOSTING_FAMILY) | rank_all
     summary["rank"] = math.nan
-    summary.loc[paper_rows, "rank"] = _ranks(summary[paper_rows], keys)
+    if paper_rows.any():  # a run of boosting models alone has nothing to rank
+        summary.loc[paper_rows, "rank"] = _ranks(summary[paper_rows], keys)
     pairs = pairwise_tests(results, alpha=alpha)
     marks = significance_marks(pairs[pairs["comparison"] != BOOSTING_FAMILY])
     if marks.empty:
@@ -211,7 +212,8 @@ def summarize(
 
 def _ranks(summary: pd.DataFrame, keys) -> pd.Series:
     # Means that differ only by float summation order are ties, not a ranking.
-    signed = (summary["mean"] * summary["metric"].map(_sign)).round(12)
+    # int64 signs: the map of an empty str column stays str, and float * str raises.
+    signed = (summary["mean"] * summary["metric"].map(_sign).astype(np.int64)).round(12)
     # Rank within each dataset row: 1 for the best mean; ties share the smaller rank.
     return signed.groupby([summary[k] for k in keys], sort=False, dropna=False).rank(ascending=False, method="min")
 
@@ -240,12 +242,13 @@ def _comparison_sets(models: list[str], info: pd.DataFrame) -> dict[str, list[tu
 def boosting_pairs(models: list[str], info: pd.DataFrame) -> list[tuple[str, str]]:
     """The boosting family's comparisons in one dataset row: (boosted model, opponent) pairs.
 
-    The boosted model (family and group ``"boosting"``, product gradient boosting)
-    meets the product random forests (group ``"product"``, family ``"forest"``)
-    and every other model of the boosting family (its HistGradientBoosting
-    baselines), in that order; an opponent the row does not hold (the Klein
-    wrapper on a signature with S components) is left out, so it does not count
-    in the Bonferroni factor.
+    The boosted models (family and group ``"boosting"``: product gradient boosting,
+    and its radial variant) meet each other first, then each meets the product
+    random forests (group ``"product"``, family ``"forest"``) and every other model
+    of the boosting family (its HistGradientBoosting baselines), in that order; an
+    opponent the row does not hold (the Klein wrapper on a signature with S
+    components) is left out, so it does not count in the Bonferroni factor. A run
+    with one boosted model tests exactly the pairs it did before the radial variant.
 
     Parameters
     ----------
@@ -259,7 +262,10 @@ def boosting_pairs(models: list[str], info: pd.DataFrame) -> list[tuple[str, str
     boosted = [m for m in models if family[m] == BOOSTING_FAMILY and group[m] == _BOOSTED_GROUP]
     forests = [m for m in models if family[m] == "forest" and group[m] == "product"]
     baselines = [m for m in models if family[m] == BOOSTING_FAMILY and group[m] != _BOOSTED_GROUP]
-    return [(b, opponent) for b in boosted for opponent in [*forests, *baselines]]
+    return [
+        *itertools.combinations(boosted, 2),
+        *((b, opponent) for b in boosted for opponent in [*forests, *baselines]),
+    ]
 
 
 def pairwise_tests(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
