@@ -5,9 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..manifolds.signature import Signature
+from ..utils import as_generator
 from ._base import Dataset, random_test_mask
 
 __all__ = ["make_link_prediction"]
+
+# Node splits drawn before giving up on a graph whose held-out nodes never share an edge.
+# On Karate Club (34 nodes, 78 edges, a quarter held out) about one draw in 50 leaves the
+# test nodes without an edge; a hundred failures in a row mean the graph is too sparse.
+SPLIT_ATTEMPTS = 100
 
 
 def make_link_prediction(
@@ -18,7 +24,10 @@ def make_link_prediction(
     The nodes are split into train and test nodes first; a pair of two train
     nodes is a training row, a pair of two test nodes a test row, and pairs that
     cross the split are dropped, so no test edge (nor any pair involving a test
-    node) is ever a training row. Each unordered pair appears once, as
+    node) is ever a training row. A split that leaves either side without an edge
+    is drawn again from the same generator (up to ``SPLIT_ATTEMPTS`` times), so
+    every ``random_state`` gives a usable split and one whose first split was
+    usable gives that split. Each unordered pair appears once, as
     ``i < j`` in the embedding's node order. The signature is ``P x P x E1`` for
     the embedding's signature ``P``. As in the paper, the embedding itself was
     learned from the whole graph (see the paper's Appendix E.2 on this leak).
@@ -44,16 +53,24 @@ def make_link_prediction(
     """
     X_nodes = np.asarray(embedding.X, dtype=np.float64)
     n_nodes = X_nodes.shape[0]
-    test_nodes = random_test_mask(n_nodes, test_size=test_size, random_state=random_state)
-    i, j = np.triu_indices(n_nodes, k=1)
-    same_side = test_nodes[i] == test_nodes[j]  # crossing pairs are dropped
-    i, j = i[same_side], j[same_side]
+    # One generator for every draw: its first mask is the one random_test_mask(random_state) gives.
+    rng = as_generator(random_state)
+    all_i, all_j = np.triu_indices(n_nodes, k=1)
+    for _ in range(SPLIT_ATTEMPTS):
+        test_nodes = random_test_mask(n_nodes, test_size=test_size, random_state=rng)
+        same_side = test_nodes[all_i] == test_nodes[all_j]  # crossing pairs are dropped
+        i, j = all_i[same_side], all_j[same_side]
+        y = embedding.adjacency[i, j].astype(np.int64)
+        test_rows = test_nodes[i]
+        if y[test_rows].sum() > 0 and y[~test_rows].sum() > 0:
+            break
+    else:
+        raise ValueError(
+            f"{SPLIT_ATTEMPTS} node splits each left no edge on one side (train or test); the graph is too "
+            "sparse for link prediction at this test_size: use a larger test_size"
+        )
     dist = embedding.embedding_distances[i, j]
     X = np.hstack([X_nodes[i], X_nodes[j], dist[:, None]])
-    y = embedding.adjacency[i, j].astype(np.int64)
-    test_rows = test_nodes[i]
-    if y[test_rows].sum() == 0 or y[~test_rows].sum() == 0:
-        raise ValueError("the node split left no edge on one side; use a larger test_size or another random_state")
     P = embedding.signature
     signature = Signature([(c.kind, c.dim, c.curvature) for c in (*P.components, *P.components)] + [("E", 1, 0.0)])
     n_edges = int(np.triu(embedding.adjacency, k=1).sum())
