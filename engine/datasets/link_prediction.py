@@ -54,26 +54,29 @@ def make_link_prediction(
     X_nodes = np.asarray(embedding.X, dtype=np.float64)
     n_nodes = X_nodes.shape[0]
     # One generator for every draw: its first mask is the one random_test_mask(random_state) gives.
+    # A draw is checked on the edge list (O(edges)); the pairs are built once, for the split kept.
     rng = as_generator(random_state)
-    all_i, all_j = np.triu_indices(n_nodes, k=1)
+    edge_u, edge_v = np.asarray(embedding.edges).T  # (n_edges, 2) node pairs, i < j
     for _ in range(SPLIT_ATTEMPTS):
         test_nodes = random_test_mask(n_nodes, test_size=test_size, random_state=rng)
-        same_side = test_nodes[all_i] == test_nodes[all_j]  # crossing pairs are dropped
-        i, j = all_i[same_side], all_j[same_side]
-        y = embedding.adjacency[i, j].astype(np.int64)
-        test_rows = test_nodes[i]
-        if y[test_rows].sum() > 0 and y[~test_rows].sum() > 0:
+        in_test, in_train = test_nodes[edge_u] & test_nodes[edge_v], ~test_nodes[edge_u] & ~test_nodes[edge_v]
+        if in_test.any() and in_train.any():
             break
     else:
         raise ValueError(
             f"{SPLIT_ATTEMPTS} node splits each left no edge on one side (train or test); the graph is too "
             "sparse for link prediction at this test_size: use a larger test_size"
         )
+    i, j = np.triu_indices(n_nodes, k=1)
+    same_side = test_nodes[i] == test_nodes[j]  # crossing pairs are dropped
+    i, j = i[same_side], j[same_side]
+    y = embedding.adjacency[i, j].astype(np.int64)
+    test_rows = test_nodes[i]
     dist = embedding.embedding_distances[i, j]
     X = np.hstack([X_nodes[i], X_nodes[j], dist[:, None]])
     P = embedding.signature
     signature = Signature([(c.kind, c.dim, c.curvature) for c in (*P.components, *P.components)] + [("E", 1, 0.0)])
-    n_edges = int(np.triu(embedding.adjacency, k=1).sum())
+    n_edges = len(edge_u)
     return Dataset(
         X=X,
         y=y,
