@@ -198,8 +198,7 @@ def summarize(
     # Ranks among the paper's models only (the paper's Table 1); boosting has its own table.
     paper_rows = (summary["family"] != BOOSTING_FAMILY) | rank_all
     summary["rank"] = math.nan
-    if paper_rows.any():  # a run of boosting models alone has nothing to rank
-        summary.loc[paper_rows, "rank"] = _ranks(summary[paper_rows], keys)
+    summary.loc[paper_rows, "rank"] = _ranks(summary[paper_rows], keys)
     pairs = pairwise_tests(results, alpha=alpha)
     marks = significance_marks(pairs[pairs["comparison"] != BOOSTING_FAMILY])
     if marks.empty:
@@ -212,7 +211,8 @@ def summarize(
 
 def _ranks(summary: pd.DataFrame, keys) -> pd.Series:
     # Means that differ only by float summation order are ties, not a ranking.
-    # int64 signs: the map of an empty str column stays str, and float * str raises.
+    # int64 signs: the map of an empty str column (a run of boosting models alone ranks
+    # nothing) stays str, and float * str raises.
     signed = (summary["mean"] * summary["metric"].map(_sign).astype(np.int64)).round(12)
     # Rank within each dataset row: 1 for the best mean; ties share the smaller rank.
     return signed.groupby([summary[k] for k in keys], sort=False, dropna=False).rank(ascending=False, method="min")
