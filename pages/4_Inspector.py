@@ -121,7 +121,7 @@ if picked is not None and picked != state.pref("picked"):
 state.set_pref("picked", picked)
 saved_row = state.pref("explain_row")
 st.session_state.setdefault("insp_explain", saved_row is not None)
-st.session_state.setdefault("insp_row", int(min(saved_row or 0, len(data.X) - 1)))
+st.session_state.setdefault("insp_row", int(saved_row or 0))
 # A row kept from a larger dataset would be past the box's maximum, which Streamlit refuses.
 st.session_state["insp_row"] = int(min(max(int(st.session_state["insp_row"]), 0), len(data.X) - 1))
 explain = c1.toggle(
