@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import sys
 
@@ -13,6 +14,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("geoopt")
 
 from curvedtrees.datasets import load_dataset, load_graph, make_link_prediction  # noqa: E402
+from curvedtrees.datasets._base import random_test_mask  # noqa: E402
 from curvedtrees.embeddings import (  # noqa: E402
     Cancelled,
     KappaGCNClassifier,
@@ -279,8 +281,6 @@ def test_digits_latents_dataset_holds_out_the_vae_test_images():
 
 
 def test_link_prediction_redraws_a_node_split_that_leaves_a_side_without_edges(karate_h2):
-    from curvedtrees.datasets._base import random_test_mask
-
     def first_split_has_edges(seed):
         test = random_test_mask(34, test_size=0.25, random_state=seed)
         inside = karate_h2.adjacency[np.ix_(test, test)].sum()
@@ -299,8 +299,6 @@ def test_link_prediction_redraws_a_node_split_that_leaves_a_side_without_edges(k
     kept = make_link_prediction(karate_h2, random_state=good).extra["test_nodes"]
     np.testing.assert_array_equal(kept, random_test_mask(34, test_size=0.25, random_state=good))
     # A graph with too few edges still fails, naming why.
-    import dataclasses
-
     sparse = np.zeros_like(karate_h2.adjacency)
     sparse[0, 1] = sparse[1, 0] = 1
     with pytest.raises(ValueError, match="too sparse"):

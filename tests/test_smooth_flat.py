@@ -18,7 +18,7 @@ from curvedtrees import coords, viz
 from curvedtrees.sampling import make_classification
 from curvedtrees.trees import ProductDecisionTreeClassifier
 from curvedtrees.viz import smooth
-from curvedtrees.viz.palette import N_LEVELS
+from curvedtrees.viz.palette import N_LEVELS, confidence_levels
 from test_viz import decode
 
 RESOLUTION = 150  # the app's default
@@ -180,8 +180,6 @@ def ramp_case(refine: int = 4, n: int = 20):
 
 
 def palette_codes(class_index, confidence, n_classes):
-    from curvedtrees.viz.palette import confidence_levels
-
     levels = confidence_levels(confidence.ravel(), n_classes).reshape(confidence.shape)
     return (class_index.astype(np.int64) * N_LEVELS + levels).astype(np.uint8)
 
