@@ -47,10 +47,19 @@ _NO_SPLIT = -1
 _CANCELLED = -2  # _best_split's feature when the cancel flag was raised during the search
 # build_tree's status: the tree is complete, or the build stopped at a raised cancel flag.
 BUILT, CANCELLED = 0, 1
+# Kernels that only other kernels call are compiled with no_cpython_wrapper=True: numba then
+# builds no Python entry point for them (code that unboxes every argument), a part of a cold
+# first fit's compile (BENCHMARKS.md). They must never be called from Python: with no entry
+# point numba jumps to a null address and the process dies.
+# Columns of the builder's node tables (see _build_tree).
+_LEFT, _RIGHT, _FEATURE, _N_NODE = 0, 1, 2, 3
+_INT_FIELDS = 4
+_THRESHOLD, _NORMAL_I, _NORMAL_J, _IMPURITY, _W_NODE, _PLANE_MARGIN, _IMPROVEMENT = 0, 1, 2, 3, 4, 5, 6
+_FLOAT_FIELDS = 7
 
 
 # --------------------------------------------------------------------------- RNG
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _rand_int(state, low, high):
     """Uniform integer in ``[low, high)`` from a 32-bit xorshift held in ``state[0]``.
 
@@ -72,7 +81,7 @@ def _xlogx(x):
     return x * math.log(x) if x > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _node_impurity(criterion, stats, weight, sum_sq):
     """Impurity of a node from its class weights (or target sum) and total weight."""
     if weight <= 0.0:
@@ -131,7 +140,7 @@ def _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r):
     return stats_l[0] * stats_l[0] / w_l + stats_r[0] * stats_r[0] / w_r
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _init_q(criterion, stats):
     q = 0.0
     if criterion == GINI:
@@ -144,7 +153,7 @@ def _init_q(criterion, stats):
 
 
 # ------------------------------------------------------------------ split search
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
     """Fill ``keys/idx[0:m]`` with the node's sort keys for feature ``f``, sorted.
 
@@ -175,7 +184,7 @@ def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
     return m, n_origin
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _best_split(
     V,
     kinds,
@@ -315,7 +324,7 @@ def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
     return normal_i * X[row, col_i] + normal_j * X[row, col_j] <= 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, side, geometry, radius):
     """Maximum-margin boundary inducing the partition found by the sweep.
 
@@ -365,7 +374,7 @@ def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, 
 
 
 # ----------------------------------------------------------------------- builder
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _grow(arr, new_size):
     out = np.empty((new_size,) + arr.shape[1:], dtype=arr.dtype)  # noqa: RUF005 (numba has no starred tuples)
     # An element-wise copy of the C-ordered rows, not ``out[:n] = arr``: numba compiles a slice
@@ -377,7 +386,7 @@ def _grow(arr, new_size):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats):
     for c in range(stats.shape[0]):
         stats[c] = 0.0
@@ -422,8 +431,10 @@ def _build_tree(
 
     ``cancel`` is an int8 array of shape (1,) that another thread may set to non-zero:
     it is read before every node and after every feature's sort, and a raised flag
-    stops the build. Returns ``(status, arrays)`` with ``status`` ``BUILT`` or
-    ``CANCELLED`` (then the arrays hold the nodes made so far and must be discarded).
+    stops the build. Returns ``(status, int_nodes, float_nodes, value)``: ``status`` is
+    ``BUILT`` or ``CANCELLED`` (then the tables hold the nodes made so far and must be
+    discarded), the tables have one row per node and the columns named by ``_LEFT`` ...
+    ``_N_NODE`` and ``_THRESHOLD`` ... ``_IMPROVEMENT``, ``value`` is (n_nodes, n_outputs).
     """
     n_samples = samples.shape[0]
     capacity = 64
@@ -432,17 +443,11 @@ def _build_tree(
     # np.arange, np.array, a 2-D _grow) is one more function numba compiles on a cold
     # first fit, about 0.1 CPU-s each. Every node's fields are written when it is made,
     # so nothing needs an initial fill.
-    left = np.empty(capacity, np.int64)
-    right = np.empty(capacity, np.int64)
-    feature = np.empty(capacity, np.int64)
-    threshold = np.empty(capacity, np.float64)
-    normal = np.empty((capacity, 2), np.float64)
-    impurity = np.empty(capacity, np.float64)
-    n_node = np.empty(capacity, np.int64)
-    w_node = np.empty(capacity, np.float64)
+    # Node fields in three tables, not eleven arrays: each array is typed, grown and copied
+    # out separately, so fewer arrays compile faster (build_tree splits the columns).
+    int_nodes = np.empty((capacity, _INT_FIELDS), np.int64)
+    float_nodes = np.empty((capacity, _FLOAT_FIELDS), np.float64)
     value = np.empty((capacity, n_outputs), np.float64)
-    plane_margin = np.empty(capacity, np.float64)
-    improvement = np.empty(capacity, np.float64)
 
     n_features = kinds.shape[0]
     feat_order = np.empty(n_features, np.int64)
@@ -489,38 +494,30 @@ def _build_tree(
 
         if node_count == capacity:
             capacity *= 2
-            left = _grow(left, capacity)
-            right = _grow(right, capacity)
-            feature = _grow(feature, capacity)
-            threshold = _grow(threshold, capacity)
-            normal = _grow(normal.reshape(-1), 2 * capacity).reshape((capacity, 2))
-            impurity = _grow(impurity, capacity)
-            n_node = _grow(n_node, capacity)
-            w_node = _grow(w_node, capacity)
+            int_nodes = _grow(int_nodes.reshape(-1), _INT_FIELDS * capacity).reshape((capacity, _INT_FIELDS))
+            float_nodes = _grow(float_nodes.reshape(-1), _FLOAT_FIELDS * capacity).reshape((capacity, _FLOAT_FIELDS))
             value = _grow(value.reshape(-1), n_outputs * capacity).reshape((capacity, n_outputs))
-            plane_margin = _grow(plane_margin, capacity)
-            improvement = _grow(improvement, capacity)
         node = node_count
         node_count += 1
-        left[node] = -1
-        right[node] = -1
-        feature[node] = -1
-        threshold[node] = np.nan
-        normal[node, 0] = 0.0
-        normal[node, 1] = 0.0
-        plane_margin[node] = np.nan
-        improvement[node] = 0.0
+        int_nodes[node, _LEFT] = -1
+        int_nodes[node, _RIGHT] = -1
+        int_nodes[node, _FEATURE] = -1
+        float_nodes[node, _THRESHOLD] = np.nan
+        float_nodes[node, _NORMAL_I] = 0.0
+        float_nodes[node, _NORMAL_J] = 0.0
+        float_nodes[node, _PLANE_MARGIN] = np.nan
+        float_nodes[node, _IMPROVEMENT] = 0.0
         if parent >= 0:
             if is_left:
-                left[parent] = node
+                int_nodes[parent, _LEFT] = node
             else:
-                right[parent] = node
+                int_nodes[parent, _RIGHT] = node
 
         weight, sum_sq = _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats)
         node_impurity = _node_impurity(criterion, stats, weight, sum_sq)
-        impurity[node] = node_impurity
-        n_node[node] = end - start
-        w_node[node] = weight
+        float_nodes[node, _IMPURITY] = node_impurity
+        int_nodes[node, _N_NODE] = end - start
+        float_nodes[node, _W_NODE] = weight
         for c in range(n_outputs):
             value[node, c] = stats[c]
 
@@ -593,12 +590,12 @@ def _build_tree(
         if n_left < min_samples_leaf or n_right < min_samples_leaf:
             continue
 
-        feature[node] = f
-        threshold[node] = t
-        normal[node, 0] = n_i
-        normal[node, 1] = n_j
-        plane_margin[node] = margin
-        improvement[node] = gain
+        int_nodes[node, _FEATURE] = f
+        float_nodes[node, _THRESHOLD] = t
+        float_nodes[node, _NORMAL_I] = n_i
+        float_nodes[node, _NORMAL_J] = n_j
+        float_nodes[node, _PLANE_MARGIN] = margin
+        float_nodes[node, _IMPROVEMENT] = gain
 
         if top + 2 > stack.shape[0]:
             stack = _grow(stack.reshape(-1), 10 * stack.shape[0]).reshape((2 * stack.shape[0], 5))
@@ -615,19 +612,7 @@ def _build_tree(
         stack[top, 4] = 1
         top += 1
 
-    return status, (
-        left[:node_count].copy(),
-        right[:node_count].copy(),
-        feature[:node_count].copy(),
-        threshold[:node_count].copy(),
-        normal[:node_count].copy(),
-        impurity[:node_count].copy(),
-        n_node[:node_count].copy(),
-        w_node[:node_count].copy(),
-        value[:node_count].copy(),
-        plane_margin[:node_count].copy(),
-        improvement[:node_count].copy(),
-    )
+    return status, int_nodes[:node_count].copy(), float_nodes[:node_count].copy(), value[:node_count].copy()
 
 
 def build_tree(
@@ -728,13 +713,28 @@ def build_tree(
         cancel,
     )
     if threading.current_thread() is threading.main_thread():
-        status, arrays = run_interruptible(_build_tree, args, cancel)
+        status, int_nodes, float_nodes, value = run_interruptible(_build_tree, args, cancel)
     else:
         # Signals only ever reach the main thread; whoever runs this thread owns the flag.
-        status, arrays = _build_tree(*args)
+        status, int_nodes, float_nodes, value = _build_tree(*args)
     if status != BUILT or cancel[0] != 0:
         raise BuildCancelled("the tree build was cancelled")
-    return arrays
+    # Contiguous columns, as the node arrays of a Tree are stored.
+    ints = [np.ascontiguousarray(int_nodes[:, k]) for k in range(_INT_FIELDS)]
+    floats = [np.ascontiguousarray(float_nodes[:, k]) for k in range(_FLOAT_FIELDS)]
+    return (
+        ints[_LEFT],
+        ints[_RIGHT],
+        ints[_FEATURE],
+        floats[_THRESHOLD],
+        np.ascontiguousarray(float_nodes[:, _NORMAL_I : _NORMAL_J + 1]),
+        floats[_IMPURITY],
+        ints[_N_NODE],
+        floats[_W_NODE],
+        value,
+        floats[_PLANE_MARGIN],
+        floats[_IMPROVEMENT],
+    )
 
 
 @njit(cache=True, nogil=True)

@@ -16,6 +16,8 @@ from numba import njit
 __all__ = ["sort_with_index"]
 
 _SMALL = 16  # insertion sort wins below this many elements
+# The helpers have no Python entry point and must not be called from Python (no_cpython_wrapper,
+# see curvedtrees.trees._builder); sort_with_index keeps one, for the tests and Python callers.
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -24,7 +26,7 @@ def _swap(keys, idx, a, b):
     idx[a], idx[b] = idx[b], idx[a]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _insertion_sort(keys, idx, lo, hi):
     for i in range(lo + 1, hi):
         key = keys[i]
@@ -38,7 +40,7 @@ def _insertion_sort(keys, idx, lo, hi):
         idx[j + 1] = item
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _sift_down(keys, idx, lo, start, end):
     root = start
     while True:
@@ -54,7 +56,7 @@ def _sift_down(keys, idx, lo, start, end):
             return
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _heapsort(keys, idx, lo, hi):
     n = hi - lo
     for start in range(n // 2 - 1, -1, -1):
@@ -65,7 +67,7 @@ def _heapsort(keys, idx, lo, hi):
         _sift_down(keys, idx, lo, np.int64(0), end)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cpython_wrapper=True)
 def _median3(keys, lo, hi):
     a = keys[lo]
     b = keys[(lo + hi) // 2]
