@@ -3,8 +3,9 @@
 Speed (issue 28's goals): ``ProductGradientBoostingClassifier`` on ``S2 x E2 x H2``
 fits in at most LightGBM's CPU time and predicts in at most XGBoost's (``hist``), with
 one thread and with all threads, at 10^5 and 10^6 rows. The peers fit the same rows
-with the same number of real-valued features (the split-plane values of the product
-trees: 6 planes with ``pairs="base"``), the same iterations, leaves (31, leaf-wise),
+with the same real-valued features (the split-plane values of the product trees: 6
+planes with ``pairs="base"``, 10 with ``splits="geodesic+radial"``; both settings are
+measured by default, ``--splits`` picks one), the same iterations, leaves (31, leaf-wise),
 bins (255), learning rate (0.1) and smallest leaf (20 rows; XGBoost has no row count
 and keeps its ``min_child_weight``), no early stopping. Each side predicts the same
 held-out rows (as many as the fit's). Fits alternate between the sides and each
@@ -54,6 +55,7 @@ from curvedtrees.klein import KleinTreeClassifier  # noqa: E402
 from curvedtrees.manifolds import Signature  # noqa: E402
 from curvedtrees.sampling import make_classification  # noqa: E402
 from curvedtrees.trees import SplitFeatures  # noqa: E402
+from curvedtrees.trees.kernels import SPLIT_MODES  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "perf"))
@@ -65,12 +67,14 @@ FIT_GOAL, PREDICT_GOAL, MEMORY_GOAL = 1.0, 1.0, 1.5
 ALL_THREADS = os.cpu_count() or 1
 
 
-def make_model(which: str, n_classes: int, iterations: int, threads: int, signature: str = SIGNATURE):
-    """One side of the comparison with the shared parameters."""
+def make_model(
+    which: str, n_classes: int, iterations: int, threads: int, signature: str = SIGNATURE, splits: str = "geodesic"
+):
+    """One side of the comparison with the shared parameters (``splits``: ours only)."""
     if which == "ours":
         return ProductGradientBoostingClassifier(
             signature=signature, max_iter=iterations, max_leaf_nodes=31, max_bins=255, learning_rate=0.1,
-            min_samples_leaf=20, early_stopping=False, random_state=0,
+            min_samples_leaf=20, early_stopping=False, random_state=0, splits=splits,
         )  # fmt: skip
     if which == "lightgbm":
         import lightgbm
@@ -114,25 +118,32 @@ def time_side(model, train, test, y, ours):
     return fit, pred
 
 
-def bench_speed(sizes, n_classes_list, iterations, repeats, threads_list):
+def peer_features(X, splits):
+    """The peers' inputs: the values of our split planes (6 with ``"geodesic"``, 10 with radial ones)."""
+    return SplitFeatures.from_signature(SIGNATURE, "base", splits).values(X).T.copy()
+
+
+def bench_speed(sizes, n_classes_list, iterations, repeats, threads_list, splits_list):
     print(
-        f"\n== Fit and predict, {SIGNATURE} (6 planes), {iterations} iterations, 31 leaves, 255 bins: "
-        "CPU seconds (wall seconds) =="
+        f"\n== Fit and predict, {SIGNATURE} (6 planes, 10 with radial splits), {iterations} iterations, "
+        "31 leaves, 255 bins: CPU seconds (wall seconds) =="
     )
     print(
-        f"{'threads':>7} {'n':>9} {'classes':>7} | {'fit ours':>14} {'LightGBM':>14} {'XGBoost':>14} {'/LGBM':>6} | "
-        f"{'pred ours':>14} {'LightGBM':>14} {'XGBoost':>14} {'/XGB':>6}"
+        f"{'splits':>15} {'threads':>7} {'n':>9} {'classes':>7} | {'fit ours':>14} {'LightGBM':>14} {'XGBoost':>14} "
+        f"{'/LGBM':>6} | {'pred ours':>14} {'LightGBM':>14} {'XGBoost':>14} {'/XGB':>6}"
     )
     worst = {}
-    for threads in threads_list:
+    for splits, threads in [(s, t) for s in splits_list for t in threads_list]:
         set_threads(threads)
         for n in sizes:
             for n_classes in n_classes_list:
                 X, y = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, n_clusters=32, random_state=0)
                 X_test, _ = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, random_state=1)
-                features = SplitFeatures.from_signature(SIGNATURE, "base")
-                F, F_test = features.values(X).T.copy(), features.values(X_test).T.copy()
-                models = {which: make_model(which, n_classes, iterations, threads) for which in ("ours", *PEERS)}
+                F, F_test = peer_features(X, splits), peer_features(X_test, splits)
+                models = {
+                    which: make_model(which, n_classes, iterations, threads, splits=splits)
+                    for which in ("ours", *PEERS)
+                }
                 models["ours"].fit(X[:2000], y[:2000])  # compiles (or loads) the kernels outside the timing
                 fit = {which: [] for which in models}
                 pred = {which: [] for which in models}
@@ -153,7 +164,7 @@ def bench_speed(sizes, n_classes_list, iterations, repeats, threads_list):
                     return f"{t[1]:>6.2f} ({t[0]:>5.2f})"
 
                 print(
-                    f"{threads:>7} {n:>9} {n_classes:>7} | {cell(fit['ours'])} {cell(fit['lightgbm'])} "
+                    f"{splits:>15} {threads:>7} {n:>9} {n_classes:>7} | {cell(fit['ours'])} {cell(fit['lightgbm'])} "
                     f"{cell(fit['xgboost'])} {fit_ratio:>6.2f} | {cell(pred['ours'])} {cell(pred['lightgbm'])} "
                     f"{cell(pred['xgboost'])} {pred_ratio:>6.2f}",
                     flush=True,
@@ -174,42 +185,44 @@ set_threads({threads})
 y = np.load({folder!r} + "/y.npy")
 data = np.load({folder!r} + ("/X.npy" if {which!r} == "ours" else "/F.npy"))
 kwargs = {{"check_input": False}} if {which!r} == "ours" else {{}}
-make_model({which!r}, {classes}, {iterations}, {threads}).fit(data[:2000], y[:2000], **kwargs)  # warm up
+def model():
+    return make_model({which!r}, {classes}, {iterations}, {threads}, splits={splits!r})
+model().fit(data[:2000], y[:2000], **kwargs)  # warm up
 def fit():
-    return make_model({which!r}, {classes}, {iterations}, {threads}).fit(data, y, **kwargs)
+    return model().fit(data, y, **kwargs)
 """
 
 
-def measure_memory(which, folder, *, classes, iterations, threads):
+def measure_memory(which, folder, *, classes, iterations, threads, splits):
     """Inputs and peak memory one fit adds, in a fresh child process."""
     code = _CHILD.format(
         root=str(ROOT), perf=str(ROOT / "perf"), folder=folder, which=which, classes=classes,
-        iterations=iterations, threads=threads,
+        iterations=iterations, threads=threads, splits=splits,
     )  # fmt: skip
     return run_child(code, which)
 
 
-def bench_memory(n, n_classes_list, iterations, threads_list):
+def bench_memory(n, n_classes_list, iterations, threads_list, splits_list):
     print(f"\n== Peak memory a fit adds, n = {n:,}, {iterations} iterations (MB; inputs loaded before) ==")
-    print(f"{'threads':>7} {'classes':>7} {'ours':>8} {'LightGBM':>8} {'XGBoost':>8} {'/LGBM':>6}")
+    print(f"{'splits':>15} {'threads':>7} {'classes':>7} {'ours':>8} {'LightGBM':>8} {'XGBoost':>8} {'/LGBM':>6}")
     worst = 0.0
-    for n_classes in n_classes_list:
+    for splits, n_classes in [(s, c) for s in splits_list for c in n_classes_list]:
         X, y = make_classification(SIGNATURE, n_samples=n, n_classes=n_classes, n_clusters=32, random_state=0)
-        F = SplitFeatures.from_signature(SIGNATURE, "base").values(X).T.copy()
+        F = peer_features(X, splits)
         with tempfile.TemporaryDirectory() as folder:
             for name, array in (("X", X), ("F", F), ("y", y)):
                 np.save(Path(folder) / f"{name}.npy", array)
             for threads in threads_list:
                 added = {
-                    which: measure_memory(which, folder, classes=n_classes, iterations=iterations, threads=threads)[
-                        "added_mb"
-                    ]
+                    which: measure_memory(
+                        which, folder, classes=n_classes, iterations=iterations, threads=threads, splits=splits
+                    )["added_mb"]
                     for which in ("ours", *PEERS)
                 }
                 ratio = added["ours"] / added["lightgbm"]
                 worst = max(worst, ratio)
                 print(
-                    f"{threads:>7} {n_classes:>7} {added['ours']:>8.0f} {added['lightgbm']:>8.0f} "
+                    f"{splits:>15} {threads:>7} {n_classes:>7} {added['ours']:>8.0f} {added['lightgbm']:>8.0f} "
                     f"{added['xgboost']:>8.0f} {ratio:>6.2f}",
                     flush=True,
                 )
@@ -286,6 +299,13 @@ def main(argv=None):
     parser.add_argument(
         "--threads", type=int, nargs="+", default=sorted({1, ALL_THREADS}), help="thread counts (default: 1 and all)"
     )
+    parser.add_argument(
+        "--splits",
+        nargs="+",
+        default=list(SPLIT_MODES),
+        choices=SPLIT_MODES,
+        help="our models' splits in the speed and memory runs (default: both)",
+    )
     parser.add_argument("--memory", action="store_true", help="also measure the memory a fit adds")
     parser.add_argument("--memory-rows", type=int, default=1_000_000)
     parser.add_argument("--trials", type=int, default=5, help="trials per signature in the accuracy runs")
@@ -294,9 +314,9 @@ def main(argv=None):
     parser.add_argument("--skip-accuracy", action="store_true")
     args = parser.parse_args(argv)
     if not args.skip_speed:
-        bench_speed(args.sizes, args.classes, args.iterations, args.repeats, args.threads)
+        bench_speed(args.sizes, args.classes, args.iterations, args.repeats, args.threads, args.splits)
     if args.memory:
-        bench_memory(args.memory_rows, args.classes, args.iterations, args.threads)
+        bench_memory(args.memory_rows, args.classes, args.iterations, args.threads, args.splits)
     if not args.skip_accuracy:
         set_threads(ALL_THREADS)
         bench_accuracy(args.signatures, args.trials)
