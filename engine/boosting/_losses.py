@@ -53,22 +53,32 @@ def _binomial_gradients(y, raw, weights, use_weights, gh):
         gh[0, i, 1] = w * p * (1.0 - p)
 
 
+# Rows per task of the multinomial gradients: each task keeps one small buffer of the
+# row's exponentials, reused for all its rows (a buffer per row would be an allocation each).
+_GRADIENT_BLOCK = 4096
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _multinomial_gradients(y, raw, weights, use_weights, gh):
-    n_classes = raw.shape[0]
-    for i in prange(y.shape[0]):
-        # Softmax with the largest score subtracted, so exp never overflows.
-        top = raw[0, i]
-        for k in range(1, n_classes):
-            top = max(top, raw[k, i])
-        total = 0.0
-        for k in range(n_classes):
-            total += math.exp(raw[k, i] - top)
-        w = weights[i] if use_weights else 1.0
-        for k in range(n_classes):
-            p = math.exp(raw[k, i] - top) / total
-            gh[k, i, 0] = w * (p - (1.0 if y[i] == k else 0.0))
-            gh[k, i, 1] = w * p * (1.0 - p)
+    n_classes, n = raw.shape
+    for block in prange((n + _GRADIENT_BLOCK - 1) // _GRADIENT_BLOCK):
+        exps = np.empty(n_classes)
+        for i in range(block * _GRADIENT_BLOCK, min(n, (block + 1) * _GRADIENT_BLOCK)):
+            # Softmax with the largest score subtracted, so exp never overflows; each
+            # exponential is computed once (exp is most of this loop's time).
+            top = raw[0, i]
+            for k in range(1, n_classes):
+                top = max(top, raw[k, i])
+            total = 0.0
+            for k in range(n_classes):
+                e = math.exp(raw[k, i] - top)
+                exps[k] = e
+                total += e
+            w = weights[i] if use_weights else 1.0
+            for k in range(n_classes):
+                p = exps[k] / total
+                gh[k, i, 0] = w * (p - (1.0 if y[i] == k else 0.0))
+                gh[k, i, 1] = w * p * (1.0 - p)
 
 
 @njit(cache=True, nogil=True, parallel=True)
