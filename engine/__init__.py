@@ -115,8 +115,11 @@ def warm_up() -> None:
     """Compile the kernels that tree, forest and gradient-boosting fits and predictions use.
 
     numba compiles each kernel on its first call and caches it on disk, so the first fit
-    after installing (or after the source changes) pays the compilation, about 10-25
-    CPU-seconds, and later processes load the kernels in well under a second. Call this
+    after installing (or after the source changes) pays the compilation, 7-10 CPU-seconds
+    for a tree, and later processes load the kernels in well under a second. A tree's
+    builder is compiled once per task (gini, entropy, squared error; with or without
+    radial splits; trees and forests), so this, which compiles every variant the
+    estimators' defaults and the app use, takes about a minute of CPU. Call this
     once after installing, or at the start of a long-lived process (a server, a notebook's
     first cell) to pay it before the first fit; a fit that compiles logs a notice naming
     this function once. The Klein wrappers' kernels have their own

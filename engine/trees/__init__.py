@@ -42,7 +42,7 @@ __all__ = [
 def warm_up() -> None:
     """Compile the tree kernels once (numba caches them on disk for later processes).
 
-    The first fit in a fresh checkout otherwise pays ~20 s of compilation; ``make run``
+    The first fit of each kind in a fresh checkout otherwise pays its compilation; ``make run``
     calls this before starting the app, and the app runs it again in a background
     thread when a server starts (``ui.warmup``), so a fit never times compilation.
     """
@@ -55,14 +55,21 @@ def warm_up() -> None:
         signature = "H2 x S2 x E2"
         X = ProductManifold(signature).random_normal(64, random_state=0)
         y = np.arange(64) % 3
+        # The builder compiles one variant per task (gini, entropy, squared error), with or
+        # without radial splits (see curvedtrees.trees._builder); these are the ones the
+        # estimators' defaults and the app use.
         for pairs in ("base", "all"):
             ProductDecisionTreeClassifier(signature=signature, pairs=pairs).fit(X, y).predict(X)
             ProductDecisionTreeClassifier(signature=signature, pairs=pairs, criterion="entropy").fit(X, y)
             ProductDecisionTreeRegressor(signature=signature, pairs=pairs).fit(X, y.astype(float)).predict(X)
         ProductDecisionTreeClassifier(signature=signature).fit(X, y).decision_path(X)
-        # Forests grow on int32 row ids (half the memory per tree): a second compiled builder;
+        ProductDecisionTreeClassifier(signature=signature, splits="geodesic+radial").fit(X, y)
+        ProductDecisionTreeRegressor(signature=signature, splits="geodesic+radial").fit(X, y.astype(float))
+        # Forests grow on int32 row ids (half the memory per tree): builders of their own;
         # their prediction routes every tree in one kernel (forest_accumulate).
-        ProductRandomForestClassifier(2, signature=signature, n_jobs=1).fit(X, y).predict_proba(X)
+        for splits in ("geodesic", "geodesic+radial"):
+            ProductRandomForestClassifier(2, signature=signature, splits=splits, n_jobs=1).fit(X, y).predict_proba(X)
+            ProductRandomForestRegressor(2, signature=signature, splits=splits, n_jobs=1).fit(X, y.astype(float))
 
 
 watch_compiles()  # a fit that compiles says so once, naming curvedtrees.warm_up

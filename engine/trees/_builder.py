@@ -20,6 +20,15 @@ Layers, as in scikit-learn's tree module:
 
 Everything here is compiled with numba and releases the GIL, so forests can train
 trees in threads.
+
+A fit compiles only the code of its own task. The compiled functions receive the task
+as arguments that are an array or None: ``y_code`` (None in regression), ``y_value``
+(None in classification), ``entropy`` (None unless the criterion is entropy), and
+``geometry`` and ``radius`` (None without radial features). Each task's code is guarded
+by ``is not None`` on the argument that is None in the other tasks: numba resolves a
+test of a None argument before it types the code and drops the dead branch (it resolves
+none on an array or a number), so a gini classifier without radial features compiles no
+regression, entropy or radial code. Compiling is most of a cold first fit.
 """
 
 from __future__ import annotations
@@ -82,71 +91,80 @@ def _xlogx(x):
 
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True)
-def _node_impurity(criterion, stats, weight, sum_sq):
-    """Impurity of a node from its class weights (or target sum) and total weight."""
+def _node_impurity(y_code, y_value, entropy, stats, weight, sum_sq):
+    """Impurity of a node from its class weights (or target sum) and total weight.
+
+    ``y_code``, ``y_value`` and ``entropy`` select the criterion (see the module's docstring).
+    """
     if weight <= 0.0:
         return 0.0
-    if criterion == GINI:
+    if y_code is not None and entropy is None:  # gini
         acc = 0.0
         for c in range(stats.shape[0]):
             acc += stats[c] * stats[c]
         return 1.0 - acc / (weight * weight)
-    if criterion == ENTROPY:
+    if y_code is not None and entropy is not None:
         acc = 0.0
         for c in range(stats.shape[0]):
             if stats[c] > 0.0:
                 p = stats[c] / weight
                 acc -= p * math.log2(p)
         return acc
-    mean = stats[0] / weight
-    # Variance as E[y^2] - E[y]^2 can come out a hair below zero through rounding.
-    return max(sum_sq / weight - mean * mean, 0.0)
+    if y_value is not None:  # squared error
+        mean = stats[0] / weight
+        # Variance as E[y^2] - E[y]^2 can come out a hair below zero through rounding.
+        return max(sum_sq / weight - mean * mean, 0.0)
+    return 0.0  # not reached: y_code or y_value is an array
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _move(criterion, is_classifier, code, target, weight, stats_from, stats_to):
+def _move(y_code, y_value, entropy, code, target, weight, stats_from, stats_to):
     """Move one sample between children; returns the changes of the two running terms.
 
     For gini the running term ``q`` of a child is the sum of its squared class
     weights, for entropy the sum of ``w log w`` over classes (both updated in O(1));
     regression keeps target sums only and returns zeros.
     """
-    if not is_classifier:
+    if y_value is not None:  # squared error
         stats_from[0] -= weight * target
         stats_to[0] += weight * target
         return 0.0, 0.0
+    if y_code is None:
+        return 0.0, 0.0  # not reached: y_code or y_value is an array
     old_f = stats_from[code]
     old_t = stats_to[code]
     new_f = old_f - weight
     new_t = old_t + weight
     stats_from[code] = new_f
     stats_to[code] = new_t
-    if criterion == GINI:
+    if entropy is None:
         return new_f * new_f - old_f * old_f, new_t * new_t - old_t * old_t
     return _xlogx(new_f) - _xlogx(old_f), _xlogx(new_t) - _xlogx(old_t)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r):
+def _proxy(y_code, y_value, entropy, stats_l, stats_r, w_l, w_r, q_l, q_r):
     """A monotone proxy of the impurity improvement (larger is better).
 
     Equals ``-(w_l * impurity_l + w_r * impurity_r)`` up to terms that are constant
     within a node, so it ranks candidates exactly as the improvement does.
     """
-    if criterion == GINI:
+    if y_code is not None and entropy is None:  # gini
         return q_l / w_l + q_r / w_r
-    if criterion == ENTROPY:
+    if y_code is not None and entropy is not None:
         return q_l - _xlogx(w_l) + q_r - _xlogx(w_r)
-    return stats_l[0] * stats_l[0] / w_l + stats_r[0] * stats_r[0] / w_r
+    if y_value is not None:  # squared error
+        return stats_l[0] * stats_l[0] / w_l + stats_r[0] * stats_r[0] / w_r
+    return 0.0  # not reached: y_code or y_value is an array
 
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True)
-def _init_q(criterion, stats):
-    q = 0.0
-    if criterion == GINI:
+def _init_q(y_code, entropy, stats):
+    q = 0.0  # squared error keeps no running term
+    if y_code is not None and entropy is None:  # gini
         for c in range(stats.shape[0]):
             q += stats[c] * stats[c]
-    elif criterion == ENTROPY:
+    if y_code is not None and entropy is not None:
         for c in range(stats.shape[0]):
             q += _xlogx(stats[c])
     return q
@@ -193,9 +211,8 @@ def _best_split(
     end,
     y_code,
     y_value,
+    entropy,
     w,
-    is_classifier,
-    criterion,
     node_stats,
     node_weight,
     min_samples_leaf,
@@ -258,21 +275,20 @@ def _best_split(
                 s = samples[p]
                 angle = V[f, s]
                 if angle < 0.0 or angle >= math.pi:
-                    code = y_code[s] if is_classifier else 0
-                    if is_classifier:
-                        stats_l[code] += w[s]
-                        stats_r[code] -= w[s]
-                    else:
+                    if y_code is not None:
+                        stats_l[y_code[s]] += w[s]
+                        stats_r[y_code[s]] -= w[s]
+                    if y_value is not None:
                         stats_l[0] += w[s] * y_value[s]
                         stats_r[0] -= w[s] * y_value[s]
                     w_l += w[s]
                     w_r -= w[s]
                     n_l += 1
-        q_l = _init_q(criterion, stats_l)
-        q_r = _init_q(criterion, stats_r)
+        q_l = _init_q(y_code, entropy, stats_l)
+        q_r = _init_q(y_code, entropy, stats_r)
         if kind == CIRCULAR and n_l >= min_samples_leaf and n_total - n_l >= min_samples_leaf:
             if w_l > 0.0 and w_r > 0.0:
-                proxy = _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r)
+                proxy = _proxy(y_code, y_value, entropy, stats_l, stats_r, w_l, w_r, q_l, q_r)
                 if proxy > best_proxy:
                     best_proxy = proxy
                     best_feature = f
@@ -282,15 +298,15 @@ def _best_split(
             to_left = True
             if kind == CIRCULAR and V[f, s] >= math.pi:
                 to_left = False
-            code = y_code[s] if is_classifier else 0
-            target = 0.0 if is_classifier else y_value[s]
+            code = y_code[s] if y_code is not None else 0
+            target = y_value[s] if y_value is not None else 0.0
             if to_left:
-                dq_r, dq_l = _move(criterion, is_classifier, code, target, w[s], stats_r, stats_l)
+                dq_r, dq_l = _move(y_code, y_value, entropy, code, target, w[s], stats_r, stats_l)
                 w_l += w[s]
                 w_r -= w[s]
                 n_l += 1
             else:
-                dq_l, dq_r = _move(criterion, is_classifier, code, target, w[s], stats_l, stats_r)
+                dq_l, dq_r = _move(y_code, y_value, entropy, code, target, w[s], stats_l, stats_r)
                 w_l -= w[s]
                 w_r += w[s]
                 n_l -= 1
@@ -302,7 +318,7 @@ def _best_split(
                 continue
             if w_l <= 0.0 or w_r <= 0.0:
                 continue
-            proxy = _proxy(criterion, stats_l, stats_r, w_l, w_r, q_l, q_r)
+            proxy = _proxy(y_code, y_value, entropy, stats_l, stats_r, w_l, w_r, q_l, q_r)
             if proxy > best_proxy:
                 best_proxy = proxy
                 best_feature = f
@@ -332,7 +348,8 @@ def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, 
     ``coord`` (float64) and ``side`` (bool) are scratch buffers of at least ``m``
     entries. The keys are read first and then overwritten with the second coordinate
     of the points, so a node needs one extra float per row here, not two.
-    ``geometry`` and ``radius`` are the feature's component's (read by radial features).
+    ``geometry`` and ``radius`` are ``SplitFeatures.geometry`` and ``.radius`` (read by
+    radial features), or None when no feature is radial.
     Returns ``(threshold, normal_i, normal_j, plane_margin)``; a radial feature's margin
     is already the geodesic distance (``Tree.from_builder`` does not convert it).
     """
@@ -340,8 +357,8 @@ def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, 
         t, margin = lift_threshold(keys[position - 1], keys[position])
         scale = math.hypot(t, 1.0)
         return t, -t / scale, 1.0 / scale, margin
-    if kind == RADIAL:
-        t, margin = radial_threshold(keys[position - 1], keys[position], geometry, radius)
+    if radius is not None and kind == RADIAL:
+        t, margin = radial_threshold(keys[position - 1], keys[position], geometry[f], radius[f])
         # The lift's normal of "x_j <= t" in the plane (1, x_j): the same check of model
         # files and the same reading by the pictures apply.
         scale = math.hypot(t, 1.0)
@@ -387,7 +404,7 @@ def _grow(arr, new_size):
 
 
 @njit(cache=True, nogil=True, no_cpython_wrapper=True)
-def _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats):
+def _node_stats(samples, start, end, y_code, y_value, w, stats):
     for c in range(stats.shape[0]):
         stats[c] = 0.0
     weight = 0.0
@@ -395,9 +412,9 @@ def _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats):
     for p in range(start, end):
         s = samples[p]
         weight += w[s]
-        if is_classifier:
+        if y_code is not None:
             stats[y_code[s]] += w[s]
-        else:
+        if y_value is not None:
             stats[0] += w[s] * y_value[s]
             sum_sq += w[s] * y_value[s] * y_value[s]
     return weight, sum_sq
@@ -414,11 +431,10 @@ def _build_tree(
     radius,
     y_code,
     y_value,
+    entropy,
     w,
     samples,
     n_outputs,
-    is_classifier,
-    criterion,
     max_depth,
     min_samples_split,
     min_samples_leaf,
@@ -427,7 +443,11 @@ def _build_tree(
     seed,
     cancel,
 ):
-    """The compiled builder behind :func:`build_tree`; same arguments plus ``cancel``.
+    """The compiled builder behind :func:`build_tree`: its arrays and limits, the task as None arguments.
+
+    ``y_code`` (None in regression), ``y_value`` (None in classification), ``entropy``
+    (None but for the entropy criterion), ``geometry`` and ``radius`` (None without
+    radial features) select the code compiled (see the module's docstring).
 
     ``cancel`` is an int8 array of shape (1,) that another thread may set to non-zero:
     it is read before every node and after every feature's sort, and a raised flag
@@ -513,8 +533,8 @@ def _build_tree(
             else:
                 int_nodes[parent, _RIGHT] = node
 
-        weight, sum_sq = _node_stats(samples, start, end, y_code, y_value, w, is_classifier, stats)
-        node_impurity = _node_impurity(criterion, stats, weight, sum_sq)
+        weight, sum_sq = _node_stats(samples, start, end, y_code, y_value, w, stats)
+        node_impurity = _node_impurity(y_code, y_value, entropy, stats, weight, sum_sq)
         float_nodes[node, _IMPURITY] = node_impurity
         int_nodes[node, _N_NODE] = end - start
         float_nodes[node, _W_NODE] = weight
@@ -533,9 +553,8 @@ def _build_tree(
             end,
             y_code,
             y_value,
+            entropy,
             w,
-            is_classifier,
-            criterion,
             stats,
             weight,
             min_samples_leaf,
@@ -556,7 +575,7 @@ def _build_tree(
         kind = kinds[f]
         m, _ = _gather_sorted(V, f, kind, samples, start, end, keys, idx)
         t, n_i, n_j, margin = _place_boundary(
-            X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord, side, geometry[f], radius[f]
+            X, V, f, kind, col_i[f], col_j[f], position, m, keys, idx, coord, side, geometry, radius
         )
 
         # Partition with the routing predicate itself: left rows first, stable order. A radial
@@ -578,10 +597,10 @@ def _build_tree(
             samples[start + q] = idx[q]
         mid = start + n_left
 
-        w_l, sq_l = _node_stats(samples, start, mid, y_code, y_value, w, is_classifier, stats_l)
-        w_r, sq_r = _node_stats(samples, mid, end, y_code, y_value, w, is_classifier, stats_r)
-        imp_l = _node_impurity(criterion, stats_l, w_l, sq_l)
-        imp_r = _node_impurity(criterion, stats_r, w_r, sq_r)
+        w_l, sq_l = _node_stats(samples, start, mid, y_code, y_value, w, stats_l)
+        w_r, sq_r = _node_stats(samples, mid, end, y_code, y_value, w, stats_r)
+        imp_l = _node_impurity(y_code, y_value, entropy, stats_l, w_l, sq_l)
+        imp_r = _node_impurity(y_code, y_value, entropy, stats_r, w_r, sq_r)
         gain = weight * node_impurity - w_l * imp_l - w_r * imp_r
         # scikit-learn's rule: the weighted impurity decrease, as a fraction of the whole
         # training weight, must reach min_impurity_decrease (eps absorbs rounding).
@@ -682,13 +701,21 @@ def build_tree(
     """
     if cancel is None:
         cancel = new_cancel_flag()
-    if geometry is None or radius is None:
-        if np.any(kinds == RADIAL):
+    if is_classifier != (criterion != SQUARED_ERROR):
+        raise ValueError(f"build_tree: criterion {criterion} does not fit is_classifier={is_classifier}")
+    if np.any(kinds == RADIAL):
+        if geometry is None or radius is None:
             raise ValueError("build_tree: radial features need their geometry and radius")
-        geometry = np.zeros(kinds.shape[0], dtype=np.int8)
-        radius = np.full(kinds.shape[0], np.inf)
-    if geometry.shape[0] != kinds.shape[0] or radius.shape[0] != kinds.shape[0]:
-        raise ValueError("build_tree: geometry and radius need one entry per feature")  # indexed by f, unchecked
+        if geometry.shape[0] != kinds.shape[0] or radius.shape[0] != kinds.shape[0]:
+            raise ValueError("build_tree: geometry and radius need one entry per feature")  # indexed by f, unchecked
+    else:
+        geometry = radius = None  # no radial code compiled (see the module's docstring)
+    # The task as None arguments, for the same reason.
+    entropy = True if criterion == ENTROPY else None
+    if not is_classifier:
+        y_code = None
+    else:
+        y_value = None
     args = (
         X,
         V,
@@ -699,11 +726,10 @@ def build_tree(
         radius,
         y_code,
         y_value,
+        entropy,
         w,
         samples,
         n_outputs,
-        is_classifier,
-        criterion,
         max_depth,
         min_samples_split,
         min_samples_leaf,
