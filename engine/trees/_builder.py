@@ -41,6 +41,7 @@ from numba import njit
 
 from ._features import CIRCULAR, LIFT, RADIAL, TIMELIKE
 from ._interrupt import BuildCancelled, new_cancel_flag, run_interruptible
+from ._jit import inner_kernel  # kernels with no Python entry point: never call them from Python
 from ._margin import circular_direction, hyperbolic_threshold, lift_threshold, radial_threshold
 from ._sort import sort_with_index
 
@@ -56,10 +57,6 @@ _NO_SPLIT = -1
 _CANCELLED = -2  # _best_split's feature when the cancel flag was raised during the search
 # build_tree's status: the tree is complete, or the build stopped at a raised cancel flag.
 BUILT, CANCELLED = 0, 1
-# Kernels that only other kernels call are compiled with no_cpython_wrapper=True: numba then
-# builds no Python entry point for them (code that unboxes every argument), a part of a cold
-# first fit's compile (BENCHMARKS.md). They must never be called from Python: with no entry
-# point numba jumps to a null address and the process dies.
 # Columns of the builder's node tables (see _build_tree).
 _LEFT, _RIGHT, _FEATURE, _N_NODE = 0, 1, 2, 3
 _INT_FIELDS = 4
@@ -68,7 +65,7 @@ _FLOAT_FIELDS = 7
 
 
 # --------------------------------------------------------------------------- RNG
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _rand_int(state, low, high):
     """Uniform integer in ``[low, high)`` from a 32-bit xorshift held in ``state[0]``.
 
@@ -90,7 +87,7 @@ def _xlogx(x):
     return x * math.log(x) if x > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _node_impurity(y_code, y_value, entropy, stats, weight, sum_sq):
     """Impurity of a node from its class weights (or target sum) and total weight.
 
@@ -158,7 +155,7 @@ def _proxy(y_code, y_value, entropy, stats_l, stats_r, w_l, w_r, q_l, q_r):
     return 0.0  # not reached: y_code or y_value is an array
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _init_q(y_code, entropy, stats):
     q = 0.0  # squared error keeps no running term
     if y_code is not None and entropy is None:  # gini
@@ -171,7 +168,7 @@ def _init_q(y_code, entropy, stats):
 
 
 # ------------------------------------------------------------------ split search
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
     """Fill ``keys/idx[0:m]`` with the node's sort keys for feature ``f``, sorted.
 
@@ -202,7 +199,7 @@ def _gather_sorted(V, f, kind, samples, start, end, keys, idx):
     return m, n_origin
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _best_split(
     V,
     kinds,
@@ -340,7 +337,7 @@ def _goes_left(X, row, kind, col_i, col_j, threshold, normal_i, normal_j):
     return normal_i * X[row, col_i] + normal_j * X[row, col_j] <= 0.0
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, side, geometry, radius):
     """Maximum-margin boundary inducing the partition found by the sweep.
 
@@ -391,7 +388,7 @@ def _place_boundary(X, V, f, kind, col_i, col_j, position, m, keys, idx, coord, 
 
 
 # ----------------------------------------------------------------------- builder
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _grow(arr, new_size):
     out = np.empty((new_size,) + arr.shape[1:], dtype=arr.dtype)  # noqa: RUF005 (numba has no starred tuples)
     # An element-wise copy of the C-ordered rows, not ``out[:n] = arr``: numba compiles a slice
@@ -403,7 +400,7 @@ def _grow(arr, new_size):
     return out
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _node_stats(samples, start, end, y_code, y_value, w, stats):
     for c in range(stats.shape[0]):
         stats[c] = 0.0

@@ -13,11 +13,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import inner_kernel
+
 __all__ = ["sort_with_index"]
 
 _SMALL = 16  # insertion sort wins below this many elements
-# The helpers have no Python entry point and must not be called from Python (no_cpython_wrapper,
-# see curvedtrees.trees._builder); sort_with_index keeps one, for the tests and Python callers.
+# The helpers have no Python entry point and must not be called from Python (inner_kernel);
+# sort_with_index keeps one, for the tests and Python callers.
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -26,7 +28,7 @@ def _swap(keys, idx, a, b):
     idx[a], idx[b] = idx[b], idx[a]
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _insertion_sort(keys, idx, lo, hi):
     for i in range(lo + 1, hi):
         key = keys[i]
@@ -40,7 +42,7 @@ def _insertion_sort(keys, idx, lo, hi):
         idx[j + 1] = item
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _sift_down(keys, idx, lo, start, end):
     root = start
     while True:
@@ -56,7 +58,7 @@ def _sift_down(keys, idx, lo, start, end):
             return
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _heapsort(keys, idx, lo, hi):
     n = hi - lo
     for start in range(n // 2 - 1, -1, -1):
@@ -67,7 +69,7 @@ def _heapsort(keys, idx, lo, hi):
         _sift_down(keys, idx, lo, np.int64(0), end)
 
 
-@njit(cache=True, nogil=True, no_cpython_wrapper=True)
+@inner_kernel
 def _median3(keys, lo, hi):
     a = keys[lo]
     b = keys[(lo + hi) // 2]
